@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Duplicate filter for broadcast and multicast frames.
+//!
+//! A broadcast has no single peer, so it cannot be striped: it goes out on
+//! every link, so that ARP still works while one link is dead but not yet
+//! detected. The receiver must then pass only the first copy up. Each sender
+//! numbers its broadcasts, and the receiver keeps a bitmap of the last
+//! [`DEDUP_BITS`] numbers seen from it, as WireGuard's replay counter does.
+
+use super::seq::Seq;
+
+/// How far behind the newest number a copy is still recognised.
+pub const DEDUP_BITS: usize = 256;
+const WORDS: usize = DEDUP_BITS / 64;
+
+/// The numbers recently seen from one sender.
+#[derive(Default, Debug, Clone)]
+pub struct Dedup {
+    newest: Seq,
+    bits: [u64; WORDS],
+    started: bool,
+}
+
+impl Dedup {
+    /// Whether `seq` is new; records it. A number more than the bitmap
+    /// behind the newest means the sender restarted its numbering: the
+    /// filter starts again from it.
+    pub fn accept(&mut self, seq: Seq) -> bool {
+        let d = seq.diff(self.newest);
+        if !self.started || d >= DEDUP_BITS as i32 || d <= -(DEDUP_BITS as i32) {
+            self.started = true;
+            self.bits = [0; WORDS];
+            self.newest = seq;
+            self.set(seq);
+            return true;
+        }
+        if d > 0 {
+            // Clear the bits of the numbers skipped over.
+            let mut s = self.newest.next();
+            while s != seq {
+                self.clear(s);
+                s = s.next();
+            }
+            self.newest = seq;
+        }
+        let new = !self.get(seq);
+        self.set(seq);
+        new
+    }
+
+    fn pos(seq: Seq) -> (usize, u64) {
+        let b = seq.0 as usize % DEDUP_BITS;
+        (b / 64, 1u64 << (b % 64))
+    }
+    fn get(&self, seq: Seq) -> bool {
+        let (w, m) = Self::pos(seq);
+        self.bits[w] & m != 0
+    }
+    fn set(&mut self, seq: Seq) {
+        let (w, m) = Self::pos(seq);
+        self.bits[w] |= m;
+    }
+    fn clear(&mut self, seq: Seq) {
+        let (w, m) = Self::pos(seq);
+        self.bits[w] &= !m;
+    }
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Failure and recovery detection per endpoint (driver paper §4.4, §5.7).
+//!
+//! An endpoint is one (peer, link) pair. Each counts what it receives. When
+//! any counter of a peer exceeds FT_HTHRESH, the peer is judged: every
+//! endpoint whose counter is at most FT_LTHRESH *and* that has received
+//! nothing for SLOW_TOUT (a low-pass filter against the bursts NIC buffering
+//! causes) is failed; then all counters start again.
+//!
+//! Heartbeats go every HBSPAN on every endpoint, failed ones included. One
+//! received on a failed endpoint recovers it; on a healthy one it adds
+//! HBWEIGHT to the counter, so an idle or stalled peer still reaches
+//! FT_HTHRESH and a dead link is found.
+//!
+//! Receiving only sees one direction. A heartbeat therefore also tells the
+//! peer whether its frames on that link arrive ([`super::header::HB_RX_FAILED`]):
+//! the peer marks the endpoint `peer_failed` and stops sending on it too, as
+//! RI2N/UDP did explicitly.
+
+use super::params::Params;
+use super::time::Instant;
+use super::MAX_LINKS;
+
+/// One (peer, link) endpoint.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Endpoint {
+    /// Packets (and weighted heartbeats) since the last judgement.
+    pub counter: u32,
+    /// When anything last arrived on it (or when the peer became known).
+    pub last_rx: Instant,
+    /// Failed by our own judgement: nothing arrives from the peer on it.
+    pub failed: bool,
+    /// The peer says our frames on this link do not reach it.
+    pub peer_failed: bool,
+    /// Transitions into `failed`.
+    pub fails: u32,
+    /// Transitions out of `failed`.
+    pub recoveries: u32,
+    /// Data packets received.
+    pub rx_packets: u64,
+    /// Heartbeats received.
+    pub rx_heartbeats: u64,
+}
+
+impl Endpoint {
+    /// Whether data may be sent to the peer on this endpoint.
+    pub fn usable(&self) -> bool {
+        !self.failed && !self.peer_failed
+    }
+}
+
+/// State changes of one event, as link bitmasks, for the driver to log and
+/// act on (send a heartbeat telling the peer, or probe).
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Transitions {
+    /// Links that became failed.
+    pub failed: u8,
+    /// Links that recovered.
+    pub recovered: u8,
+    /// Links the peer newly reports as failed.
+    pub peer_failed: u8,
+    /// Links the peer no longer reports as failed.
+    pub peer_recovered: u8,
+}
+
+impl Transitions {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        *self == Transitions::default()
+    }
+}
+
+/// The endpoints of one peer.
+#[derive(Clone, Debug)]
+pub struct Detector {
+    /// Indexed by link.
+    pub endpoints: [Endpoint; MAX_LINKS],
+    nlinks: usize,
+}
+
+impl Detector {
+    /// Endpoints over `nlinks` links for a peer first heard of at `now`;
+    /// SLOW_TOUT counts from then, so a link is not failed before it could
+    /// have delivered anything.
+    pub fn new(nlinks: usize, now: Instant) -> Detector {
+        let mut endpoints = [Endpoint::default(); MAX_LINKS];
+        for e in endpoints.iter_mut() {
+            e.last_rx = now;
+        }
+        Detector { endpoints, nlinks: nlinks.min(MAX_LINKS) }
+    }
+
+    /// Links usable for data (neither failed nor reported failed by the peer).
+    pub fn usable(&self) -> u8 {
+        self.mask(|e| e.usable())
+    }
+
+    /// Links we have failed (carried as `HB_RX_FAILED` in our heartbeats).
+    pub fn failed(&self) -> u8 {
+        self.mask(|e| e.failed)
+    }
+
+    fn mask(&self, f: impl Fn(&Endpoint) -> bool) -> u8 {
+        let mut m = 0;
+        for (l, e) in self.endpoints[..self.nlinks].iter().enumerate() {
+            if f(e) {
+                m |= 1 << l;
+            }
+        }
+        m
+    }
+
+    /// A data packet from the peer arrived on `link` at `now`.
+    pub fn data(&mut self, link: usize, now: Instant, p: &Params) -> Transitions {
+        let e = &mut self.endpoints[link];
+        e.rx_packets += 1;
+        e.counter = e.counter.saturating_add(1);
+        e.last_rx = now;
+        self.judge(now, p)
+    }
+
+    /// A heartbeat from the peer arrived on `link` at `now`; `rx_failed` is
+    /// its `HB_RX_FAILED` bit.
+    pub fn heartbeat(&mut self, link: usize, now: Instant, rx_failed: bool, p: &Params) -> Transitions {
+        let mut t = Transitions::default();
+        let bit = 1u8 << link;
+        let e = &mut self.endpoints[link];
+        e.rx_heartbeats += 1;
+        e.last_rx = now;
+        if e.failed {
+            e.failed = false;
+            e.recoveries += 1;
+            e.counter = 0;
+            t.recovered = bit;
+        } else {
+            e.counter = e.counter.saturating_add(p.hbweight());
+        }
+        if rx_failed != e.peer_failed {
+            e.peer_failed = rx_failed;
+            if rx_failed {
+                t.peer_failed = bit;
+            } else {
+                t.peer_recovered = bit;
+            }
+        }
+        let j = self.judge(now, p);
+        t.failed |= j.failed;
+        t
+    }
+
+    /// The judgement (§4.4): runs when a counter exceeds FT_HTHRESH.
+    fn judge(&mut self, now: Instant, p: &Params) -> Transitions {
+        let eps = &mut self.endpoints[..self.nlinks];
+        if !eps.iter().any(|e| e.counter > p.ft_hthresh()) {
+            return Transitions::default();
+        }
+        let mut t = Transitions::default();
+        for (l, e) in eps.iter_mut().enumerate() {
+            if !e.failed && e.counter <= p.ft_lthresh() && now.since(e.last_rx) >= p.slow_tout() {
+                e.failed = true;
+                e.fails += 1;
+                t.failed |= 1 << l;
+            }
+            e.counter = 0;
+        }
+        t
+    }
+}

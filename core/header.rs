@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The RI2N header (driver paper §5.2, Fig. 7) and the heartbeat payload.
+//!
+//! On the wire, after an Ethernet header whose ethertype is [`ETH_P_RI2N`]:
+//!
+//! ```text
+//!  0         1         2                   4                                   8
+//!  +---------+---------+-------------------+-----------------------------------+
+//!  | version |  kind   | protocol (BE)     | sequence number (BE)              |
+//!  +---------+---------+-------------------+-----------------------------------+
+//! ```
+//!
+//! The paper's 16-bit `type` field is split into a version byte, so that a
+//! future format is refused instead of misread, and a kind byte. `protocol` is
+//! the original ethertype, restored on receive.
+//!
+//! A heartbeat's sequence number is the sender's next data sequence number
+//! for the receiving peer (it consumes none), and its payload is:
+//!
+//! ```text
+//!  0                                       4         5         6         8
+//!  +---------------------------------------+---------+---------+---------+
+//!  | epoch (BE)                            |  flags  |  link   |    0    |
+//!  +---------------------------------------+---------+---------+---------+
+//! ```
+
+use super::seq::Seq;
+
+/// The RI2N ethertype (the paper's 0x1004).
+pub const ETH_P_RI2N: u16 = 0x1004;
+
+/// Bytes of the RI2N header.
+pub const HEADER_LEN: usize = 8;
+
+/// Bytes of a heartbeat's payload.
+pub const HEARTBEAT_LEN: usize = 8;
+
+/// The only format version this code speaks.
+pub const VERSION: u8 = 1;
+
+/// What a frame carries.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum Kind {
+    /// A unicast packet, numbered per destination peer and reordered.
+    Data = 1,
+    /// A broadcast or multicast packet, sent on every link, numbered per
+    /// sender and de-duplicated rather than reordered.
+    Bcast = 2,
+    /// A heartbeat (§5.7): liveness, recovery and one-way failure feedback.
+    Heartbeat = 3,
+}
+
+/// A decoded RI2N header.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Header {
+    /// What the frame carries.
+    pub kind: Kind,
+    /// The original ethertype (0 in heartbeats).
+    pub protocol: u16,
+    /// The sequence number.
+    pub seq: Seq,
+}
+
+/// Why a frame was refused.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum DecodeError {
+    /// Fewer bytes than the header (or the heartbeat payload) needs.
+    Short,
+    /// A version this code does not speak.
+    Version(u8),
+    /// A kind this code does not know.
+    Kind(u8),
+}
+
+impl DecodeError {
+    /// The counter name and log word for this error.
+    pub fn reason(self) -> &'static str {
+        match self {
+            DecodeError::Short => "short",
+            DecodeError::Version(_) => "bad version",
+            DecodeError::Kind(_) => "unknown kind",
+        }
+    }
+}
+
+impl Header {
+    /// Encodes into the first [`HEADER_LEN`] bytes of `out`.
+    ///
+    /// # Panics
+    ///
+    /// If `out` is shorter than [`HEADER_LEN`]; callers reserve the room.
+    pub fn encode(&self, out: &mut [u8]) {
+        out[0] = VERSION;
+        out[1] = self.kind as u8;
+        out[2..4].copy_from_slice(&self.protocol.to_be_bytes());
+        out[4..8].copy_from_slice(&self.seq.0.to_be_bytes());
+    }
+
+    /// Decodes the header at the start of `buf`.
+    pub fn decode(buf: &[u8]) -> Result<Header, DecodeError> {
+        if buf.len() < HEADER_LEN {
+            return Err(DecodeError::Short);
+        }
+        if buf[0] != VERSION {
+            return Err(DecodeError::Version(buf[0]));
+        }
+        let kind = match buf[1] {
+            1 => Kind::Data,
+            2 => Kind::Bcast,
+            3 => Kind::Heartbeat,
+            k => return Err(DecodeError::Kind(k)),
+        };
+        Ok(Header {
+            kind,
+            protocol: u16::from_be_bytes([buf[2], buf[3]]),
+            seq: Seq(u32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]])),
+        })
+    }
+}
+
+/// Heartbeat flag: the sender asks for an immediate heartbeat back on this
+/// link (sent when a link comes back, so recovery need not wait an HBSPAN).
+pub const HB_PROBE: u8 = 1 << 0;
+/// Heartbeat flag: the sender has failed this link for frames from the
+/// receiver, who must stop sending on it (one-way failures, RI2N/UDP).
+pub const HB_RX_FAILED: u8 = 1 << 1;
+
+/// A heartbeat's payload.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Heartbeat {
+    /// The sender's incarnation: a new value means the peer restarted and
+    /// its sequence numbers start again.
+    pub epoch: u32,
+    /// `HB_*` bits.
+    pub flags: u8,
+    /// The sender's index of the slave it went out on (for logs).
+    pub link: u8,
+}
+
+impl Heartbeat {
+    /// Encodes into the first [`HEARTBEAT_LEN`] bytes of `out`.
+    ///
+    /// # Panics
+    ///
+    /// If `out` is shorter than [`HEARTBEAT_LEN`].
+    pub fn encode(&self, out: &mut [u8]) {
+        out[0..4].copy_from_slice(&self.epoch.to_be_bytes());
+        out[4] = self.flags;
+        out[5] = self.link;
+        out[6] = 0;
+        out[7] = 0;
+    }
+
+    /// Decodes a heartbeat payload; unknown flag bits are ignored so that
+    /// later versions may add some.
+    pub fn decode(buf: &[u8]) -> Result<Heartbeat, DecodeError> {
+        if buf.len() < HEARTBEAT_LEN {
+            return Err(DecodeError::Short);
+        }
+        Ok(Heartbeat {
+            epoch: u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]),
+            flags: buf[4],
+            link: buf[5],
+        })
+    }
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The RI2N protocol core: every decision the driver makes, with no kernel
+//! dependency.
+//!
+//! The kernel module mounts this directory as a module (`ri2n_drv.rs`), and
+//! `tools/ri2n-core` mounts the same files as a `no_std` userspace crate where
+//! they are unit-tested, property-tested, fuzzed and benchmarked. Nothing here
+//! allocates, reads a clock or knows what a packet is: the caller passes the
+//! time and an opaque packet handle (an sk_buff pointer in the kernel, a plain
+//! value in tests).
+//!
+//! One mechanism per file, named as the driver paper names it:
+//!
+//! - [`header`]: the 8-byte RI2N header and the heartbeat payload (§5.2).
+//! - [`window`]: the per-peer reorder window, FAST_TOUT and MAXBUF (§4.5, §5.5).
+//! - [`loss`]: early loss detection, "all NICs passed" (§4.6, Fig. 6).
+//! - [`rx`]: a peer's receive side, the window and the loss detector together.
+//! - [`detector`]: per-endpoint failure and recovery detection (§4.4, §5.7).
+//! - [`sched`]: per-peer round-robin over usable links (§5.3).
+//! - [`dedup`]: duplicate filter for broadcast frames sent on every link.
+//! - [`peers`]: the bounded MAC-keyed peer table (§5.8).
+//! - [`params`]: the tunables of Table 2, their units, defaults and limits.
+
+#![forbid(unsafe_code)]
+
+pub mod dedup;
+pub mod detector;
+pub mod header;
+pub mod loss;
+pub mod params;
+pub mod peers;
+pub mod rx;
+pub mod sched;
+pub mod seq;
+pub mod time;
+pub mod window;
+
+/// Most slave links one `ri2n` device bonds (the `slaves=` limit).
+pub const MAX_LINKS: usize = 8;

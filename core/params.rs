@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The tunables of the driver paper's Table 2, plus the peer limit.
+//!
+//! One table ([`SPECS`]) gives every parameter's name, unit, default and
+//! range; the driver builds its module parameters and sysfs files from it and
+//! the documentation quotes it, so the three cannot drift apart.
+
+use super::time::Duration;
+use super::window::WINDOW_SLOTS;
+
+/// A tunable, in the order of [`SPECS`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(usize)]
+pub enum Param {
+    /// A peer's counters are judged when one of them exceeds this (packets).
+    FtHthresh = 0,
+    /// An endpoint whose counter is at most this at judgement may be failed.
+    FtLthresh,
+    /// An endpoint that received within this is never failed (ms).
+    SlowTout,
+    /// Heartbeat period (ms).
+    Hbspan,
+    /// Counter weight of one heartbeat on a healthy endpoint.
+    Hbweight,
+    /// A held packet is passed up after this long even with a gap (ms).
+    FastTout,
+    /// Most packets held per peer before the whole buffer is flushed.
+    Maxbuf,
+    /// Most peers (nodes) one device keeps state for.
+    MaxPeers,
+}
+
+/// Number of parameters.
+pub const NPARAMS: usize = 8;
+
+/// Largest `max_peers`; the peer table's fixed capacity.
+pub const MAX_PEERS_LIMIT: u32 = 1024;
+
+/// Name, unit, default and range of a parameter.
+#[derive(Debug)]
+pub struct Spec {
+    /// The module parameter and sysfs name.
+    pub name: &'static str,
+    /// Unit, for logs and documentation.
+    pub unit: &'static str,
+    /// The paper's value (Table 2).
+    pub default: u32,
+    /// Smallest accepted value.
+    pub min: u32,
+    /// Largest accepted value.
+    pub max: u32,
+    /// One line for `modinfo` and the documentation.
+    pub doc: &'static str,
+}
+
+/// Every parameter, indexed by [`Param`].
+pub const SPECS: [Spec; NPARAMS] = [
+    Spec { name: "ft_hthresh", unit: "packets", default: 10, min: 1, max: 1_000_000,
+        doc: "judge a peer's endpoints when one counter exceeds this" },
+    Spec { name: "ft_lthresh", unit: "packets", default: 1, min: 0, max: 999_999,
+        doc: "endpoints counting at most this (and silent for slow_tout) are failed; < ft_hthresh" },
+    Spec { name: "slow_tout", unit: "ms", default: 100, min: 1, max: 600_000,
+        doc: "an endpoint that received within this is never failed" },
+    Spec { name: "hbspan", unit: "ms", default: 2000, min: 10, max: 3_600_000,
+        doc: "heartbeat period, on every endpoint including failed ones" },
+    Spec { name: "hbweight", unit: "packets", default: 3, min: 0, max: 1_000_000,
+        doc: "counter increment of one heartbeat on a healthy endpoint" },
+    Spec { name: "fast_tout", unit: "ms", default: 20, min: 1, max: 10_000,
+        doc: "pass a held packet up after this long even if a gap precedes it" },
+    Spec { name: "maxbuf", unit: "packets", default: 300, min: 1, max: WINDOW_SLOTS as u32 - 1,
+        doc: "most packets held per peer; one more flushes them all" },
+    Spec { name: "max_peers", unit: "peers", default: 64, min: 1, max: MAX_PEERS_LIMIT,
+        doc: "most peers a device keeps state for" },
+];
+
+/// Why a value was refused.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ParamError {
+    /// Below the parameter's minimum.
+    TooSmall,
+    /// Above the parameter's maximum.
+    TooLarge,
+    /// `ft_lthresh` must stay below `ft_hthresh`.
+    LthreshNotBelowHthresh,
+    /// No parameter has that name.
+    UnknownName,
+}
+
+impl ParamError {
+    /// One sentence for the kernel log.
+    pub fn reason(self) -> &'static str {
+        match self {
+            ParamError::TooSmall => "value below the parameter's minimum",
+            ParamError::TooLarge => "value above the parameter's maximum",
+            ParamError::LthreshNotBelowHthresh => "ft_lthresh must be below ft_hthresh",
+            ParamError::UnknownName => "no such parameter",
+        }
+    }
+}
+
+impl Param {
+    /// Every parameter, in table order.
+    pub const ALL: [Param; NPARAMS] = [
+        Param::FtHthresh, Param::FtLthresh, Param::SlowTout, Param::Hbspan,
+        Param::Hbweight, Param::FastTout, Param::Maxbuf, Param::MaxPeers,
+    ];
+
+    /// This parameter's row of [`SPECS`].
+    pub fn spec(self) -> &'static Spec {
+        &SPECS[self as usize]
+    }
+
+    /// The parameter called `name`.
+    pub fn by_name(name: &str) -> Result<Param, ParamError> {
+        Param::ALL.iter().copied().find(|p| p.spec().name == name).ok_or(ParamError::UnknownName)
+    }
+}
+
+/// A validated set of parameter values.
+///
+/// # Invariants
+///
+/// Every value lies within its [`Spec`] range and `ft_lthresh < ft_hthresh`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Params {
+    values: [u32; NPARAMS],
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        let mut values = [0; NPARAMS];
+        for (v, s) in values.iter_mut().zip(SPECS.iter()) {
+            *v = s.default;
+        }
+        Params { values }
+    }
+}
+
+impl Params {
+    /// The value of `p`.
+    #[inline]
+    pub fn get(&self, p: Param) -> u32 {
+        self.values[p as usize]
+    }
+
+    /// Sets `p` to `value` if the result is still a valid set; else nothing
+    /// changes.
+    pub fn set(&mut self, p: Param, value: u32) -> Result<(), ParamError> {
+        let spec = p.spec();
+        if value < spec.min {
+            return Err(ParamError::TooSmall);
+        }
+        if value > spec.max {
+            return Err(ParamError::TooLarge);
+        }
+        let mut next = *self;
+        next.values[p as usize] = value;
+        if next.get(Param::FtLthresh) >= next.get(Param::FtHthresh) {
+            return Err(ParamError::LthreshNotBelowHthresh);
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// Builds a set from `(param, value)` pairs applied to the defaults, as a
+    /// whole: the order of the pairs does not matter, only the final values.
+    pub fn from_values(pairs: &[(Param, u32)]) -> Result<Params, ParamError> {
+        let mut p = Params::default();
+        for &(k, v) in pairs {
+            let spec = k.spec();
+            if v < spec.min {
+                return Err(ParamError::TooSmall);
+            }
+            if v > spec.max {
+                return Err(ParamError::TooLarge);
+            }
+            p.values[k as usize] = v;
+        }
+        if p.get(Param::FtLthresh) >= p.get(Param::FtHthresh) {
+            return Err(ParamError::LthreshNotBelowHthresh);
+        }
+        Ok(p)
+    }
+
+    /// FT_HTHRESH.
+    pub fn ft_hthresh(&self) -> u32 {
+        self.get(Param::FtHthresh)
+    }
+    /// FT_LTHRESH.
+    pub fn ft_lthresh(&self) -> u32 {
+        self.get(Param::FtLthresh)
+    }
+    /// SLOW_TOUT.
+    pub fn slow_tout(&self) -> Duration {
+        Duration::from_ms(self.get(Param::SlowTout) as u64)
+    }
+    /// HBSPAN.
+    pub fn hbspan(&self) -> Duration {
+        Duration::from_ms(self.get(Param::Hbspan) as u64)
+    }
+    /// HBWEIGHT.
+    pub fn hbweight(&self) -> u32 {
+        self.get(Param::Hbweight)
+    }
+    /// FAST_TOUT.
+    pub fn fast_tout(&self) -> Duration {
+        Duration::from_ms(self.get(Param::FastTout) as u64)
+    }
+    /// MAXBUF.
+    pub fn maxbuf(&self) -> usize {
+        self.get(Param::Maxbuf) as usize
+    }
+    /// The peer limit.
+    pub fn max_peers(&self) -> usize {
+        self.get(Param::MaxPeers) as usize
+    }
+}

@@ -1,0 +1,56 @@
+# Shared helpers and settings for scripts/*.sh. Sourced, not run.
+# shellcheck shell=bash
+
+RI2N_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Slow build outputs live outside the repo, keyed by what they depend on.
+RI2N_CACHE=${RI2N_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ri2n}
+TOOLS_DIR=$RI2N_CACHE/tools
+BINDGEN_VERSION=0.73.2
+LLVM_DIR=/usr/lib/llvm-19
+KERNEL_PKG=linux-source-7.3
+export PATH="$TOOLS_DIR/bin:$LLVM_DIR/bin:$HOME/.cargo/bin:$PATH"
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+bindgen_ok() {
+	command -v bindgen >/dev/null 2>&1 &&
+		[ "$(bindgen --version 2>/dev/null | awk '{print $2}')" = "$BINDGEN_VERSION" ]
+}
+
+# "1.95.0" from "rustc 1.95.0 (59807616e 2026-04-14)".
+rustc_version() { rustc --version | awk '{print $2}'; }
+
+# Kernel source and rust-src unpacked by fetch-sources.sh.
+kernel_src() {
+	local v
+	v=$(apt-cache madison $KERNEL_PKG 2>/dev/null | awk 'NR == 1 {print $3}')
+	[ -n "$v" ] || die "apt knows no $KERNEL_PKG: run scripts/setup-host.sh first."
+	echo "$RI2N_CACHE/src/linux-$v"
+}
+rust_lib_src() { echo "$RI2N_CACHE/src/rust-src-$(rustc_version)/library"; }
+
+# Config fragments of a variant ("guest" or "debug"), in merge order.
+kernel_fragments() {
+	echo "$RI2N_ROOT/scripts/kconfig/guest.config"
+	[ "$1" = guest ] || echo "$RI2N_ROOT/scripts/kconfig/$1.config"
+}
+
+# The cache key of a kernel build: everything its output depends on.
+kernel_key() {
+	{
+		basename "$(kernel_src)"
+		rustc --version --verbose
+		bindgen --version
+		clang --version | head -1
+		cat $(kernel_fragments "$1")
+	} | sha256sum | cut -c1-12
+}
+kernel_dir() { echo "$RI2N_CACHE/kernel/$1-$(kernel_key "$1")"; }
+
+# make in the kernel tree with the environment Rust needs on every call
+# (without it, even `make olddefconfig` silently drops CONFIG_RUST).
+kmake() {
+	make -C "$(kernel_src)" LLVM=1 RUST_LIB_SRC="$(rust_lib_src)" \
+		LIBCLANG_PATH=$LLVM_DIR/lib "$@"
+}
