@@ -36,11 +36,12 @@ impl Dedup {
             return true;
         }
         if d > 0 {
-            // Clear the bits of the numbers skipped over.
-            let mut s = self.newest.next();
+            // Clear the bits of the numbers moved over, `seq`'s included:
+            // they still hold the numbers a whole bitmap older.
+            let mut s = self.newest;
             while s != seq {
-                self.clear(s);
                 s = s.next();
+                self.clear(s);
             }
             self.newest = seq;
         }

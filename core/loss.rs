@@ -7,12 +7,13 @@
 //! A can no longer arrive: it is lost, and the window stops waiting for it
 //! instead of waiting FAST_TOUT. (PPP multilink's `minseq` is the same rule.)
 //!
-//! Which links take part is the caller's `active` mask: links that have
-//! delivered from this peer, are up, and are not failed in either direction.
-//! A failed link carries nothing, so waiting for it to pass a gap would turn
-//! every loss into a FAST_TOUT wait; a link that comes back takes part again
-//! with its old mark, which holds detection back (never forward) until it
-//! delivers again.
+//! Which links take part is the caller's `active` mask: links that are up and
+//! not failed in either direction, i.e. those the peer sends on. A failed
+//! link carries nothing, so waiting for it to pass a gap would turn every
+//! loss into a FAST_TOUT wait. An active link that has not delivered anything
+//! yet blocks detection (its first packet may still be on its way), and a
+//! link that comes back takes part again with its old mark: both can only
+//! hold detection back, never declare a packet lost that may still arrive.
 //!
 //! A heartbeat also "passes": it carries the sender's next number for us, so
 //! every packet below it that was sent on the heartbeat's link has arrived.
@@ -51,10 +52,10 @@ impl LossDetector {
     /// has not arrived is lost.
     #[inline]
     pub fn lost_through(&self, active: u8, next: Seq) -> Option<Seq> {
-        let mut mask = active & self.seen;
-        if mask == 0 {
+        if active == 0 || active & !self.seen != 0 {
             return None;
         }
+        let mut mask = active;
         let mut min = i32::MAX;
         while mask != 0 {
             let l = mask.trailing_zeros() as usize;

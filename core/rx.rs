@@ -53,7 +53,12 @@ impl<P> PeerRx<P> {
         p: &Params,
         up: &mut impl FnMut(P),
     ) -> Option<P> {
+        let resyncs = self.window.stats.resyncs;
         let dup = self.window.receive(seq, now, pkt, p.maxbuf(), up);
+        if self.window.stats.resyncs != resyncs {
+            // The old numbering's marks mean nothing in the new one.
+            self.loss.reset();
+        }
         self.loss.passed(link, seq);
         self.sweep(now, active, p, up);
         dup

@@ -1,0 +1,130 @@
+//! Failure and recovery detection per endpoint (driver paper §4.4, §5.7),
+//! with the paper's Table 2 values: FT_HTHRESH 10, FT_LTHRESH 1,
+//! SLOW_TOUT 100 ms, HBWEIGHT 3.
+
+use ri2n_core::detector::{Detector, Transitions};
+use ri2n_core::params::Params;
+use ri2n_core::time::Instant;
+
+const L0: usize = 0;
+const L1: usize = 1;
+
+fn ms(t: u64) -> Instant {
+    Instant(t * 1_000_000)
+}
+
+#[test]
+fn a_silent_link_fails_when_another_counter_exceeds_ft_hthresh() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    // L1 delivers nothing; L0 delivers 10 packets by 150 ms: not yet over.
+    for t in 0..10 {
+        assert!(d.data(L0, ms(150 + t), &p).is_empty());
+    }
+    // The 11th exceeds FT_HTHRESH: L1 counts 0 <= FT_LTHRESH, silent 160 ms >= SLOW_TOUT.
+    let t = d.data(L0, ms(160), &p);
+    assert_eq!(t, Transitions { failed: 1 << L1, ..Default::default() });
+    assert!(d.endpoints[L1].failed);
+    assert_eq!(d.endpoints[L1].fails, 1);
+    assert_eq!(d.usable(), 1 << L0);
+    // The window started again.
+    assert_eq!(d.endpoints[L0].counter, 0);
+}
+
+#[test]
+fn slow_tout_filters_bursts() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.data(L1, ms(50), &p);
+    // L0 bursts 11 packets while L1's last packet is only 60 ms old.
+    let mut t = Transitions::default();
+    for _ in 0..11 {
+        t = d.data(L0, ms(110), &p);
+    }
+    assert!(t.is_empty(), "L1 received within SLOW_TOUT: not failed");
+    assert_eq!(d.usable(), 0b11);
+    assert_eq!(d.endpoints[L0].counter, 0, "judged anyway: counters restart");
+}
+
+#[test]
+fn a_counter_above_ft_lthresh_is_not_failed() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.data(L1, ms(0), &p);
+    d.data(L1, ms(0), &p);
+    let mut t = Transitions::default();
+    for _ in 0..11 {
+        t = d.data(L0, ms(500), &p);
+    }
+    assert!(t.is_empty(), "L1 counted 2 > FT_LTHRESH");
+}
+
+#[test]
+fn heartbeats_weigh_hbweight_so_an_idle_peer_is_still_judged() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    // Only heartbeats, and only on L0: 3 each; the 4th makes 12 > 10.
+    for i in 1..=3 {
+        assert!(d.heartbeat(L0, ms(2000 * i), false, &p).is_empty());
+    }
+    assert_eq!(d.endpoints[L0].counter, 9);
+    let t = d.heartbeat(L0, ms(8000), false, &p);
+    assert_eq!(t.failed, 1 << L1);
+}
+
+#[test]
+fn a_heartbeat_on_a_failed_endpoint_recovers_it() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    for _ in 0..11 {
+        d.data(L0, ms(200), &p);
+    }
+    assert!(d.endpoints[L1].failed);
+    let t = d.heartbeat(L1, ms(2000), false, &p);
+    assert_eq!(t.recovered, 1 << L1);
+    assert_eq!(d.endpoints[L1].recoveries, 1);
+    assert_eq!(d.usable(), 0b11);
+    assert_eq!(d.endpoints[L1].counter, 0, "recovery adds no weight");
+}
+
+#[test]
+fn data_alone_never_recovers_a_failed_endpoint() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    for _ in 0..11 {
+        d.data(L0, ms(200), &p);
+    }
+    d.data(L1, ms(300), &p);
+    assert!(d.endpoints[L1].failed, "only a heartbeat proves recovery (§5.7)");
+}
+
+#[test]
+fn the_peer_reporting_rx_failed_stops_our_sending_on_that_link() {
+    // One-way failure: our frames on L1 do not reach the peer; its
+    // heartbeats on L1 still reach us and say so.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    let t = d.heartbeat(L1, ms(10), true, &p);
+    assert_eq!(t.peer_failed, 1 << L1);
+    assert_eq!(d.usable(), 1 << L0);
+    assert!(!d.endpoints[L1].failed, "our own receive direction is fine");
+    let t = d.heartbeat(L1, ms(2010), false, &p);
+    assert_eq!(t.peer_recovered, 1 << L1);
+    assert_eq!(d.usable(), 0b11);
+}
+
+#[test]
+fn flapping_is_counted() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    let mut now = 0;
+    for _ in 0..3 {
+        now += 1000;
+        for _ in 0..11 {
+            d.data(L0, ms(now), &p);
+        }
+        d.heartbeat(L1, ms(now + 1), false, &p);
+    }
+    assert_eq!(d.endpoints[L1].fails, 3);
+    assert_eq!(d.endpoints[L1].recoveries, 3);
+}

@@ -1,0 +1,113 @@
+//! Header, parameters, scheduler, broadcast filter, peer table.
+
+use ri2n_core::dedup::Dedup;
+use ri2n_core::header::*;
+use ri2n_core::params::{Param, ParamError, Params, SPECS};
+use ri2n_core::peers::PeerTable;
+use ri2n_core::sched::RoundRobin;
+use ri2n_core::seq::Seq;
+use ri2n_core::time::{Duration, Instant};
+
+#[test]
+fn header_round_trips_big_endian() {
+    let h = Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(0x01020304) };
+    let mut b = [0u8; 8];
+    h.encode(&mut b);
+    assert_eq!(b, [1, 1, 0x08, 0x00, 1, 2, 3, 4]);
+    assert_eq!(Header::decode(&b), Ok(h));
+}
+
+#[test]
+fn header_rejects_short_unknown_version_and_kind() {
+    assert_eq!(Header::decode(&[1, 1, 8, 0, 0, 0, 0]), Err(DecodeError::Short));
+    assert_eq!(Header::decode(&[2, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Version(2)));
+    assert_eq!(Header::decode(&[1, 9, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Kind(9)));
+    assert_eq!(Header::decode(&[1, 0, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Kind(0)));
+    assert_eq!(DecodeError::Short.reason(), "short");
+}
+
+#[test]
+fn heartbeat_round_trips_and_rejects_short() {
+    let hb = Heartbeat { epoch: 0xdeadbeef, flags: HB_PROBE | HB_RX_FAILED, link: 1 };
+    let mut b = [0xffu8; 8];
+    hb.encode(&mut b);
+    assert_eq!(b, [0xde, 0xad, 0xbe, 0xef, 3, 1, 0, 0]);
+    assert_eq!(Heartbeat::decode(&b), Ok(hb));
+    assert_eq!(Heartbeat::decode(&b[..7]), Err(DecodeError::Short));
+}
+
+#[test]
+fn params_default_to_table_2() {
+    let p = Params::default();
+    assert_eq!(
+        (p.ft_hthresh(), p.ft_lthresh(), p.slow_tout(), p.hbspan(), p.hbweight(), p.fast_tout(), p.maxbuf()),
+        (10, 1, Duration::from_ms(100), Duration::from_ms(2000), 3, Duration::from_ms(20), 300)
+    );
+}
+
+#[test]
+fn params_are_validated() {
+    let mut p = Params::default();
+    assert_eq!(p.set(Param::FtLthresh, 10), Err(ParamError::LthreshNotBelowHthresh));
+    assert_eq!(p.set(Param::FtHthresh, 1), Err(ParamError::LthreshNotBelowHthresh));
+    assert_eq!(p.set(Param::Maxbuf, 512), Err(ParamError::TooLarge), "MAXBUF within the window");
+    assert_eq!(p.set(Param::FastTout, 0), Err(ParamError::TooSmall));
+    assert_eq!(p, Params::default(), "a refused value changes nothing");
+    assert_eq!(p.set(Param::FastTout, 5), Ok(()));
+    assert_eq!(p.fast_tout(), Duration::from_ms(5));
+    // As a set, order does not matter: raise both thresholds at once.
+    let q = Params::from_values(&[(Param::FtLthresh, 20), (Param::FtHthresh, 40)]).unwrap();
+    assert_eq!((q.ft_lthresh(), q.ft_hthresh()), (20, 40));
+    assert_eq!(Param::by_name("hbspan"), Ok(Param::Hbspan));
+    assert_eq!(Param::by_name("nope"), Err(ParamError::UnknownName));
+    for s in SPECS.iter() {
+        assert!(s.min <= s.default && s.default <= s.max, "{} default in range", s.name);
+    }
+}
+
+#[test]
+fn round_robin_skips_unusable_links() {
+    let mut rr = RoundRobin::default();
+    let picks: Vec<_> = (0..6).map(|_| rr.pick(0b0111).unwrap()).collect();
+    assert_eq!(picks, [1, 2, 0, 1, 2, 0]);
+    let picks: Vec<_> = (0..4).map(|_| rr.pick(0b0101).unwrap()).collect();
+    assert_eq!(picks, [2, 0, 2, 0]);
+    assert_eq!(rr.pick(0), None, "no usable link");
+    assert_eq!(rr.pick(0b1000_0000), Some(7));
+    assert_eq!(rr.pick(0b1000_0001), Some(0));
+}
+
+#[test]
+fn dedup_passes_each_broadcast_once() {
+    let mut d = Dedup::default();
+    assert!(d.accept(Seq(5)));
+    assert!(!d.accept(Seq(5)), "the copy on the second link");
+    assert!(d.accept(Seq(7)));
+    assert!(d.accept(Seq(6)), "reordered but new");
+    assert!(!d.accept(Seq(6)));
+    assert!(d.accept(Seq(u32::MAX)), "far behind: the sender restarted");
+    assert!(d.accept(Seq(0)), "wraps");
+    assert!(!d.accept(Seq(u32::MAX)));
+    assert!(d.accept(Seq(300)), "a jump clears the bitmap");
+    assert!(d.accept(Seq(300 - 255)));
+    assert!(!d.accept(Seq(300 - 255)));
+}
+
+#[test]
+fn peer_table_is_bounded_and_evicts_the_idle() {
+    let mut t = PeerTable::new(42);
+    let mac = |i: u8| [2, 0, 0, 0, 0, i];
+    for i in 0..4 {
+        assert_eq!(t.insert(&mac(i), Instant(i as u64), 4), Ok(i as usize));
+    }
+    assert!(t.insert(&mac(9), Instant(10), 4).is_err(), "max_peers reached");
+    assert_eq!(t.idle_slot(Instant(10), Duration(100)), None, "nobody idle long enough");
+    assert_eq!(t.idle_slot(Instant(1000), Duration(100)), Some(0), "the longest silent");
+    t.remove(0);
+    assert_eq!(t.lookup(&mac(0)), None);
+    assert_eq!(t.insert(&mac(9), Instant(10), 4), Ok(0));
+    for i in 1..4 {
+        assert_eq!(t.lookup(&mac(i)), Some(i as usize));
+    }
+    assert_eq!(t.len(), 4);
+}

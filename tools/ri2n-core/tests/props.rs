@@ -1,0 +1,231 @@
+//! Property tests: arbitrary traffic over K links that each keep their own
+//! order, with arbitrary loss and timing, driven event by event (arrivals and
+//! the window's own FAST_TOUT deadlines) through a peer's receive side.
+
+use proptest::prelude::*;
+use ri2n_core::dedup::{Dedup, DEDUP_BITS};
+use ri2n_core::header::Header;
+use ri2n_core::params::{Param, Params};
+use ri2n_core::peers::PeerTable;
+use ri2n_core::rx::PeerRx;
+use ri2n_core::seq::Seq;
+use ri2n_core::time::Instant;
+use std::collections::{HashMap, HashSet};
+
+#[derive(Debug, Clone)]
+struct Pkt {
+    link: usize,
+    lost: bool,
+    /// Microseconds after the previous packet was sent.
+    gap_us: u64,
+    /// Extra delay on its link, microseconds (links stay FIFO regardless).
+    jitter_us: u64,
+}
+
+fn traffic(links: usize) -> impl Strategy<Value = Vec<Pkt>> {
+    prop::collection::vec(
+        (0..links, prop::bool::weighted(0.1), 0u64..300, prop_oneof![3 => 0u64..500, 1 => 0u64..40_000])
+            .prop_map(|(link, lost, gap_us, jitter_us)| Pkt { link, lost, gap_us, jitter_us }),
+        1..400,
+    )
+}
+
+struct Outcome {
+    delivered: Vec<(u32, u64)>, // (packet index, time in us)
+    arrival: HashMap<u32, u64>,
+    rx: PeerRx<u32>,
+    max_held: usize,
+    /// Packets sent before the first one to arrive (late by definition).
+    prefix_late: u64,
+}
+
+fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
+    // Arrival times: each link is FIFO.
+    let mut send = 0u64;
+    let mut link_last = vec![0u64; links];
+    let mut events = Vec::new();
+    for (i, k) in pkts.iter().enumerate() {
+        send += k.gap_us;
+        let t = (send + 100 + k.jitter_us).max(link_last[k.link]);
+        link_last[k.link] = t;
+        if !k.lost {
+            events.push((t, k.link, i as u32));
+        }
+    }
+    events.sort_by_key(|&(t, l, i)| (t, l, i));
+
+    let active = ((1u16 << links) - 1) as u8;
+    let fast = p.fast_tout();
+    let mut rx: PeerRx<u32> = PeerRx::default();
+    let mut out = Outcome { delivered: Vec::new(), arrival: HashMap::new(), rx: PeerRx::default(), max_held: 0, prefix_late: 0 };
+    let mut max_index: Option<u32> = None;
+    let first = events.first().map_or(0, |e| e.2);
+    let mut prefix_late = 0;
+    let mut ev = events.into_iter().peekable();
+    loop {
+        let deadline = rx.window.deadline(fast).map(|d| d.0 / 1000);
+        let next_arrival = ev.peek().map(|e| e.0);
+        let (now_us, arrival) = match (deadline, next_arrival) {
+            (None, None) => break,
+            (Some(d), Some(a)) if d <= a => (d, None),
+            (Some(d), None) => (d, None),
+            (_, Some(_)) => {
+                let e = ev.next().unwrap();
+                (e.0, Some(e))
+            }
+        };
+        let now = Instant(now_us * 1000);
+        let late_before = rx.window.stats.late;
+        let mut ups = Vec::new();
+        match arrival {
+            Some((_, link, i)) => {
+                out.arrival.insert(i, now_us);
+                let dup = rx.data(link, Seq(start.wrapping_add(i)), i, now, active, p, &mut |x| ups.push(x));
+                assert_eq!(dup, None, "no duplicates were sent");
+            }
+            None => rx.sweep(now, active, p, &mut |x| ups.push(x)),
+        }
+        for &i in &ups {
+            if i < first {
+                // Sent before the packet that started the window: late by
+                // definition (the receiver cannot know where a stream starts).
+                prefix_late += 1;
+                out.delivered.push((i, now_us));
+                continue;
+            }
+            match max_index {
+                Some(m) if i < m => {
+                    // Out of order only as a late packet, at its own arrival.
+                    assert_eq!(arrival.map(|a| a.2), Some(i), "packet {i} went up after {m}, not at its arrival");
+                    assert_eq!(rx.window.stats.late, late_before + 1, "packet {i} out of order but not counted late");
+                }
+                _ => max_index = Some(i),
+            }
+            out.delivered.push((i, now_us));
+        }
+        out.max_held = out.max_held.max(rx.window.held());
+    }
+    out.prefix_late = prefix_late;
+    out.rx = rx;
+    out
+}
+
+fn params(fast_ms: u32, maxbuf: u32) -> Params {
+    Params::from_values(&[(Param::FastTout, fast_ms), (Param::Maxbuf, maxbuf)]).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn never_loses_duplicates_or_overholds(
+        links in 1usize..=4,
+        start in prop_oneof![Just(u32::MAX - 50), any::<u32>()],
+        fast_ms in 1u32..30,
+        maxbuf in 1u32..400,
+        pkts in traffic(4),
+    ) {
+        let pkts: Vec<Pkt> = pkts.into_iter().map(|mut k| { k.link %= links; k }).collect();
+        let p = params(fast_ms, maxbuf);
+        let o = run(links, start, &pkts, &p);
+
+        // Every packet that arrived went up exactly once; nothing else did.
+        let mut seen = HashSet::new();
+        for &(i, _) in &o.delivered {
+            prop_assert!(seen.insert(i), "packet {} delivered twice", i);
+        }
+        let arrived: HashSet<u32> = o.arrival.keys().copied().collect();
+        prop_assert_eq!(seen, arrived);
+        prop_assert_eq!(o.rx.window.held(), 0);
+
+        // Never more than MAXBUF held.
+        prop_assert!(o.max_held <= maxbuf as usize, "held {} > MAXBUF {}", o.max_held, maxbuf);
+
+        // Never held past FAST_TOUT, lost gap or not.
+        for &(i, t) in &o.delivered {
+            let waited = t - o.arrival[&i];
+            prop_assert!(waited <= fast_ms as u64 * 1000, "packet {} waited {} us > FAST_TOUT", i, waited);
+        }
+
+        // The loss detector never gives up a packet that then arrives: with
+        // no timeout, flush or jump, nothing is late.
+        let s = o.rx.window.stats;
+        if s.timeout == 0 && s.flushes == 0 && s.jumps == 0 {
+            prop_assert_eq!(s.late, o.prefix_late, "loss detection declared a live packet lost: {:?}", s);
+        }
+    }
+
+    #[test]
+    fn without_loss_and_skew_below_fast_tout_order_is_perfect(
+        links in 1usize..=4,
+        start in any::<u32>(),
+        pkts in traffic(4),
+    ) {
+        // Jitter < FAST_TOUT (20 ms), nothing lost, MAXBUF never reached:
+        // everything goes up in order, no timeout, no late packet.
+        let pkts: Vec<Pkt> = pkts.into_iter().map(|mut k| {
+            k.link %= links; k.lost = false; k.jitter_us %= 15_000; k
+        }).collect();
+        let p = Params::default();
+        let o = run(links, start, &pkts, &p);
+        // Packets sent before the first arrival are late at the start.
+        let first = o.delivered.first().unwrap().0;
+        let order: Vec<u32> = o.delivered.iter().map(|d| d.0).filter(|&i| i >= first).collect();
+        let want: Vec<u32> = (first..pkts.len() as u32).collect();
+        prop_assert_eq!(order, want);
+        prop_assert_eq!(o.rx.window.stats.late, o.prefix_late);
+        prop_assert_eq!(o.rx.window.stats.timeout, 0);
+    }
+
+    #[test]
+    fn dedup_matches_a_model(seqs in prop::collection::vec(0u32..600, 1..300)) {
+        // Model: within DEDUP_BITS of the newest, a number passes once.
+        let mut d = Dedup::default();
+        let mut seen: HashSet<u32> = HashSet::new();
+        let mut newest: Option<u32> = None;
+        for s in seqs {
+            let fresh = match newest {
+                Some(n) if s + DEDUP_BITS as u32 <= n => { seen.clear(); true } // restart
+                Some(n) if s >= n + DEDUP_BITS as u32 => { seen.clear(); true } // jump
+                _ => !seen.contains(&s),
+            };
+            prop_assert_eq!(d.accept(Seq(s)), fresh, "seq {}", s);
+            seen.insert(s);
+            newest = Some(match newest { Some(n) if fresh && (s + DEDUP_BITS as u32 <= n) => s, Some(n) => n.max(s), None => s });
+            let n = newest.unwrap();
+            seen.retain(|&x| x + (DEDUP_BITS as u32) > n && x <= n);
+        }
+    }
+
+    #[test]
+    fn peer_table_matches_a_hashmap(ops in prop::collection::vec((0u8..40, any::<bool>()), 1..500), key in any::<u64>()) {
+        let mut t = PeerTable::new(key);
+        let mut model: HashMap<[u8; 6], usize> = HashMap::new();
+        for (m, add) in ops {
+            let mac = [0, 0, 0, 0, m % 3, m];
+            if add {
+                if model.contains_key(&mac) { continue; }
+                match t.insert(&mac, Instant(0), 32) {
+                    Ok(slot) => { prop_assert!(model.len() < 32); model.insert(mac, slot); }
+                    Err(_) => prop_assert_eq!(model.len(), 32),
+                }
+            } else if let Some(slot) = model.remove(&mac) {
+                t.remove(slot);
+            }
+            prop_assert_eq!(t.len(), model.len());
+            for (mac, &slot) in &model {
+                prop_assert_eq!(t.lookup(mac), Some(slot));
+            }
+            prop_assert_eq!(t.lookup(&[9, 9, 9, 9, 9, 9]), None);
+        }
+    }
+
+    #[test]
+    fn header_decode_never_panics_and_round_trips(b in prop::collection::vec(any::<u8>(), 0..16)) {
+        if let Ok(h) = Header::decode(&b) {
+            let mut out = [0u8; 8];
+            h.encode(&mut out);
+            prop_assert_eq!(&out[..], &b[..8]);
+        }
+    }
+}

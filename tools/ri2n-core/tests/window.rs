@@ -1,0 +1,204 @@
+//! The reorder window and the loss detector, rule by rule (driver paper
+//! §4.5, §4.6, §5.5). Each step reads as a sentence of the spec.
+
+mod common;
+use common::Rx;
+use ri2n_core::params::Param;
+use ri2n_core::seq::Seq;
+
+const NIC1: usize = 0;
+const NIC2: usize = 1;
+
+#[test]
+fn fig6_loss_detected_when_every_nic_has_passed_it() {
+    // Packets 101..106 over two NICs; 103 (on NIC1) is lost.
+    let mut r = Rx::new(2);
+    assert_eq!(r.arrive(NIC1, 101, 0), [101]);
+    assert_eq!(r.arrive(NIC2, 102, 0), [102]);
+    // NIC2 passed 103, but NIC1 may still bring it: hold.
+    assert_eq!(r.arrive(NIC2, 104, 0), [] as [u32; 0]);
+    assert_eq!(r.arrive(NIC2, 105, 0), [] as [u32; 0]);
+    // NIC1 passed 103 too: it is lost; no FAST_TOUT wait.
+    assert_eq!(r.arrive(NIC1, 106, 1), [104, 105, 106]);
+    assert_eq!(r.rx.window.stats.loss, 2, "104 and 105 released by loss detection");
+    assert_eq!(r.rx.window.stats.gaps, 1, "103 given up");
+    assert_eq!(r.rx.window.stats.timeout, 0);
+    assert_eq!(r.held(), 0);
+}
+
+#[test]
+fn fig6_tail_loss_needs_fast_tout() {
+    // 105 and 106, the last packets of each link, are lost: nothing passes
+    // them, so only FAST_TOUT releases 107 (held behind them).
+    let mut r = Rx::new(2);
+    assert_eq!(r.arrive(NIC1, 103, 0), [103]);
+    assert_eq!(r.arrive(NIC2, 104, 0), [104]);
+    assert_eq!(r.arrive(NIC2, 107, 1), [] as [u32; 0], "NIC1 has not passed 105");
+    assert_eq!(r.sweep(20), [] as [u32; 0], "19 ms after arrival: still held");
+    assert_eq!(r.sweep(21), [107], "FAST_TOUT (20 ms) after arrival");
+    assert_eq!(r.rx.window.stats.timeout, 1);
+    assert_eq!(r.rx.window.stats.gaps, 2, "105 and 106 given up");
+}
+
+#[test]
+fn in_order_goes_up_at_once_and_fills_release_followers() {
+    let mut r = Rx::new(2);
+    assert_eq!(r.arrive(NIC1, 1, 0), [1]);
+    assert_eq!(r.arrive(NIC1, 3, 0), [] as [u32; 0]);
+    assert_eq!(r.arrive(NIC1, 5, 0), [] as [u32; 0]);
+    assert_eq!(r.arrive(NIC2, 2, 0), [2, 3]);
+    assert_eq!(r.arrive(NIC2, 4, 0), [4, 5]);
+    assert_eq!(r.rx.window.stats.in_order, 5);
+    assert_eq!(r.rx.window.stats.held, 2);
+}
+
+#[test]
+fn fast_tout_releases_everything_below_the_expired_packet() {
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 10, 0);
+    assert_eq!(r.arrive(NIC2, 14, 0), [] as [u32; 0]);
+    assert_eq!(r.arrive(NIC2, 12, 5), [] as [u32; 0]);
+    // 14 expires first (oldest): 12 goes up with it, 11 and 13 are given up.
+    assert_eq!(r.sweep(20), [12, 14]);
+    assert_eq!(r.rx.window.next_expected(), Seq(15));
+    // 11 arrives after all: late, still handed up, not dropped.
+    assert_eq!(r.arrive(NIC1, 11, 21), [11]);
+    assert_eq!(r.rx.window.stats.late, 1);
+}
+
+#[test]
+fn fast_tout_is_also_checked_on_arrival() {
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 0, 0);
+    r.arrive(NIC1, 2, 0);
+    // No sweep ran; the next arrival finds 2 expired.
+    assert_eq!(r.arrive(NIC1, 4, 25), [2]);
+}
+
+#[test]
+fn maxbuf_flushes_everything_held() {
+    let mut r = Rx::new(2);
+    r.p.set(Param::Maxbuf, 3).unwrap();
+    r.arrive(NIC1, 0, 0);
+    for s in [2, 4, 6] {
+        assert_eq!(r.arrive(NIC1, s, 0), [] as [u32; 0]);
+    }
+    assert_eq!(r.held(), 3);
+    assert_eq!(r.arrive(NIC1, 8, 0), [2, 4, 6, 8], "one more than MAXBUF");
+    assert_eq!(r.held(), 0);
+    assert_eq!(r.rx.window.stats.flushes, 1);
+    assert_eq!(r.rx.window.next_expected(), Seq(9));
+}
+
+#[test]
+fn a_packet_a_whole_window_ahead_flushes_and_jumps() {
+    let mut r = Rx::new(1);
+    r.active = 0; // no loss detection: isolate the window
+    r.arrive(NIC1, 0, 0);
+    r.arrive(NIC1, 2, 0);
+    assert_eq!(r.arrive(NIC1, 1000, 0), [2, 1000]);
+    assert_eq!(r.rx.window.stats.jumps, 1);
+    assert_eq!(r.rx.window.next_expected(), Seq(1001));
+}
+
+#[test]
+fn sequence_numbers_wrap() {
+    let mut r = Rx::new(2);
+    let base = u32::MAX - 2;
+    assert_eq!(r.arrive(NIC1, base, 0), [base]);
+    assert_eq!(r.arrive(NIC1, base.wrapping_add(2), 0), [] as [u32; 0]);
+    assert_eq!(r.arrive(NIC1, base.wrapping_add(3), 0), [] as [u32; 0]);
+    assert_eq!(r.arrive(NIC2, base.wrapping_add(1), 0), [u32::MAX - 1, u32::MAX, 0]);
+    assert_eq!(r.rx.window.next_expected(), Seq(1));
+}
+
+#[test]
+fn a_duplicate_of_a_held_packet_is_dropped() {
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 0, 0);
+    r.arrive(NIC1, 2, 0);
+    let mut up = Vec::new();
+    let p = r.p;
+    let dup = r.rx.data(NIC2, Seq(2), 2, r.now, 0, &p, &mut |x| up.push(x));
+    assert_eq!(dup, Some(2));
+    assert_eq!(r.rx.window.stats.duplicates, 1);
+}
+
+#[test]
+fn a_link_that_never_delivered_blocks_loss_detection() {
+    // NIC2's first packet (1) may still be on its way.
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 0, 0);
+    assert_eq!(r.arrive(NIC1, 2, 0), [] as [u32; 0]);
+    assert_eq!(r.arrive(NIC1, 4, 1), [] as [u32; 0]);
+    assert_eq!(r.arrive(NIC2, 1, 2), [1, 2]);
+}
+
+#[test]
+fn a_failed_link_takes_no_part_in_loss_detection() {
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 0, 0);
+    r.arrive(NIC2, 1, 0);
+    r.active = 1 << NIC1; // NIC2 failed
+    // 2 went on NIC2 before it failed and is lost; NIC1 alone decides.
+    assert_eq!(r.arrive(NIC1, 3, 1), [3]);
+    assert_eq!(r.rx.window.stats.loss, 1);
+}
+
+#[test]
+fn a_heartbeat_passes_its_link() {
+    // The peer's heartbeat on NIC1 says "next is 6": NIC1 has passed 5.
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 0, 0);
+    r.arrive(NIC2, 1, 0);
+    r.arrive(NIC2, 3, 0);
+    assert_eq!(r.arrive(NIC2, 5, 0), [] as [u32; 0]);
+    let mut up = Vec::new();
+    let p = r.p;
+    r.rx.heartbeat(NIC1, Seq(6), 7, r.now, r.active, &p, &mut |x| up.push(x));
+    assert_eq!(up, [3, 5], "2 and 4 (on NIC1) are lost");
+}
+
+#[test]
+fn a_new_epoch_resyncs_the_window() {
+    let mut r = Rx::new(2);
+    let p = r.p;
+    let mut up = Vec::new();
+    r.rx.heartbeat(NIC1, Seq(0), 111, r.now, r.active, &p, &mut |x| up.push(x));
+    r.arrive(NIC1, 5000, 0);
+    r.arrive(NIC1, 5002, 0);
+    // The peer reboots: epoch 222, numbering from 0.
+    let e = r.rx.heartbeat(NIC1, Seq(0), 222, r.now, r.active, &p, &mut |x| up.push(x));
+    assert_eq!(e, ri2n_core::rx::Epoch::Restarted);
+    assert_eq!(up, [5002], "held packets of the old incarnation go up");
+    assert_eq!(r.arrive(NIC1, 0, 1), [0], "the new numbering is in order at once");
+    assert_eq!(r.rx.window.stats.resyncs, 1);
+}
+
+#[test]
+fn a_restart_without_heartbeat_is_recognised_by_a_run_far_behind() {
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 1_000_000, 0);
+    r.arrive(NIC2, 1_000_001, 0);
+    for s in 0..8u32 {
+        let nic = s as usize % 2;
+        assert_eq!(r.arrive(nic, s, 1), [s], "far behind: handed up, never held or dropped");
+    }
+    assert_eq!(r.rx.window.stats.resyncs, 1);
+    // The loss marks of the old numbering are gone: NIC2 must pass 8 first.
+    assert_eq!(r.arrive(NIC1, 10, 2), [] as [u32; 0], "resynced: 8 and 9 are missing");
+    assert_eq!(r.arrive(NIC2, 8, 2), [8]);
+    assert_eq!(r.arrive(NIC2, 9, 2), [9, 10]);
+}
+
+#[test]
+fn stragglers_far_behind_do_not_resync() {
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 10_000, 0);
+    for i in 0..20u32 {
+        // An old straggler, then a fresh in-order packet, alternately.
+        assert_eq!(r.arrive(NIC2, 100 + i, 1), [100 + i]);
+        assert_eq!(r.arrive(NIC1, 10_001 + i, 1), [10_001 + i]);
+    }
+    assert_eq!(r.rx.window.stats.resyncs, 0);
+}
