@@ -72,7 +72,10 @@ impl Transitions {
 }
 
 /// The endpoints of one peer.
-#[derive(Clone, Debug)]
+///
+/// All-zero bytes are a valid detector over no links; [`Detector::start`]
+/// makes it one over the device's links.
+#[derive(Clone, Debug, Default)]
 pub struct Detector {
     /// Indexed by link.
     pub endpoints: [Endpoint; MAX_LINKS],
@@ -89,6 +92,11 @@ impl Detector {
             e.last_rx = now;
         }
         Detector { endpoints, nlinks: nlinks.min(MAX_LINKS) }
+    }
+
+    /// Resets to `nlinks` fresh endpoints for a peer first heard of at `now`.
+    pub fn start(&mut self, nlinks: usize, now: Instant) {
+        *self = Detector::new(nlinks, now);
     }
 
     /// Links usable for data (neither failed nor reported failed by the peer).

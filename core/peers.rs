@@ -18,7 +18,8 @@ pub type Mac = [u8; 6];
 
 const SLOTS: usize = MAX_PEERS_LIMIT as usize;
 const BUCKETS: usize = 2 * SLOTS;
-const EMPTY: u16 = u16::MAX;
+/// Buckets hold slot index + 1; 0, the all-zero state, is empty.
+const EMPTY: u16 = 0;
 
 /// Why a peer could not be added.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -30,9 +31,12 @@ pub enum Full {
 /// MAC → slot index in `0..max_peers`; the caller keeps the peers' state in
 /// an array of its own, indexed the same way.
 ///
+/// All-zero bytes are an empty table with key 0 (see [`PeerTable::set_key`]),
+/// so the kernel can allocate one zeroed, in place.
+///
 /// # Invariants
 ///
-/// A bucket holds a slot index or `EMPTY`; every used slot is in exactly one
+/// A bucket holds a slot index + 1 or `EMPTY`; every used slot is in exactly one
 /// bucket, reachable from its MAC's home bucket without crossing an empty one.
 pub struct PeerTable {
     buckets: [u16; BUCKETS],
@@ -53,6 +57,13 @@ impl PeerTable {
             used: [false; SLOTS],
             count: 0,
             key,
+        }
+    }
+
+    /// Sets the hash key; only while the table is empty.
+    pub fn set_key(&mut self, key: u64) {
+        if self.count == 0 {
+            self.key = key;
         }
     }
 
@@ -86,8 +97,8 @@ impl PeerTable {
             if s == EMPTY {
                 return None;
             }
-            if self.macs[s as usize] == *mac {
-                return Some(s as usize);
+            if self.macs[s as usize - 1] == *mac {
+                return Some(s as usize - 1);
             }
             b = (b + 1) & (BUCKETS - 1);
         }
@@ -125,7 +136,7 @@ impl PeerTable {
         while self.buckets[b] != EMPTY {
             b = (b + 1) & (BUCKETS - 1);
         }
-        self.buckets[b] = slot as u16;
+        self.buckets[b] = slot as u16 + 1;
         self.macs[slot] = *mac;
         self.last_seen[slot] = now;
         self.used[slot] = true;
@@ -147,7 +158,7 @@ impl PeerTable {
             return;
         }
         let mut b = self.home(&self.macs[slot]);
-        while self.buckets[b] as usize != slot {
+        while self.buckets[b] as usize != slot + 1 {
             b = (b + 1) & (BUCKETS - 1);
         }
         // Backward-shift deletion keeps every probe chain unbroken.
@@ -159,7 +170,7 @@ impl PeerTable {
             if s == EMPTY {
                 break;
             }
-            let home = self.home(&self.macs[s as usize]);
+            let home = self.home(&self.macs[s as usize - 1]);
             // Move `s` into the hole unless its home lies cyclically in (hole, j].
             let dist_home = j.wrapping_sub(home) & (BUCKETS - 1);
             let dist_hole = j.wrapping_sub(hole) & (BUCKETS - 1);

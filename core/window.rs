@@ -28,7 +28,9 @@ use super::time::{Duration, Instant};
 /// can be held. A power of two.
 pub const WINDOW_SLOTS: usize = 512;
 const MASK: u32 = WINDOW_SLOTS as u32 - 1;
-const NIL: u16 = u16::MAX;
+/// Arrival-chain links are slot index + 1, so that 0, the all-zero state,
+/// means "none".
+const NIL: u16 = 0;
 
 /// After this many consecutive packets more than a window behind, each close
 /// to the previous one, the peer is taken to have restarted its numbering.
@@ -84,6 +86,9 @@ struct Slot<P> {
 }
 
 /// A reorder window.
+///
+/// All-zero bytes are the empty window ([`Window::new`]), so the kernel can
+/// allocate one zeroed, in place, rather than build 12 KiB on its stack.
 ///
 /// # Invariants
 ///
@@ -152,7 +157,7 @@ impl<P> Window<P> {
     /// When the oldest held packet reaches FAST_TOUT, if any is held: the
     /// time to run [`Window::expire`] next.
     pub fn deadline(&self, fast_tout: Duration) -> Option<Instant> {
-        (self.oldest != NIL).then(|| self.slots[self.oldest as usize].arrived.plus(fast_tout))
+        (self.oldest != NIL).then(|| self.slots[self.oldest as usize - 1].arrived.plus(fast_tout))
     }
 
     /// Takes packet `pkt` numbered `seq`, arrived at `now`. Packets become
@@ -243,7 +248,7 @@ impl<P> Window<P> {
     /// periodic sweep.
     pub fn expire(&mut self, now: Instant, fast_tout: Duration, up: &mut impl FnMut(P)) {
         while self.oldest != NIL {
-            let s = &self.slots[self.oldest as usize];
+            let s = &self.slots[self.oldest as usize - 1];
             if now.since(s.arrived) < fast_tout {
                 break;
             }
@@ -290,7 +295,7 @@ impl<P> Window<P> {
         let mut highest = self.next;
         let mut i = self.oldest;
         while i != NIL {
-            let s = &self.slots[i as usize];
+            let s = &self.slots[i as usize - 1];
             if highest.before(s.seq) {
                 highest = s.seq;
             }
@@ -302,7 +307,7 @@ impl<P> Window<P> {
     /// Hands every held packet to `f` (teardown: the caller frees them).
     pub fn drain(&mut self, f: &mut impl FnMut(P)) {
         while self.oldest != NIL {
-            let i = self.oldest as usize;
+            let i = self.oldest as usize - 1;
             if let Some(p) = self.take(i) {
                 f(p);
             }
@@ -334,6 +339,7 @@ impl<P> Window<P> {
 
     fn hold(&mut self, i: usize, seq: Seq, now: Instant, pkt: P) {
         let newest = self.newest;
+        let link = i as u16 + 1;
         let s = &mut self.slots[i];
         s.pkt = Some(pkt);
         s.seq = seq;
@@ -341,11 +347,11 @@ impl<P> Window<P> {
         s.older = newest;
         s.newer = NIL;
         if newest == NIL {
-            self.oldest = i as u16;
+            self.oldest = link;
         } else {
-            self.slots[newest as usize].newer = i as u16;
+            self.slots[newest as usize - 1].newer = link;
         }
-        self.newest = i as u16;
+        self.newest = link;
         self.held += 1;
     }
 
@@ -356,12 +362,12 @@ impl<P> Window<P> {
         if older == NIL {
             self.oldest = newer;
         } else {
-            self.slots[older as usize].newer = newer;
+            self.slots[older as usize - 1].newer = newer;
         }
         if newer == NIL {
             self.newest = older;
         } else {
-            self.slots[newer as usize].older = older;
+            self.slots[newer as usize - 1].older = older;
         }
         self.held -= 1;
         Some(pkt)

@@ -54,3 +54,19 @@ kmake() {
 	make -C "$(kernel_src)" LLVM=1 RUST_LIB_SRC="$(rust_lib_src)" \
 		LIBCLANG_PATH=$LLVM_DIR/lib "$@"
 }
+
+# Host programs copied into the guest image, with their libraries.
+GUEST_BINS=(bash ip tc ss nstat bridge ethtool iperf3 ping sha256sum socat kmod dropbear
+	timeout stdbuf dd head tail awk sed grep)
+# Debian packages the image is made from: their versions key its cache.
+GUEST_PKGS=(busybox-static iproute2 iperf3 ethtool iputils-ping dropbear-bin socat kmod bash
+	coreutils gawk sed grep libc6)
+
+initramfs_key() {
+	{
+		cat "$RI2N_ROOT/scripts/build-initramfs.sh" "$RI2N_ROOT"/scripts/guest/*
+		printf '%s\n' "${GUEST_BINS[@]}"
+		dpkg-query -W "${GUEST_PKGS[@]}"
+	} | sha256sum | cut -c1-12
+}
+initramfs_dir() { echo "$RI2N_CACHE/initramfs/$(initramfs_key)"; }

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make demo     two nodes, ri2n0 over two links, a TCP transfer with one link
+#                 cut and restored; prints the throughput timeline and state
+#   make check    userspace unit tests, then every lab test
+#   make module   ri2n.ko against KDIR (a Rust-enabled kernel build directory;
+#                 default: the lab's cached guest kernel, built if missing)
+#   make bench-core   the reorder window against the paper's sorted list
+#
+# Everything installs what it needs first (scripts/setup-host.sh).
+
+KDIR ?=
+LLVM_BIN := /usr/lib/llvm-19/bin
+CARGO := cargo
+
+.PHONY: all module demo check unit lab-test bench-core setup clean
+
+all: module
+
+setup:
+	@scripts/setup-host.sh
+
+module:
+	@kdir="$(KDIR)"; \
+	if [ -z "$$kdir" ]; then scripts/setup-host.sh && kdir=$$(scripts/build-kernel.sh guest) || exit 1; fi; \
+	[ -f "$$kdir/Module.symvers" ] && grep -q '^CONFIG_RUST=y' "$$kdir/.config" || \
+		{ echo "error: KDIR=$$kdir is not a built Rust-enabled kernel (no Module.symvers or CONFIG_RUST)." >&2; exit 1; }; \
+	PATH="$(LLVM_BIN):$$PATH" $(MAKE) -C "$$kdir" M="$(CURDIR)" LLVM=1 modules
+
+unit:
+	cd tools && $(CARGO) test --release
+
+lab-test:
+	scripts/lab test
+
+check: setup unit lab-test
+
+demo: setup
+	scripts/demo.sh
+
+bench-core:
+	cd tools && $(CARGO) bench -p ri2n-core
+
+clean:
+	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/ri2n/kernel/guest-* 2>/dev/null | head -1); \
+	[ -z "$$kdir" ] || PATH="$(LLVM_BIN):$$PATH" $(MAKE) -C "$$kdir" M="$(CURDIR)" LLVM=1 clean
+	rm -rf tools/target

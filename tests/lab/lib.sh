@@ -1,0 +1,224 @@
+# The lab: N QEMU guests with K data NICs each; NIC k of every guest joins
+# network k, a Linux bridge in a network namespace of the lab's own.
+#
+#                 netns ri2n-lab-<pid>
+#   +----------------------------------------------------+
+#   |  br0: n1e0  n2e0  ...    (network 0)               |
+#   |  br1: n1e1  n2e1  ...    (network 1)               |
+#   |  lo:  127.0.0.1:22<i> -> guest n<i>:22 (ssh)       |
+#   +----------------------------------------------------+
+#        |tap n1e0, n1e1           |tap n2e0, n2e1
+#   +-----------+             +-----------+
+#   | n1        |             | n2        |
+#   | eth0 eth1 |             | eth0 eth1 |  ... mgmt0: QEMU user net,
+#   +-----------+             +-----------+      restrict=on, ssh only
+#
+# Sourced by tests/lab/*.sh (through scripts/lab). Helpers:
+#   lab_up NODES LINKS / lab_down
+#   on NODE CMD...              run CMD (argv, quoted exactly) in a guest
+#   link_carrier NODE LINK up|down     the guest sees carrier change
+#   link_blackhole NODE LINK on|off    frames to and from the port dropped,
+#                                      guest keeps carrier
+#   link_netem NODE LINK ARGS...|off   netem on the port, both directions
+#   link_shape NODE LINK RATE|off      tbf line rate into the guest (host side)
+#   lab_check_kernel            fail on any WARN/BUG/oops/KASAN/lockdep line
+# shellcheck shell=bash
+
+: "${LAB_KERNEL:?run lab tests through scripts/lab}"
+: "${LAB_INITRD:?run lab tests through scripts/lab}"
+: "${LAB_SSH_KEY:?run lab tests through scripts/lab}"
+LAB_MEM=${LAB_MEM:-1024}
+LAB_NS=ri2n-lab-$$
+LAB_DIR=${LAB_DIR:-$(mktemp -d /tmp/ri2n-lab.XXXXXX)}
+LAB_NODES=0
+LAB_LINKS=0
+LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-120}
+
+pretty() { printf '\e[1m[%s]\e[0m %s\n' "$1" "$2" >&2; }
+fail() { pretty FAIL "$*"; exit 1; }
+ns() { ip netns exec "$LAB_NS" "$@"; }
+
+lab_mac() { printf '52:54:00:1%x:00:%02x' "$2" "$1"; } # node link
+lab_port() { echo $((2200 + $1)); }
+
+lab_up() {
+	local nodes=${1:-2} links=${2:-2} i k
+	[ -c /dev/net/tun ] || fail "/dev/net/tun is missing: the lab needs TUN/TAP."
+	((links >= 1 && links <= 8)) || fail "lab_up: 1 to 8 links, not $links."
+	LAB_NODES=$nodes
+	LAB_LINKS=$links
+	trap lab_down EXIT
+	ip netns add "$LAB_NS"
+	ns ip link set lo up
+	for ((k = 0; k < links; k++)); do
+		ns ip link add br$k type bridge stp_state 0 forward_delay 0 mcast_snooping 0
+		ns ip link set br$k up
+	done
+	for ((i = 1; i <= nodes; i++)); do
+		local netargs=()
+		for ((k = 0; k < links; k++)); do
+			ns ip tuntap add dev n${i}e$k mode tap
+			ns ip link set n${i}e$k master br$k up
+			netargs+=(-netdev tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no
+				-device virtio-net-pci,netdev=l$k,mac=$(lab_mac $i $k))
+		done
+		ns qemu-system-x86_64 -nodefaults -display none -no-reboot \
+			-accel tcg -cpu max -smp 1 -m "$LAB_MEM" \
+			-kernel "$LAB_KERNEL" -initrd "$LAB_INITRD" \
+			-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic ri2n.node=n$i ${LAB_CMDLINE:-}" \
+			"${netargs[@]}" \
+			-netdev user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$(lab_port $i)-:22 \
+			-device virtio-net-pci,netdev=mgmt,mac=52:54:00:ff:00:$(printf %02x $i) \
+			-serial file:"$LAB_DIR/n$i.console" \
+			-monitor unix:"$LAB_DIR/n$i.mon",server=on,wait=off \
+			-pidfile "$LAB_DIR/n$i.pid" >"$LAB_DIR/n$i.qemu.log" 2>&1 &
+	done
+	for ((i = 1; i <= nodes; i++)); do
+		lab_wait_ready n$i
+	done
+}
+
+lab_wait_ready() {
+	local n=$1 t=0
+	until grep -q "RI2N-GUEST-READY $n" "$LAB_DIR/$n.console" 2>/dev/null; do
+		sleep 0.2
+		t=$((t + 1))
+		if ((t > LAB_BOOT_TIMEOUT * 5)); then
+			tail -20 "$LAB_DIR/$n.console" >&2
+			fail "$n did not boot within ${LAB_BOOT_TIMEOUT}s"
+		fi
+	done
+	until on "$n" true 2>/dev/null; do
+		sleep 0.2
+		t=$((t + 1))
+		((t < LAB_BOOT_TIMEOUT * 5)) || fail "$n: no ssh within ${LAB_BOOT_TIMEOUT}s"
+	done
+}
+
+lab_down() {
+	local rc=$? i
+	trap - EXIT
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		[ -f "$LAB_DIR/n$i.pid" ] && kill "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null
+		ssh -O exit -S "$LAB_DIR/n$i.ssh" x 2>/dev/null
+	done
+	wait 2>/dev/null
+	ip netns del "$LAB_NS" 2>/dev/null
+	if [ "${LAB_KEEP:-0}" = 1 ]; then
+		pretty INFO "lab output kept in $LAB_DIR"
+	else
+		rm -rf "$LAB_DIR"
+	fi
+	LAB_NODES=0
+	return $rc
+}
+
+# on NODE CMD...: runs CMD in NODE with its arguments quoted exactly; returns
+# its exit status. One ssh connection per node is kept open and shared.
+on() {
+	local n=$1
+	shift
+	ns ssh -F none -i "$LAB_SSH_KEY" -p "$(lab_port "${n#n}")" \
+		-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
+		-o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=5 \
+		-o ControlMaster=auto -o ControlPath="$LAB_DIR/$n.ssh" -o ControlPersist=yes \
+		root@127.0.0.1 -- "$(printf '%q ' "$@")"
+}
+
+monitor() { # NODE CMD: one QEMU monitor command
+	printf '%s\n' "$2" | ns socat - UNIX-CONNECT:"$LAB_DIR/$1.mon" >/dev/null
+}
+
+link_carrier() {
+	case $3 in
+	up) monitor "$1" "set_link l$2 on" ;;
+	down) monitor "$1" "set_link l$2 off" ;;
+	*) fail "link_carrier NODE LINK up|down" ;;
+	esac
+}
+
+# Detaching the tap from its bridge drops every frame both ways, while QEMU
+# keeps the guest's link up: the failure miimon cannot see.
+link_blackhole() {
+	local port=$1e$2
+	case $3 in
+	on) ns ip link set "$port" nomaster ;;
+	off) ns ip link set "$port" master br$2 ;;
+	*) fail "link_blackhole NODE LINK on|off" ;;
+	esac
+}
+
+# netem on the guest's NIC, both directions: egress directly, ingress through
+# an ifb (the host kernel has no netem). The guest's own CPU does the work.
+link_netem() {
+	local n=$1 l=$2
+	shift 2
+	if [ "$1" = off ]; then
+		on "$n" sh -c "tc qdisc del dev eth$l root 2>/dev/null; tc qdisc del dev eth$l ingress 2>/dev/null; ip link del ifb$l 2>/dev/null; true"
+		return
+	fi
+	on "$n" sh -c "set -e; modprobe -q sch_netem; modprobe -q ifb numifbs=0; modprobe -q act_mirred; modprobe -q cls_matchall; modprobe -q sch_ingress
+		ip link show ifb$l >/dev/null 2>&1 || ip link add ifb$l type ifb
+		ip link set ifb$l up
+		tc qdisc replace dev eth$l root netem $*
+		tc qdisc replace dev ifb$l root netem $*
+		tc qdisc replace dev eth$l ingress
+		tc filter replace dev eth$l parent ffff: matchall action mirred egress redirect dev ifb$l"
+}
+
+# A line rate on the link into the guest, on the host side (the tap's egress,
+# like a switch port), so shaping costs the guests nothing.
+link_shape() {
+	local port=$1e$2
+	if [ "$3" = off ]; then
+		ns tc qdisc del dev "$port" root 2>/dev/null || true
+	else
+		ns tc qdisc replace dev "$port" root tbf rate "$3" burst "${4:-128kb}" latency 50ms
+	fi
+}
+
+# Kernel splats in any guest's console fail the test.
+lab_check_kernel() {
+	local i bad=0
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		if grep -E 'WARNING:|BUG:|Oops|Kernel panic|KASAN|possible (circular|recursive)|INFO: lockdep|unreferenced object|Call Trace' \
+			"$LAB_DIR/n$i.console" >&2; then
+			pretty FAIL "n$i: kernel splat in console (above)"
+			bad=1
+		fi
+		if [ -f "$LAB_DIR/n$i.pid" ] && ! kill -0 "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null; then
+			tail -30 "$LAB_DIR/n$i.console" >&2
+			pretty FAIL "n$i: guest died"
+			bad=1
+		fi
+	done
+	return $bad
+}
+
+# Counting checks, in the style of WireGuard's netns.sh.
+TESTS_OK=0
+TESTS_BAD=0
+# Checks run CMD in this shell (so helper functions work), output to the log.
+check() { # DESCRIPTION CMD...: one expectation
+	local d=$1
+	shift
+	if "$@" >>"$LAB_DIR/checks.log" 2>&1; then
+		pretty OK "$d"
+		TESTS_OK=$((TESTS_OK + 1))
+	else
+		pretty FAIL "$d"
+		TESTS_BAD=$((TESTS_BAD + 1))
+	fi
+}
+not() { ! "$@"; }
+# out_has NODE PATTERN CMD...: CMD's output on NODE matches PATTERN (grep -E).
+out_has() {
+	local n=$1 pat=$2
+	shift 2
+	on "$n" "$@" | grep -Eq -- "$pat"
+}
+finish() {
+	lab_check_kernel || TESTS_BAD=$((TESTS_BAD + 1))
+	pretty INFO "$TESTS_OK checks ok, $TESTS_BAD failed"
+	[ "$TESTS_BAD" = 0 ]
+}
