@@ -65,7 +65,7 @@ lab_up() {
 		ns qemu-system-x86_64 -nodefaults -display none -no-reboot \
 			-accel tcg -cpu max -smp 1 -m "$LAB_MEM" \
 			-kernel "$LAB_KERNEL" -initrd "$LAB_INITRD" \
-			-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic ri2n.node=n$i ${LAB_CMDLINE:-}" \
+			-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic lab.node=n$i ${LAB_CMDLINE:-}" \
 			"${netargs[@]}" \
 			-netdev user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$(lab_port $i)-:22 \
 			-device virtio-net-pci,netdev=mgmt,mac=52:54:00:ff:00:$(printf %02x $i) \

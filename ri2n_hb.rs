@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Heartbeats, the FAST_TOUT sweep, and slave events (driver paper §4.4,
+//! §5.5, §5.7).
+//!
+//! Timers, armed only while ri2n0 is up (`start`/`stop`):
+//!
+//! - `HB_TIMER`, every HBSPAN: queue a heartbeat to every known peer on every
+//!   link that is up, failed endpoints included (recovery needs them), and
+//!   send them.
+//! - `SWEEP_TIMER`, every FAST_TOUT/4 (at least 1 ms): hand up what waited
+//!   FAST_TOUT or was proved lost, in every peer's window, and send queued
+//!   heartbeats (probe answers, news of a failure or recovery); [`kick`]
+//!   fires it at once.
+//!
+//! Slave events (netdev notifier, under RTNL): carrier loss takes a link out
+//! of use at once, for every peer; carrier back probes it (a heartbeat that
+//! asks for an answer) so recovery needs no HBSPAN wait; MTU changes bound
+//! ri2n0's MTU; unregistration releases the slave.
+
+use kernel::prelude::*;
+use crate::proto::header::{HB_PROBE, HB_RX_FAILED};
+use crate::proto::MAX_LINKS;
+use crate::ri2n_glue::{self, Mac, NetDev, Rtnl, HB_TIMER, SWEEP_TIMER};
+use crate::{device, Ri2n};
+
+// From include/linux/netdevice.h, enum netdev_cmd.
+const NETDEV_UP: u32 = 1;
+const NETDEV_DOWN: u32 = 2;
+const NETDEV_CHANGE: u32 = 4;
+const NETDEV_UNREGISTER: u32 = 6;
+const NETDEV_CHANGEMTU: u32 = 7;
+
+fn sweep_period_ms(d: &Ri2n) -> u32 {
+    (d.state.lock().params.fast_tout().as_ms() as u32 / 4).max(1)
+}
+
+/// ri2n0 goes up (`ndo_open`): timers start.
+pub(crate) fn start() {
+    let Some(d) = device() else { return };
+    let hbspan = {
+        let mut st = d.state.lock();
+        st.up = true;
+        st.params.hbspan().as_ms() as u32
+    };
+    // The first heartbeats go out soon: peers learn our epoch and links.
+    HB_TIMER.arm(hbspan.min(100));
+    SWEEP_TIMER.arm(sweep_period_ms(d));
+}
+
+/// ri2n0 goes down (`ndo_stop`): timers stop, held packets are freed.
+pub(crate) fn stop() {
+    let Some(d) = device() else { return };
+    d.state.lock().up = false;
+    stop_timers();
+    let mut st = d.state.lock();
+    for p in st.peers.iter_mut().flatten() {
+        p.rx.window.drain(&mut drop);
+    }
+}
+
+/// Stops both timers and waits for running callbacks (process context).
+/// Callbacks do not re-arm once `State::up` is false.
+pub(crate) fn stop_timers() {
+    HB_TIMER.stop();
+    SWEEP_TIMER.stop();
+}
+
+/// Runs the sweep (and sends queued heartbeats) as soon as possible.
+pub(crate) fn kick() {
+    SWEEP_TIMER.arm(0);
+}
+
+/// `HB_TIMER`: heartbeats to every known peer on every link that is up.
+pub(crate) fn heartbeat_timer() {
+    let Some(d) = device() else { return };
+    let hbspan = {
+        let mut guard = d.state.lock();
+        let st = &mut *guard;
+        if !st.up {
+            return;
+        }
+        let links = st.links_up();
+        for p in st.peers.iter_mut().flatten() {
+            p.hb_pending |= links;
+        }
+        st.params.hbspan().as_ms() as u32
+    };
+    send_pending(d);
+    HB_TIMER.arm(hbspan);
+}
+
+/// `SWEEP_TIMER`: FAST_TOUT and loss releases for every peer; queued
+/// heartbeats.
+pub(crate) fn sweep_timer() {
+    let Some(d) = device() else { return };
+    let now = ri2n_glue::now();
+    {
+        let mut guard = d.state.lock();
+        let st = &mut *guard;
+        if !st.up {
+            return;
+        }
+        let (params, carrier) = (st.params, st.carrier);
+        let stats = &mut st.stats;
+        for p in st.peers.iter_mut().flatten() {
+            let active = p.det.usable() & carrier;
+            p.rx.sweep(now, active, &params, &mut |s| {
+                stats.rx_packets += 1;
+                stats.rx_bytes += s.len() as u64;
+                s.netif_rx();
+            });
+        }
+    }
+    send_pending(d);
+    SWEEP_TIMER.arm(sweep_period_ms(d));
+}
+
+/// Sends every queued heartbeat, one peer at a time, never holding the lock
+/// across a transmit.
+fn send_pending(d: &'static Ri2n) {
+    let mut slot = 0;
+    loop {
+        let mut batch: [Option<(NetDev, usize, u8)>; MAX_LINKS] = [None; MAX_LINKS];
+        let (mac, next): (Mac, _);
+        {
+            let mut guard = d.state.lock();
+            let st = &mut *guard;
+            let Some(s) = st.table.slots().find(|&s| s >= slot) else { break };
+            slot = s + 1;
+            mac = *st.table.mac(s);
+            let links = st.links_up();
+            let Some(p) = st.peers[s].as_deref_mut() else { continue };
+            let pending = p.hb_pending & links;
+            if pending == 0 {
+                continue;
+            }
+            let failed = p.det.failed();
+            for l in 0..d.nslaves {
+                let bit = 1u8 << l;
+                if pending & bit == 0 {
+                    continue;
+                }
+                let Some(sl) = st.slaves[l].as_ref() else { continue };
+                let mut flags = 0;
+                if failed & bit != 0 {
+                    flags |= HB_RX_FAILED;
+                }
+                if p.hb_probe & bit != 0 {
+                    flags |= HB_PROBE;
+                }
+                batch[l] = Some((sl.dev(), l, flags));
+            }
+            p.hb_pending &= !pending;
+            p.hb_probe &= !pending;
+            next = p.tx_seq;
+        }
+        let mut sent = 0;
+        for (slave, l, flags) in batch.iter().flatten() {
+            if crate::ri2n_tx::send_heartbeat(d, *slave, &mac, *l, next, *flags) {
+                sent += 1;
+            }
+        }
+        d.state.lock().stats.hb_sent += sent;
+    }
+}
+
+/// A netdev notifier event for `dev`, under RTNL.
+pub(crate) fn netdev_event(rtnl: &Rtnl, event: u32, dev: NetDev) {
+    let Some(d) = device() else { return };
+    if dev == d.dev {
+        return;
+    }
+    let mut st = d.state.lock();
+    let Some(link) = st.link_of(dev) else { return };
+    let bit = 1u8 << link;
+    match event {
+        NETDEV_UP | NETDEV_DOWN | NETDEV_CHANGE => {
+            let up = dev.running() && dev.carrier_ok();
+            let was = st.carrier & bit != 0;
+            if up == was {
+                return;
+            }
+            if up {
+                st.carrier |= bit;
+                // Ask every peer to answer on this link at once.
+                for p in st.peers.iter_mut().flatten() {
+                    p.hb_pending |= bit;
+                    p.hb_probe |= bit;
+                }
+            } else {
+                st.carrier &= !bit;
+            }
+            let any = st.carrier != 0;
+            drop(st);
+            pr_info!(
+                "{}: link {}: carrier {}{}\n",
+                d.dev.name_str(),
+                d.link_name(link),
+                if up { "up, probing peers" } else { "down, not used for any peer" },
+                if any { "" } else { " (no link left)" }
+            );
+            d.dev.set_carrier(any);
+            if up {
+                kick();
+            }
+        }
+        NETDEV_CHANGEMTU => {
+            let max = st
+                .slaves
+                .iter()
+                .flatten()
+                .map(|s| s.dev().mtu())
+                .min()
+                .unwrap_or(1500)
+                .saturating_sub(crate::proto::header::HEADER_LEN as u32);
+            drop(st);
+            d.dev.set_max_mtu(max);
+            if d.dev.mtu() > max {
+                let _ = d.dev.set_mtu(rtnl, max);
+                pr_info!("{}: mtu lowered to {} (slave {} mtu changed)\n", d.dev.name_str(), max, d.link_name(link));
+            }
+        }
+        NETDEV_UNREGISTER => {
+            let gone = st.slaves[link].take();
+            st.carrier &= !bit;
+            let any = st.carrier != 0;
+            drop(st);
+            d.dev.set_carrier(any);
+            pr_info!("{}: link {}: slave removed\n", d.dev.name_str(), d.link_name(link));
+            // Transmit and timers may still use the device inside an RCU
+            // read side: wait for them before dropping our reference.
+            ri2n_glue::synchronize_net();
+            drop(gone);
+        }
+        _ => {}
+    }
+}
