@@ -58,8 +58,9 @@ static void ri2n_setup(struct net_device *dev)
 {
 	ether_setup(dev);
 	dev->netdev_ops = &ri2n_netdev_ops;
-	/* A virtual device: no qdisc of its own, locking is ours. */
-	dev->priv_flags |= IFF_NO_QUEUE;
+	/* A virtual device: no qdisc of its own, locking is ours; the MAC may
+	 * change while up (ri2n_rs_set_mac moves the slaves' filter entry). */
+	dev->priv_flags |= IFF_NO_QUEUE | IFF_LIVE_ADDR_CHANGE;
 	dev->lltx = true;
 	/* Room for the RI2N header, so transmit rarely reallocates. */
 	dev->needed_headroom = RI2N_HLEN;

@@ -195,6 +195,46 @@ lab_check_kernel() {
 	return $bad
 }
 
+# --- ri2n ----------------------------------------------------------------
+
+# ri2n_up NODE...: ri2n0 over all data NICs, 10.0.0.<i>/24 and fd00::<i>/64;
+# extra module parameters in RI2N_PARAMS.
+ri2n_up() {
+	local n slaves
+	slaves=$(seq -s, -f 'eth%g' 0 $((LAB_LINKS - 1)))
+	for n in "$@"; do
+		# shellcheck disable=SC2086
+		on "$n" modprobe ri2n slaves="$slaves" ${RI2N_PARAMS:-} &&
+			on "$n" ip link set ri2n0 up &&
+			on "$n" ip addr add 10.0.0.${n#n}/24 dev ri2n0 &&
+			on "$n" ip -6 addr add fd00::${n#n}/64 dev ri2n0 nodad || return 1
+	done
+}
+ri2n_mac() { on "$1" cat /sys/class/net/ri2n0/address; }
+# ep_state NODE PEER_NODE SLAVE: the endpoint's state in NODE's procfs.
+ep_state() {
+	local mac
+	mac=$(ri2n_mac "$2")
+	on "$1" cat /proc/net/ri2n/ri2n0 | awk -v m="Peer $mac:" -v e="endpoint $3:" \
+		'$0 == m {p = 1; next} /^Peer / {p = 0} p && index($0, e) {print $4}'
+}
+# proc_counter NODE NAME: a counter from procfs' "Counters:" line.
+proc_counter() {
+	on "$1" cat /proc/net/ri2n/ri2n0 | awk -v k="$2" '/^Counters:/ {for (i = 2; i < NF; i++) if ($i == k) print $(i + 1)}'
+}
+host_ms() { date +%s%3N; }
+# guest_offset NODE: the guest clock minus the host clock, in ms (error
+# below half an ssh round trip).
+guest_offset() {
+	local h0 g h1
+	h0=$(host_ms)
+	g=$(on "$1" date +%s%3N)
+	h1=$(host_ms)
+	echo $((g - (h0 + h1) / 2))
+}
+# after_cut MS_GUEST OFFSET T_HOST: milliseconds from a host event to a guest event.
+since_host() { echo $(($1 - $2 - $3)); }
+
 # Counting checks, in the style of WireGuard's netns.sh.
 TESTS_OK=0
 TESTS_BAD=0
@@ -221,4 +261,37 @@ finish() {
 	lab_check_kernel || TESTS_BAD=$((TESTS_BAD + 1))
 	pretty INFO "$TESTS_OK checks ok, $TESTS_BAD failed"
 	[ "$TESTS_BAD" = 0 ]
+}
+
+# transfer FROM TO MB [PORT]: sends MB MiB of random data over TCP from FROM
+# to TO's ri2n0 address, in the background; `transfer_wait` checks that the
+# SHA-256 both ends computed match. The data is made first, in FROM's RAM.
+transfer_start() {
+	local from=$1 to=$2 mb=$3 port=${4:-5001}
+	on "$from" sh -c "[ -f /dev/shm/data-$mb ] || head -c ${mb}M /dev/urandom > /dev/shm/data-$mb"
+	on "$from" sh -c "sha256sum < /dev/shm/data-$mb | cut -d' ' -f1 > /tmp/tx.sha"
+	on "$to" sh -c "rm -f /tmp/rx.sha; (socat -u TCP-LISTEN:$port,reuseaddr - | sha256sum | cut -d' ' -f1 > /tmp/rx.sha.tmp; mv /tmp/rx.sha.tmp /tmp/rx.sha) >/dev/null 2>&1 &"
+	sleep 0.3
+	XFER_FROM=$from XFER_TO=$to
+	on "$from" socat -u OPEN:/dev/shm/data-$mb TCP:10.0.0.${to#n}:$port &
+	XFER_PID=$!
+}
+transfer_wait() { # TIMEOUT_S: true if the transfer completed with equal checksums
+	local t=0
+	while kill -0 "$XFER_PID" 2>/dev/null; do
+		sleep 1
+		t=$((t + 1))
+		if ((t > $1)); then
+			kill "$XFER_PID" 2>/dev/null
+			pretty INFO "transfer did not finish within $1 s"
+			return 1
+		fi
+	done
+	wait "$XFER_PID" || return 1
+	for _ in $(seq 50); do on "$XFER_TO" test -f /tmp/rx.sha && break; sleep 0.2; done
+	local tx rx
+	tx=$(on "$XFER_FROM" cat /tmp/tx.sha)
+	rx=$(on "$XFER_TO" cat /tmp/rx.sha)
+	pretty INFO "sha256 sent ${tx:0:16}… received ${rx:0:16}…"
+	[ -n "$tx" ] && [ "$tx" = "$rx" ]
 }
