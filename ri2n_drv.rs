@@ -528,12 +528,12 @@ pub(crate) fn proc_show(m: &SeqFile) {
         );
         for l in 0..d.nslaves {
             let e = &p.det.endpoints[l];
-            let state = if e.failed {
+            let state = if st.carrier & (1 << l) == 0 {
+                "no-carrier"
+            } else if e.failed {
                 "failed"
             } else if e.peer_failed {
                 "peer-failed"
-            } else if st.carrier & (1 << l) == 0 {
-                "no-carrier"
             } else {
                 "up"
             };

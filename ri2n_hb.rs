@@ -19,7 +19,7 @@
 //! ri2n0's MTU; unregistration releases the slave.
 
 use kernel::prelude::*;
-use crate::proto::header::{HB_PROBE, HB_RX_FAILED};
+use crate::proto::header::HB_PROBE;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_glue::{self, Mac, NetDev, Rtnl, HB_TIMER, SWEEP_TIMER};
 use crate::{device, Ri2n};
@@ -121,7 +121,7 @@ pub(crate) fn sweep_timer() {
 fn send_pending(d: &'static Ri2n) {
     let mut slot = 0;
     loop {
-        let mut batch: [Option<(NetDev, usize, u8)>; MAX_LINKS] = [None; MAX_LINKS];
+        let mut batch: [Option<(NetDev, usize, u8, u8)>; MAX_LINKS] = [None; MAX_LINKS];
         let (mac, next): (Mac, _);
         {
             let mut guard = d.state.lock();
@@ -135,29 +135,25 @@ fn send_pending(d: &'static Ri2n) {
             if pending == 0 {
                 continue;
             }
-            let failed = p.det.failed();
+            // Our links unusable toward this peer: failed, no carrier, removed.
+            let all = ((1u16 << d.nslaves) - 1) as u8;
+            let down = (p.det.failed() | !links) & all;
             for l in 0..d.nslaves {
                 let bit = 1u8 << l;
                 if pending & bit == 0 {
                     continue;
                 }
                 let Some(sl) = st.slaves[l].as_ref() else { continue };
-                let mut flags = 0;
-                if failed & bit != 0 {
-                    flags |= HB_RX_FAILED;
-                }
-                if p.hb_probe & bit != 0 {
-                    flags |= HB_PROBE;
-                }
-                batch[l] = Some((sl.dev(), l, flags));
+                let flags = if p.hb_probe & bit != 0 { HB_PROBE } else { 0 };
+                batch[l] = Some((sl.dev(), l, flags, down));
             }
             p.hb_pending &= !pending;
             p.hb_probe &= !pending;
             next = p.tx_seq;
         }
         let mut sent = 0;
-        for (slave, l, flags) in batch.iter().flatten() {
-            if crate::ri2n_tx::send_heartbeat(d, *slave, &mac, *l, next, *flags) {
+        for (slave, l, flags, down) in batch.iter().flatten() {
+            if crate::ri2n_tx::send_heartbeat(d, *slave, &mac, *l, next, *flags, *down) {
                 sent += 1;
             }
         }
@@ -190,6 +186,12 @@ pub(crate) fn netdev_event(rtnl: &Rtnl, event: u32, dev: NetDev) {
                 }
             } else {
                 st.carrier &= !bit;
+                // Tell every peer on the links left, so it stops sending on
+                // this one within a round trip.
+                let left = st.carrier;
+                for p in st.peers.iter_mut().flatten() {
+                    p.hb_pending |= left;
+                }
             }
             let any = st.carrier != 0;
             drop(st);
@@ -201,9 +203,7 @@ pub(crate) fn netdev_event(rtnl: &Rtnl, event: u32, dev: NetDev) {
                 if any { "" } else { " (no link left)" }
             );
             d.dev.set_carrier(any);
-            if up {
-                kick();
-            }
+            kick();
         }
         NETDEV_CHANGEMTU => {
             let max = st
@@ -224,9 +224,13 @@ pub(crate) fn netdev_event(rtnl: &Rtnl, event: u32, dev: NetDev) {
         NETDEV_UNREGISTER => {
             let gone = st.slaves[link].take();
             st.carrier &= !bit;
-            let any = st.carrier != 0;
+            let left = st.carrier;
+            for p in st.peers.iter_mut().flatten() {
+                p.hb_pending |= left;
+            }
             drop(st);
-            d.dev.set_carrier(any);
+            d.dev.set_carrier(left != 0);
+            kick();
             pr_info!("{}: link {}: slave removed\n", d.dev.name_str(), d.link_name(link));
             // Transmit and timers may still use the device inside an RCU
             // read side: wait for them before dropping our reference.

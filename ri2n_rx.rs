@@ -10,7 +10,7 @@
 
 use kernel::prelude::*;
 use crate::proto::detector::Transitions;
-use crate::proto::header::{Header, Heartbeat, Kind, HB_PROBE, HB_RX_FAILED, HEADER_LEN, HEARTBEAT_LEN};
+use crate::proto::header::{Header, Heartbeat, Kind, HB_PROBE, HEADER_LEN, HEARTBEAT_LEN};
 use crate::proto::rx::Epoch;
 use crate::ri2n_glue::{Mac, MacFmt, NetDev, Skb};
 use crate::ri2n_hb;
@@ -87,7 +87,7 @@ pub(crate) fn receive(mut skb: Skb, dev: NetDev) -> i32 {
     let mut kick = false;
     let t = match (hdr.kind, hb) {
         (Kind::Heartbeat, Some(hb)) => {
-            let t = peer.det.heartbeat(link, now, hb.flags & HB_RX_FAILED != 0, &params);
+            let t = peer.det.heartbeat(link, now, hb.link as usize, hb.down, &params);
             let active = peer.det.usable() & carrier;
             if peer.rx.heartbeat(link, hdr.seq, hb.epoch, now, active, &params, &mut |s| deliver(stats, s)) == Epoch::Restarted {
                 pr_info!("{}: peer {} restarted (new epoch {:08x})\n", d.dev.name_str(), MacFmt(&src), hb.epoch);
@@ -121,10 +121,13 @@ pub(crate) fn receive(mut skb: Skb, dev: NetDev) -> i32 {
         }
     };
     if !t.is_empty() {
-        // Tell the peer at once: our heartbeat carries HB_RX_FAILED (or no
-        // longer does), so a one-way failure stops its sending too.
-        peer.hb_pending |= t.failed | t.recovered;
-        kick = true;
+        if t.failed | t.recovered != 0 {
+            // Tell the peer at once, on every link that is up: our
+            // heartbeats' down mask changed, and a one-way failure must stop
+            // its sending too.
+            peer.hb_pending |= carrier;
+            kick = true;
+        }
         log_transitions(d, &src, &t, now, peer.det.endpoints.as_slice());
     }
     drop(guard);

@@ -116,8 +116,8 @@ fn send_on_all(skb: Skb, all: &[Option<NetDev>; MAX_LINKS]) -> bool {
 }
 
 /// Sends one heartbeat to `peer` on `slave` (link `link`): our epoch, our
-/// next sequence number for the peer, and `flags`.
-pub(crate) fn send_heartbeat(d: &Ri2n, slave: NetDev, peer: &Mac, link: usize, next: Seq, flags: u8) -> bool {
+/// next sequence number for the peer, `flags` and our `down` links.
+pub(crate) fn send_heartbeat(d: &Ri2n, slave: NetDev, peer: &Mac, link: usize, next: Seq, flags: u8, down: u8) -> bool {
     // Ethernet's 60-byte minimum; the slave pads shorter frames anyway.
     let len = (ETH_HLEN + HEADER_LEN + HEARTBEAT_LEN).max(60);
     let Some(mut skb) = Skb::alloc(slave, len as u32) else { return false };
@@ -128,7 +128,7 @@ pub(crate) fn send_heartbeat(d: &Ri2n, slave: NetDev, peer: &Mac, link: usize, n
     Header { kind: Kind::Heartbeat, protocol: 0, seq: next }.encode(&mut h);
     skb.write(ETH_HLEN, &h);
     let mut b = [0u8; HEARTBEAT_LEN];
-    Heartbeat { epoch: d.epoch, flags, link: link as u8 }.encode(&mut b);
+    Heartbeat { epoch: d.epoch, flags, link: link as u8, down }.encode(&mut b);
     skb.write(ETH_HLEN + HEADER_LEN, &b);
     skb.xmit(slave, ETH_P_RI2N);
     true

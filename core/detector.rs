@@ -13,10 +13,14 @@
 //! HBWEIGHT to the counter, so an idle or stalled peer still reaches
 //! FT_HTHRESH and a dead link is found.
 //!
-//! Receiving only sees one direction. A heartbeat therefore also tells the
-//! peer whether its frames on that link arrive ([`super::header::HB_RX_FAILED`]):
-//! the peer marks the endpoint `peer_failed` and stops sending on it too, as
-//! RI2N/UDP did explicitly.
+//! Receiving only sees one direction. A heartbeat therefore also carries the
+//! sender's unusable links (`Heartbeat::down`): failed by its detector,
+//! without carrier, or removed. The receiver marks those endpoints
+//! `peer_failed` and stops sending on them too, as RI2N/UDP told its peer
+//! explicitly; sent on every surviving link at each change, this also makes
+//! the far side's carrier loss take effect within a round trip. Heartbeats
+//! name the link they left on, so the receiver learns which of its links is
+//! which of the peer's, whatever order each node listed its slaves in.
 
 use super::params::Params;
 use super::time::Instant;
@@ -80,6 +84,8 @@ pub struct Detector {
     /// Indexed by link.
     pub endpoints: [Endpoint; MAX_LINKS],
     nlinks: usize,
+    /// Our link for each of the peer's links, + 1 (0: not yet learned).
+    peer_link: [u8; MAX_LINKS],
 }
 
 impl Detector {
@@ -91,7 +97,7 @@ impl Detector {
         for e in endpoints.iter_mut() {
             e.last_rx = now;
         }
-        Detector { endpoints, nlinks: nlinks.min(MAX_LINKS) }
+        Detector { endpoints, nlinks: nlinks.min(MAX_LINKS), peer_link: [0; MAX_LINKS] }
     }
 
     /// Resets to `nlinks` fresh endpoints for a peer first heard of at `now`.
@@ -104,7 +110,7 @@ impl Detector {
         self.mask(|e| e.usable())
     }
 
-    /// Links we have failed (carried as `HB_RX_FAILED` in our heartbeats).
+    /// Links we have failed (part of `Heartbeat::down` in ours).
     pub fn failed(&self) -> u8 {
         self.mask(|e| e.failed)
     }
@@ -128,11 +134,15 @@ impl Detector {
         self.judge(now, p)
     }
 
-    /// A heartbeat from the peer arrived on `link` at `now`; `rx_failed` is
-    /// its `HB_RX_FAILED` bit.
-    pub fn heartbeat(&mut self, link: usize, now: Instant, rx_failed: bool, p: &Params) -> Transitions {
+    /// A heartbeat from the peer arrived on our `link` at `now`; it left on
+    /// the peer's link `peer_link`, and `down` are the peer's links unusable
+    /// toward us (by its indices).
+    pub fn heartbeat(&mut self, link: usize, now: Instant, peer_link: usize, down: u8, p: &Params) -> Transitions {
         let mut t = Transitions::default();
         let bit = 1u8 << link;
+        if peer_link < MAX_LINKS {
+            self.peer_link[peer_link] = link as u8 + 1;
+        }
         let e = &mut self.endpoints[link];
         e.rx_heartbeats += 1;
         e.last_rx = now;
@@ -144,12 +154,20 @@ impl Detector {
         } else {
             e.counter = e.counter.saturating_add(p.hbweight());
         }
-        if rx_failed != e.peer_failed {
-            e.peer_failed = rx_failed;
-            if rx_failed {
-                t.peer_failed = bit;
-            } else {
-                t.peer_recovered = bit;
+        for (j, &ours) in self.peer_link.iter().enumerate() {
+            if ours == 0 || ours as usize > self.nlinks {
+                continue;
+            }
+            let l = ours as usize - 1;
+            let e = &mut self.endpoints[l];
+            let says_down = down & (1 << j) != 0;
+            if says_down != e.peer_failed {
+                e.peer_failed = says_down;
+                if says_down {
+                    t.peer_failed |= 1 << l;
+                } else {
+                    t.peer_recovered |= 1 << l;
+                }
             }
         }
         let j = self.judge(now, p);

@@ -19,11 +19,18 @@
 //! for the receiving peer (it consumes none), and its payload is:
 //!
 //! ```text
-//!  0                                       4         5         6         8
-//!  +---------------------------------------+---------+---------+---------+
-//!  | epoch (BE)                            |  flags  |  link   |    0    |
-//!  +---------------------------------------+---------+---------+---------+
+//!  0                                       4         5         6         7         8
+//!  +---------------------------------------+---------+---------+---------+---------+
+//!  | epoch (BE)                            |  flags  |  link   |  down   |    0    |
+//!  +---------------------------------------+---------+---------+---------+---------+
 //! ```
+//!
+//! `link` is the sender's index of the slave the heartbeat left on, `down` the
+//! sender's links (by its own indices) that are unusable toward the receiver:
+//! failed by its detector (frames from the receiver do not arrive), without
+//! carrier, or removed. The receiver learns which of its links is which of
+//! the sender's from `link`, and stops sending on the links in `down` (one-way
+//! failures, and the far side's carrier loss, as RI2N/UDP told its peer).
 
 use super::seq::Seq;
 
@@ -123,9 +130,6 @@ impl Header {
 /// Heartbeat flag: the sender asks for an immediate heartbeat back on this
 /// link (sent when a link comes back, so recovery need not wait an HBSPAN).
 pub const HB_PROBE: u8 = 1 << 0;
-/// Heartbeat flag: the sender has failed this link for frames from the
-/// receiver, who must stop sending on it (one-way failures, RI2N/UDP).
-pub const HB_RX_FAILED: u8 = 1 << 1;
 
 /// A heartbeat's payload.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -135,8 +139,11 @@ pub struct Heartbeat {
     pub epoch: u32,
     /// `HB_*` bits.
     pub flags: u8,
-    /// The sender's index of the slave it went out on (for logs).
+    /// The sender's index of the slave it went out on.
     pub link: u8,
+    /// The sender's links that are unusable toward the receiver (bit per
+    /// sender link index).
+    pub down: u8,
 }
 
 impl Heartbeat {
@@ -149,7 +156,7 @@ impl Heartbeat {
         out[0..4].copy_from_slice(&self.epoch.to_be_bytes());
         out[4] = self.flags;
         out[5] = self.link;
-        out[6] = 0;
+        out[6] = self.down;
         out[7] = 0;
     }
 
@@ -163,6 +170,7 @@ impl Heartbeat {
             epoch: u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]),
             flags: buf[4],
             link: buf[5],
+            down: buf[6],
         })
     }
 }

@@ -295,3 +295,24 @@ transfer_wait() { # TIMEOUT_S: true if the transfer completed with equal checksu
 	pretty INFO "sha256 sent ${tx:0:16}… received ${rx:0:16}…"
 	[ -n "$tx" ] && [ "$tx" = "$rx" ]
 }
+
+# watch_start NODE PEER SLAVE REGEX TIMEOUT_S: starts watching, in NODE, for
+# the endpoint (PEER, SLAVE) to reach a state matching REGEX.
+watch_start() {
+	local mac
+	mac=$(ri2n_mac "$2")
+	WATCH_OFF=$(guest_offset "$1")
+	on "$1" ri2n-watch "$mac" "$3" "$4" "$5" >"$LAB_DIR/watch" &
+	WATCH_PID=$!
+	sleep 0.2
+}
+# watch_ms T_HOST: sets WATCHED to the milliseconds from host time T_HOST to
+# the watched change, or "never". Not in $(...): wait needs this shell.
+watch_ms() {
+	if wait "$WATCH_PID"; then
+		WATCHED=$(($(cat "$LAB_DIR/watch") - WATCH_OFF - $1))
+	else
+		WATCHED=never
+	fi
+}
+lt() { [ "$1" != never ] && [ "$1" -lt "$2" ]; }

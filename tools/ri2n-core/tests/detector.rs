@@ -65,10 +65,10 @@ fn heartbeats_weigh_hbweight_so_an_idle_peer_is_still_judged() {
     let mut d = Detector::new(2, ms(0));
     // Only heartbeats, and only on L0: 3 each; the 4th makes 12 > 10.
     for i in 1..=3 {
-        assert!(d.heartbeat(L0, ms(2000 * i), false, &p).is_empty());
+        assert!(d.heartbeat(L0, ms(2000 * i), L0, 0, &p).is_empty());
     }
     assert_eq!(d.endpoints[L0].counter, 9);
-    let t = d.heartbeat(L0, ms(8000), false, &p);
+    let t = d.heartbeat(L0, ms(8000), L0, 0, &p);
     assert_eq!(t.failed, 1 << L1);
 }
 
@@ -80,7 +80,7 @@ fn a_heartbeat_on_a_failed_endpoint_recovers_it() {
         d.data(L0, ms(200), &p);
     }
     assert!(d.endpoints[L1].failed);
-    let t = d.heartbeat(L1, ms(2000), false, &p);
+    let t = d.heartbeat(L1, ms(2000), L1, 0, &p);
     assert_eq!(t.recovered, 1 << L1);
     assert_eq!(d.endpoints[L1].recoveries, 1);
     assert_eq!(d.usable(), 0b11);
@@ -99,16 +99,16 @@ fn data_alone_never_recovers_a_failed_endpoint() {
 }
 
 #[test]
-fn the_peer_reporting_rx_failed_stops_our_sending_on_that_link() {
+fn the_peer_reporting_a_link_down_stops_our_sending_on_it() {
     // One-way failure: our frames on L1 do not reach the peer; its
     // heartbeats on L1 still reach us and say so.
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
-    let t = d.heartbeat(L1, ms(10), true, &p);
+    let t = d.heartbeat(L1, ms(10), L1, 1 << L1, &p);
     assert_eq!(t.peer_failed, 1 << L1);
     assert_eq!(d.usable(), 1 << L0);
     assert!(!d.endpoints[L1].failed, "our own receive direction is fine");
-    let t = d.heartbeat(L1, ms(2010), false, &p);
+    let t = d.heartbeat(L1, ms(2010), L1, 0, &p);
     assert_eq!(t.peer_recovered, 1 << L1);
     assert_eq!(d.usable(), 0b11);
 }
@@ -123,8 +123,43 @@ fn flapping_is_counted() {
         for _ in 0..11 {
             d.data(L0, ms(now), &p);
         }
-        d.heartbeat(L1, ms(now + 1), false, &p);
+        d.heartbeat(L1, ms(now + 1), L1, 0, &p);
     }
     assert_eq!(d.endpoints[L1].fails, 3);
     assert_eq!(d.endpoints[L1].recoveries, 3);
+}
+
+#[test]
+fn news_of_a_dead_link_arrives_on_another_link() {
+    // The peer lost carrier on its link 1: it cannot tell us there, so its
+    // heartbeat on link 0 says so.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.heartbeat(L0, ms(0), L0, 0, &p);
+    d.heartbeat(L1, ms(0), L1, 0, &p);
+    let t = d.heartbeat(L0, ms(5), L0, 1 << L1, &p);
+    assert_eq!(t.peer_failed, 1 << L1);
+    assert_eq!(d.usable(), 1 << L0);
+}
+
+#[test]
+fn link_numbering_may_differ_between_nodes() {
+    // The peer listed its slaves the other way round: its link 0 is our L1.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.heartbeat(L1, ms(0), 0, 0, &p);
+    d.heartbeat(L0, ms(0), 1, 0, &p);
+    // It says its link 0 is down: that is our L1.
+    let t = d.heartbeat(L0, ms(5), 1, 1 << 0, &p);
+    assert_eq!(t.peer_failed, 1 << L1);
+    assert_eq!(d.usable(), 1 << L0);
+}
+
+#[test]
+fn a_down_bit_for_an_unlearned_link_changes_nothing() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    let t = d.heartbeat(L0, ms(0), L0, 1 << 1, &p);
+    assert!(t.peer_failed == 0, "peer link 1 not yet mapped to one of ours");
+    assert_eq!(d.usable(), 0b11);
 }

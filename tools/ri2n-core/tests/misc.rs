@@ -28,10 +28,10 @@ fn header_rejects_short_unknown_version_and_kind() {
 
 #[test]
 fn heartbeat_round_trips_and_rejects_short() {
-    let hb = Heartbeat { epoch: 0xdeadbeef, flags: HB_PROBE | HB_RX_FAILED, link: 1 };
+    let hb = Heartbeat { epoch: 0xdeadbeef, flags: HB_PROBE, link: 1, down: 0b10 };
     let mut b = [0xffu8; 8];
     hb.encode(&mut b);
-    assert_eq!(b, [0xde, 0xad, 0xbe, 0xef, 3, 1, 0, 0]);
+    assert_eq!(b, [0xde, 0xad, 0xbe, 0xef, 1, 1, 2, 0]);
     assert_eq!(Heartbeat::decode(&b), Ok(hb));
     assert_eq!(Heartbeat::decode(&b[..7]), Err(DecodeError::Short));
 }
