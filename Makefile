@@ -36,7 +36,7 @@ lab-test:
 check: setup unit lab-test
 
 demo: setup
-	scripts/demo.sh
+	scripts/lab run scripts/demo-lab.sh
 
 bench-core:
 	cd tools && $(CARGO) bench -p ri2n-core

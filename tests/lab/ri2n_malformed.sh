@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Frames injected from a raw socket on a slave: bad version, unknown kind,
+# garbage, a flood of random source MACs, and RI2N frames on a non-slave.
+# Each is dropped and counted; nothing crashes; ri2n0 keeps working; the
+# peer table stays bounded.
+set -u
+. "$(dirname "$0")/lib.sh"
+lab_up 2 2
+RI2N_PARAMS="max_peers=8" ri2n_up n1 n2 || fail "ri2n_up"
+on n1 ping -c 2 -q 10.0.0.2 >/dev/null
+mac2=$(ri2n_mac n2 | tr -d :)
+
+# inject NODE DEV HEX...: one raw frame (hex bytes) out of DEV.
+inject() {
+	local n=$1 dev=$2
+	shift 2
+	on "$n" sh -c "printf '$(printf '%s' "$*" | sed 's/\(..\)/\\\\x\1/g')' | socat -u -b 2000 - INTERFACE:$dev"
+}
+src=020000000099
+before=$(proc_counter n2 rx_malformed)
+inject n1 eth0 "$mac2$src" 1004 02010800 00000001 0000  # version 2
+inject n1 eth0 "$mac2$src" 1004 00010800 00000001 0000  # version 0
+inject n1 eth1 "$mac2$src" 1004 01090800 00000001 0000  # kind 9
+inject n1 eth1 "$mac2$src" 1004 01000800 00000001 0000  # kind 0
+after=$(proc_counter n2 rx_malformed)
+check "4 malformed frames dropped and counted ($before -> $after)" test $((after - before)) = 4
+check "the kernel log names the reason" out_has n2 "dropped malformed frame on eth[01]: (bad version|unknown kind)" dmesg
+
+# Garbage: random bytes behind the RI2N ethertype, 50 frames.
+on n1 sh -c "for i in \$(seq 50); do (printf '\\x${mac2:0:2}\\x${mac2:2:2}\\x${mac2:4:2}\\x${mac2:6:2}\\x${mac2:8:2}\\x${mac2:10:2}\\x02\\x00\\x00\\x00\\x00\\x98\\x10\\x04'; head -c \$((RANDOM % 200 + 1)) /dev/urandom) | socat -u -b 2000 - INTERFACE:eth0; done"
+check "ri2n0 still works after garbage" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
+
+# Flood of valid-looking data frames from 100 random source MACs: the peer
+# table stays at max_peers (8), the rest is refused and counted.
+on n1 sh -c "for i in \$(seq 100); do (printf '\\x${mac2:0:2}\\x${mac2:2:2}\\x${mac2:4:2}\\x${mac2:6:2}\\x${mac2:8:2}\\x${mac2:10:2}\\x02'; head -c 5 /dev/urandom; printf '\\x10\\x04\\x01\\x01\\x08\\x00'; head -c 40 /dev/urandom) | socat -u -b 2000 - INTERFACE:eth1; done"
+peers=$(on n2 awk '/^Peers:/ {print $2}' /proc/net/ri2n/ri2n0)
+refused=$(proc_counter n2 peers_refused)
+check "peer table bounded by max_peers ($peers <= 8)" test "$peers" -le 8
+check "excess peers refused and counted ($refused)" test "$refused" -gt 80
+check "ri2n0 still works after the flood (n1 is a known peer)" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
+
+# RI2N frames on a device that is not a slave are ignored.
+before=$(proc_counter n2 rx_not_slave)
+inject n2 lo "$mac2$src" 1004 01010800 00000001 0000
+after=$(proc_counter n2 rx_not_slave)
+check "frame on a non-slave ignored and counted ($before -> $after)" test $((after - before)) -ge 1
+finish

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# rmmod while traffic flows at full speed, on the receiver and on the
+# sender, three times; load -> unload -> load works; no splat (and, on the
+# debug kernel, no kmemleak report).
+set -u
+. "$(dirname "$0")/lib.sh"
+lab_up 2 2
+ri2n_up n1 n2 || fail "ri2n_up"
+on n2 iperf3 -s -D
+kmemleak() { on "$1" test -e /sys/kernel/debug/kmemleak; }
+for round in 1 2 3; do
+	on n1 ping -c 2 -q -W 2 10.0.0.2 >/dev/null
+	on n1 iperf3 -c 10.0.0.2 -t 6 >/dev/null 2>&1 &
+	ip=$!
+	sleep 2
+	victim=$([ $round = 2 ] && echo n1 || echo n2)
+	check "round $round: rmmod on $victim under load" on $victim rmmod ri2n
+	wait $ip
+	check "round $round: ri2n0 gone on $victim" not on $victim ip link show ri2n0
+	on $victim modprobe ri2n slaves=eth0,eth1 && on $victim ip link set ri2n0 up &&
+		on $victim ip addr add 10.0.0.${victim#n}/24 dev ri2n0
+	check "round $round: reloaded, ping works" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
+done
+for n in n1 n2; do
+	on $n rmmod ri2n
+	if kmemleak $n; then
+		on $n sh -c 'echo scan > /sys/kernel/debug/kmemleak; sleep 6; echo scan > /sys/kernel/debug/kmemleak'
+		leaks=$(on $n cat /sys/kernel/debug/kmemleak | grep -c 'unreferenced object')
+		check "$n: kmemleak reports nothing ($leaks)" test "$leaks" = 0
+	fi
+done
+finish
