@@ -5,6 +5,8 @@
 #   make check    userspace unit tests, then every lab test
 #   make module   ri2n.ko against KDIR (a Rust-enabled kernel build directory;
 #                 default: the lab's cached guest kernel, built if missing)
+#   make check-debug  every lab test on the debug kernel (KASAN, lockdep,
+#                 kmemleak, atomic-sleep checks)
 #   make bench-core   the reorder window against the paper's sorted list
 #
 # Everything installs what it needs first (scripts/setup-host.sh).
@@ -13,7 +15,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all module demo check unit lab-test bench-core setup clean
+.PHONY: all module demo check check-debug unit lab-test bench-core setup clean
 
 all: module
 
@@ -34,6 +36,9 @@ lab-test:
 	scripts/lab test
 
 check: setup unit lab-test
+
+check-debug: setup
+	scripts/lab test --debug
 
 demo: setup
 	scripts/lab run scripts/demo-lab.sh

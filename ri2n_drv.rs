@@ -166,6 +166,15 @@ impl State {
         self.slaves.iter().position(|s| s.as_ref().is_some_and(|s| s.dev() == dev))
     }
 
+    /// The slaves still present (to act on them without the lock).
+    pub(crate) fn slave_devs(&self) -> Result<KVec<NetDev>> {
+        let mut v = KVec::new();
+        for s in self.slaves.iter().flatten() {
+            v.push(s.dev(), GFP_ATOMIC)?;
+        }
+        Ok(v)
+    }
+
     /// Links with a present slave that has carrier.
     pub(crate) fn links_up(&self) -> u8 {
         self.carrier
@@ -212,14 +221,7 @@ impl State {
 pub(crate) fn set_mac(rtnl: &Rtnl, new: &Mac) -> Result {
     let Some(d) = device() else { return Ok(()) };
     let old = d.dev.addr();
-    let slaves: KVec<NetDev> = {
-        let st = d.state.lock();
-        let mut v = KVec::new();
-        for s in st.slaves.iter().flatten() {
-            v.push(s.dev(), GFP_ATOMIC)?;
-        }
-        v
-    };
+    let slaves = d.state.lock().slave_devs()?;
     for s in slaves.iter() {
         s.uc_filter(rtnl, new, true)?;
         // Best effort: a stale entry only costs a filter slot.
@@ -265,7 +267,7 @@ static PARAMS: [AtomicU32; NPARAMS] = {
 pub(crate) fn param_set(idx: usize, val: u32) -> Result {
     let Some(&p) = Param::ALL.get(idx) else { return Err(EINVAL) };
     let spec = p.spec();
-    if val < spec.min || val > spec.max {
+    if p.check(val).is_err() {
         pr_err!("ri2n: {} must be {}..={} {}, not {}\n", spec.name, spec.min, spec.max, spec.unit, val);
         return Err(EINVAL);
     }
@@ -409,14 +411,7 @@ impl kernel::Module for Ri2nModule {
         {
             let rtnl = Rtnl::lock();
             let mac = dev.addr();
-            let slaves: KVec<NetDev> = {
-                let st = m.dev.state.lock();
-                let mut v = KVec::new();
-                for s in st.slaves.iter().flatten() {
-                    v.push(s.dev(), GFP_ATOMIC)?;
-                }
-                v
-            };
+            let slaves = m.dev.state.lock().slave_devs()?;
             for s in slaves.iter() {
                 s.uc_filter(&rtnl, &mac, true)?;
                 if let Err(e) = s.allmulti(&rtnl, 1) {

@@ -111,6 +111,18 @@ impl Param {
         &SPECS[self as usize]
     }
 
+    /// Whether `value` lies in this parameter's range.
+    pub fn check(self, value: u32) -> Result<(), ParamError> {
+        let spec = self.spec();
+        if value < spec.min {
+            Err(ParamError::TooSmall)
+        } else if value > spec.max {
+            Err(ParamError::TooLarge)
+        } else {
+            Ok(())
+        }
+    }
+
     /// The parameter called `name`.
     pub fn by_name(name: &str) -> Result<Param, ParamError> {
         Param::ALL.iter().copied().find(|p| p.spec().name == name).ok_or(ParamError::UnknownName)
@@ -147,20 +159,19 @@ impl Params {
     /// Sets `p` to `value` if the result is still a valid set; else nothing
     /// changes.
     pub fn set(&mut self, p: Param, value: u32) -> Result<(), ParamError> {
-        let spec = p.spec();
-        if value < spec.min {
-            return Err(ParamError::TooSmall);
-        }
-        if value > spec.max {
-            return Err(ParamError::TooLarge);
-        }
         let mut next = *self;
         next.values[p as usize] = value;
-        if next.get(Param::FtLthresh) >= next.get(Param::FtHthresh) {
+        *self = next.validated(p)?;
+        Ok(())
+    }
+
+    /// `self` if `changed`'s value is in range and the set is consistent.
+    fn validated(self, changed: Param) -> Result<Params, ParamError> {
+        changed.check(self.get(changed))?;
+        if self.get(Param::FtLthresh) >= self.get(Param::FtHthresh) {
             return Err(ParamError::LthreshNotBelowHthresh);
         }
-        *self = next;
-        Ok(())
+        Ok(self)
     }
 
     /// Builds a set from `(param, value)` pairs applied to the defaults, as a
@@ -168,19 +179,10 @@ impl Params {
     pub fn from_values(pairs: &[(Param, u32)]) -> Result<Params, ParamError> {
         let mut p = Params::default();
         for &(k, v) in pairs {
-            let spec = k.spec();
-            if v < spec.min {
-                return Err(ParamError::TooSmall);
-            }
-            if v > spec.max {
-                return Err(ParamError::TooLarge);
-            }
+            k.check(v)?;
             p.values[k as usize] = v;
         }
-        if p.get(Param::FtLthresh) >= p.get(Param::FtHthresh) {
-            return Err(ParamError::LthreshNotBelowHthresh);
-        }
-        Ok(p)
+        p.validated(Param::FtHthresh)
     }
 
     /// FT_HTHRESH.

@@ -316,3 +316,24 @@ watch_ms() {
 	fi
 }
 lt() { [ "$1" != never ] && [ "$1" -lt "$2" ]; }
+
+# measure NODE PEER SLAVE REGEX TIMEOUT_S CMD...: runs CMD on the host and
+# sets WATCHED to the ms until NODE's endpoint (PEER, SLAVE) matches REGEX.
+measure() {
+	local node=$1 peer=$2 slave=$3 want=$4 timeout=$5 t
+	shift 5
+	watch_start "$node" "$peer" "$slave" "$want" "$timeout"
+	t=$(host_ms)
+	"$@"
+	watch_ms "$t"
+}
+
+# ri2n_pair RATE: two nodes, two links shaped to RATE into each guest, ri2n0
+# up on both, n1 and n2 know each other.
+ri2n_pair() {
+	lab_up 2 2
+	ri2n_up n1 n2 || fail "ri2n_up"
+	local n l
+	for n in n1 n2; do for l in 0 1; do link_shape $n $l "$1"; done; done
+	on n1 ping -c 2 -q 10.0.0.2 >/dev/null
+}

@@ -6,28 +6,19 @@
 # transfer lasts long enough to cut a link in its middle.
 set -u
 . "$(dirname "$0")/lib.sh"
-lab_up 2 2
-ri2n_up n1 n2 || fail "ri2n_up"
-for n in n1 n2; do for l in 0 1; do link_shape $n $l 100mbit; done; done
-on n1 ping -c 2 -q 10.0.0.2 >/dev/null
+ri2n_pair 100mbit
 
 transfer_start n1 n2 100
 sleep 1.5
 # The receiver's own carrier: its side stops using eth1 at once; the sender
 # learns from what stops arriving on eth1.
-watch_start n1 n2 eth1 'failed|peer-failed' 20
-t=$(host_ms)
-link_carrier n2 1 down
-watch_ms "$t"
+measure n1 n2 eth1 'failed|peer-failed' 20 link_carrier n2 1 down
 det=$WATCHED
 check "n2 sees no carrier on eth1" test "$(ep_state n2 n1 eth1)" = no-carrier
 pretty INFO "carrier loss on n2 eth1: sender n1 stopped using it after $det ms"
 check "sender detected the dead link within 1 s ($det ms)" lt "$det" 1000
 sleep 1
-watch_start n1 n2 eth1 up 20
-t=$(host_ms)
-link_carrier n2 1 up
-watch_ms "$t"
+measure n1 n2 eth1 up 20 link_carrier n2 1 up
 rec=$WATCHED
 pretty INFO "carrier back on n2 eth1: n1 uses it again after $rec ms"
 check "link back in use within 1 s of carrier ($rec ms)" lt "$rec" 1000

@@ -14,7 +14,7 @@ mac2=$(ri2n_mac n2 | tr -d :)
 inject() {
 	local n=$1 dev=$2
 	shift 2
-	on "$n" sh -c "printf '$(printf '%s' "$*" | sed 's/\(..\)/\\\\x\1/g')' | socat -u -b 2000 - INTERFACE:$dev"
+	on "$n" sh -c "printf '$(printf '%s' "$*" | tr -d ' ' | sed 's/\(..\)/\\x\1/g')' | socat -u -b 2000 - INTERFACE:$dev"
 }
 src=020000000099
 before=$(proc_counter n2 rx_malformed)

@@ -4,24 +4,16 @@
 # on link 1 as well. A transfer n2 -> n1 completes.
 set -u
 . "$(dirname "$0")/lib.sh"
-lab_up 2 2
-ri2n_up n1 n2 || fail "ri2n_up"
-for n in n1 n2; do for l in 0 1; do link_shape $n $l 100mbit; done; done
-on n2 ping -c 2 -q 10.0.0.1 >/dev/null
+ri2n_pair 100mbit
 
 transfer_start n2 n1 60
 sleep 1
-watch_start n2 n1 eth1 peer-failed 20
-t=$(host_ms)
 on n2 modprobe sch_netem
-on n2 tc qdisc replace dev eth1 root netem loss 100%
-watch_ms "$t"
+measure n2 n1 eth1 peer-failed 20 on n2 tc qdisc replace dev eth1 root netem loss 100%
 pretty INFO "one-way loss n2 -> n1 on eth1: n2 stopped sending on it after $WATCHED ms"
 check "n2 stopped sending on eth1 within 1 s ($WATCHED ms)" lt "$WATCHED" 1000
 check "n1 failed (n2, eth1) by its own detector" test "$(ep_state n1 n2 eth1)" = failed
 check "transfer n2 -> n1 completed, checksums equal" transfer_wait 120
-on n2 tc qdisc del dev eth1 root
-watch_start n2 n1 eth1 up 20
-watch_ms "$(host_ms)"
+measure n2 n1 eth1 up 20 on n2 tc qdisc del dev eth1 root
 check "after the loss ends, n2 uses eth1 again within HBSPAN + 1 s" lt "$WATCHED" 3000
 finish

@@ -10,7 +10,8 @@ on n2 iperf3 -s -D
 kmemleak() { on "$1" test -e /sys/kernel/debug/kmemleak; }
 for round in 1 2 3; do
 	on n1 ping -c 2 -q -W 2 10.0.0.2 >/dev/null
-	on n1 iperf3 -c 10.0.0.2 -t 6 >/dev/null 2>&1 &
+	# Bounded: once one side's ri2n0 is gone the client cannot finish.
+	on n1 timeout 15 iperf3 -c 10.0.0.2 -t 6 --connect-timeout 2000 >/dev/null 2>&1 &
 	ip=$!
 	sleep 2
 	victim=$([ $round = 2 ] && echo n1 || echo n2)
@@ -19,6 +20,12 @@ for round in 1 2 3; do
 	check "round $round: ri2n0 gone on $victim" not on $victim ip link show ri2n0
 	on $victim modprobe ri2n slaves=eth0,eth1 && on $victim ip link set ri2n0 up &&
 		on $victim ip addr add 10.0.0.${victim#n}/24 dev ri2n0
+	on n2 pkill iperf3
+	on n2 iperf3 -s -D
+	# The reloaded ri2n0 has a new random MAC: the other node's ARP entry
+	# is stale until it is flushed (or the address is set by hand).
+	other=$([ $victim = n1 ] && echo n2 || echo n1)
+	on $other ip neigh flush dev ri2n0
 	check "round $round: reloaded, ping works" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
 done
 for n in n1 n2; do
