@@ -7,6 +7,7 @@
 #                 default: the lab's cached guest kernel, built if missing)
 #   make check-debug  every lab test on the debug kernel (KASAN, lockdep,
 #                 kmemleak, atomic-sleep checks)
+#   make bench    bulk TCP: one link vs bonding balance-rr vs ri2n (lab)
 #   make bench-core   the reorder window against the paper's sorted list
 #
 # Everything installs what it needs first (scripts/setup-host.sh).
@@ -15,7 +16,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all module demo check check-debug unit lab-test bench-core setup clean
+.PHONY: all module demo check check-debug unit lab-test bench bench-core setup clean
 
 all: module
 
@@ -42,6 +43,9 @@ check-debug: setup
 
 demo: setup
 	scripts/lab run scripts/demo-lab.sh
+
+bench: setup
+	scripts/lab run scripts/bench-lab.sh
 
 bench-core:
 	cd tools && $(CARGO) bench -p ri2n-core

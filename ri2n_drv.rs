@@ -83,6 +83,15 @@ pub(crate) struct DevStats {
     pub(crate) hb_sent: u64,
 }
 
+impl DevStats {
+    /// A packet counted as sent was dropped after all.
+    pub(crate) fn uncount_tx(&mut self, len: u64) {
+        self.tx_packets -= 1;
+        self.tx_bytes -= len;
+        self.tx_dropped += 1;
+    }
+}
+
 /// Per-peer state (one node at the other end of the links).
 pub(crate) struct Peer {
     /// Receive side: reorder window, loss detector, broadcast filter.

@@ -38,6 +38,10 @@ pub(crate) fn xmit(mut skb: Skb) {
     let (kind, seq, route) = {
         let mut guard = d.state.lock();
         let st = &mut *guard;
+        // Counted as sent now, corrected below in the rare failure cases,
+        // so that the lock is taken once per packet.
+        st.stats.tx_packets += 1;
+        st.stats.tx_bytes += len;
         if dst[0] & 1 != 0 {
             let seq = st.bcast_seq;
             st.bcast_seq = seq.next();
@@ -61,13 +65,13 @@ pub(crate) fn xmit(mut skb: Skb) {
                 }
             }
             let Some(slot) = st.peer_slot(&dst, d.nslaves, now) else {
-                st.stats.tx_dropped += 1;
+                st.stats.uncount_tx(len);
                 return;
             };
             let Some(peer) = st.peers[slot].as_deref_mut() else { return };
             let usable = peer.det.usable() & carrier & queues_ok;
             let Some(link) = peer.rr.pick(usable) else {
-                st.stats.tx_dropped += 1;
+                st.stats.uncount_tx(len);
                 st.stats.tx_no_link += 1;
                 return;
             };
@@ -81,22 +85,16 @@ pub(crate) fn xmit(mut skb: Skb) {
     let mut hdr = [0u8; HEADER_LEN];
     Header { kind, protocol, seq }.encode(&mut hdr);
     if skb.insert_after_eth(ETH_P_RI2N, &hdr).is_err() {
-        d.state.lock().stats.tx_dropped += 1;
+        d.state.lock().stats.uncount_tx(len);
         return;
     }
-    let sent = match route {
-        Route::One(slave) => {
-            skb.xmit(slave, ETH_P_RI2N);
-            true
+    match route {
+        Route::One(slave) => skb.xmit(slave, ETH_P_RI2N),
+        Route::All(all) => {
+            if !send_on_all(skb, &all) {
+                d.state.lock().stats.uncount_tx(len);
+            }
         }
-        Route::All(all) => send_on_all(skb, &all),
-    };
-    let mut st = d.state.lock();
-    if sent {
-        st.stats.tx_packets += 1;
-        st.stats.tx_bytes += len;
-    } else {
-        st.stats.tx_dropped += 1;
     }
 }
 
