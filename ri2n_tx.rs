@@ -3,7 +3,8 @@
 //! Transmit (driver paper §5.3): RI2N header, slave choice, `dev_queue_xmit`.
 //!
 //! Unicast goes to one link, chosen per peer round-robin among the links
-//! that are up, not failed in either direction and not stopped. Broadcast
+//! that are up and not failed in either direction, skipping those whose
+//! queue is stopped while another has room. Broadcast
 //! and multicast (ARP, IPv6 ND) go out on every link that is up, numbered
 //! per sender, so that ARP works while a dead link is not yet detected; the
 //! receiver passes the first copy up (`core/dedup.rs`).
@@ -69,8 +70,10 @@ pub(crate) fn xmit(mut skb: Skb) {
                 return;
             };
             let Some(peer) = st.peers[slot].as_deref_mut() else { return };
-            let usable = peer.det.usable() & carrier & queues_ok;
-            let Some(link) = peer.rr.pick(usable) else {
+            // A stopped queue is skipped when another link has room (§5.3),
+            // but is no reason to drop: the slave's qdisc still queues.
+            let usable = peer.det.usable() & carrier;
+            let Some(link) = peer.rr.pick(usable & queues_ok).or_else(|| peer.rr.pick(usable)) else {
                 st.stats.uncount_tx(len);
                 st.stats.tx_no_link += 1;
                 return;

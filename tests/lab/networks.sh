@@ -27,8 +27,11 @@ for k in 0 1; do
 done
 
 # The networks are independent L2 segments: no path from net 0 to net 1.
+# (arp_ignore=1: by default Linux answers ARP for any of its addresses on
+# any interface, which would hide the question.)
 on n1 ip addr add 10.9.0.1/24 dev eth0
 on n2 ip addr add 10.9.0.2/24 dev eth1
+on n2 sysctl -qw net.ipv4.conf.all.arp_ignore=1
 check "no path between network 0 and network 1" not on n1 ping -c 2 -W 1 -q 10.9.0.2
 
 finish
