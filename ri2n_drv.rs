@@ -543,7 +543,7 @@ pub(crate) fn proc_show(m: &SeqFile) {
             };
             seq_print!(
                 m,
-                "  endpoint {}: state {} counter {} last_rx_ms {} rx {} hb {} fails {} recoveries {}\n",
+                "  endpoint {}: state {} counter {} last_rx_ms {} rx {} hb {} fails {} recoveries {} changed_ms {}\n",
                 d.link_name(l),
                 state,
                 e.counter,
@@ -551,7 +551,8 @@ pub(crate) fn proc_show(m: &SeqFile) {
                 e.rx_packets,
                 e.rx_heartbeats,
                 e.fails,
-                e.recoveries
+                e.recoveries,
+                now.since(e.changed).as_ms()
             );
         }
     }

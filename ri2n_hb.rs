@@ -9,20 +9,23 @@
 //!   link that is up, failed endpoints included (recovery needs them), and
 //!   send them.
 //! - `SWEEP_TIMER`, every FAST_TOUT/4 (at least 1 ms): hand up what waited
-//!   FAST_TOUT or was proved lost, in every peer's window, and send queued
-//!   heartbeats (probe answers, news of a failure or recovery); [`kick`]
-//!   fires it at once.
+//!   FAST_TOUT or was proved lost, in every peer's window; poll the slaves'
+//!   carrier; send queued heartbeats (probe answers, news of a failure, a
+//!   recovery or a carrier change); [`kick`] fires it at once.
 //!
-//! Slave events (netdev notifier, under RTNL): carrier loss takes a link out
-//! of use at once, for every peer; carrier back probes it (a heartbeat that
-//! asks for an answer) so recovery needs no HBSPAN wait; MTU changes bound
-//! ri2n0's MTU; unregistration releases the slave.
+//! Slave carrier is polled by the sweep, as bonding's miimon does, because
+//! the netdev notifier hears of a carrier loss only when linkwatch gets to
+//! it, which for an ordinary NIC may be a second later; the notifier (under
+//! RTNL) covers the time ri2n0 is down. Carrier loss takes a link out of use
+//! at once, for every peer; carrier back probes it (a heartbeat that asks for
+//! an answer) so recovery needs no HBSPAN wait. MTU changes bound ri2n0's
+//! MTU; unregistration releases the slave.
 
 use kernel::prelude::*;
 use crate::proto::header::HB_PROBE;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_glue::{self, Mac, NetDev, Rtnl, HB_TIMER, SWEEP_TIMER};
-use crate::{device, Ri2n};
+use crate::{device, Ri2n, State};
 
 // From include/linux/netdevice.h, enum netdev_cmd.
 const NETDEV_UP: u32 = 1;
@@ -101,6 +104,13 @@ pub(crate) fn sweep_timer() {
         if !st.up {
             return;
         }
+        for l in 0..d.nslaves {
+            if let Some(up) = st.slaves[l].as_ref().map(|s| s.dev().running() && s.dev().carrier_ok()) {
+                if up != (st.carrier & (1 << l) != 0) {
+                    carrier_changed(d, st, l, up);
+                }
+            }
+        }
         let (params, carrier) = (st.params, st.carrier);
         let stats = &mut st.stats;
         for p in st.peers.iter_mut().flatten() {
@@ -173,37 +183,9 @@ pub(crate) fn netdev_event(rtnl: &Rtnl, event: u32, dev: NetDev) {
     match event {
         NETDEV_UP | NETDEV_DOWN | NETDEV_CHANGE => {
             let up = dev.running() && dev.carrier_ok();
-            let was = st.carrier & bit != 0;
-            if up == was {
-                return;
+            if up != (st.carrier & bit != 0) {
+                carrier_changed(d, &mut st, link, up);
             }
-            if up {
-                st.carrier |= bit;
-                // Ask every peer to answer on this link at once.
-                for p in st.peers.iter_mut().flatten() {
-                    p.hb_pending |= bit;
-                    p.hb_probe |= bit;
-                }
-            } else {
-                st.carrier &= !bit;
-                // Tell every peer on the links left, so it stops sending on
-                // this one within a round trip.
-                let left = st.carrier;
-                for p in st.peers.iter_mut().flatten() {
-                    p.hb_pending |= left;
-                }
-            }
-            let any = st.carrier != 0;
-            drop(st);
-            pr_info!(
-                "{}: link {}: carrier {}{}\n",
-                d.dev.name_str(),
-                d.link_name(link),
-                if up { "up, probing peers" } else { "down, not used for any peer" },
-                if any { "" } else { " (no link left)" }
-            );
-            d.dev.set_carrier(any);
-            kick();
         }
         NETDEV_CHANGEMTU => {
             let max = st
@@ -239,4 +221,33 @@ pub(crate) fn netdev_event(rtnl: &Rtnl, event: u32, dev: NetDev) {
         }
         _ => {}
     }
+}
+
+/// Link `link`'s slave gained or lost carrier (seen by the sweep's poll or
+/// the notifier): every peer is told on the links left, and a link that
+/// came back is probed.
+fn carrier_changed(d: &Ri2n, st: &mut State, link: usize, up: bool) {
+    let bit = 1u8 << link;
+    if up {
+        st.carrier |= bit;
+        for p in st.peers.iter_mut().flatten() {
+            p.hb_pending |= st.carrier;
+            p.hb_probe |= bit;
+        }
+    } else {
+        st.carrier &= !bit;
+        for p in st.peers.iter_mut().flatten() {
+            p.hb_pending |= st.carrier;
+        }
+    }
+    let any = st.carrier != 0;
+    pr_info!(
+        "{}: link {}: carrier {}{}\n",
+        d.dev.name_str(),
+        d.link_name(link),
+        if up { "up, probing peers" } else { "down, not used for any peer" },
+        if any { "" } else { " (no link left)" }
+    );
+    d.dev.set_carrier(any);
+    kick();
 }

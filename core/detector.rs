@@ -45,6 +45,9 @@ pub struct Endpoint {
     pub rx_packets: u64,
     /// Heartbeats received.
     pub rx_heartbeats: u64,
+    /// When the endpoint last changed state (failed, recovered, reported
+    /// down or up by the peer).
+    pub changed: Instant,
 }
 
 impl Endpoint {
@@ -150,6 +153,7 @@ impl Detector {
             e.failed = false;
             e.recoveries += 1;
             e.counter = 0;
+            e.changed = now;
             t.recovered = bit;
         } else {
             e.counter = e.counter.saturating_add(p.hbweight());
@@ -163,6 +167,7 @@ impl Detector {
             let says_down = down & (1 << j) != 0;
             if says_down != e.peer_failed {
                 e.peer_failed = says_down;
+                e.changed = now;
                 if says_down {
                     t.peer_failed |= 1 << l;
                 } else {
@@ -186,6 +191,7 @@ impl Detector {
             if !e.failed && e.counter <= p.ft_lthresh() && now.since(e.last_rx) >= p.slow_tout() {
                 e.failed = true;
                 e.fails += 1;
+                e.changed = now;
                 t.failed |= 1 << l;
             }
             e.counter = 0;
