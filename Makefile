@@ -7,8 +7,10 @@
 #                 default: the lab's cached guest kernel, built if missing)
 #   make check-debug  every lab test on the debug kernel (KASAN, lockdep,
 #                 kmemleak, atomic-sleep checks)
-#   make bench    bulk TCP: one link vs bonding balance-rr vs ri2n (lab)
+#   make bench    ri2n vs one link vs bonding balance-rr in the lab: ping-pong,
+#                 bulk TCP, failover timelines, MPI; bench/results/README.md
 #   make bench-core   the reorder window against the paper's sorted list
+#   make fuzz     the core's fuzz targets, FUZZ_SECS (600) each
 #
 # Everything installs what it needs first (scripts/setup-host.sh).
 
@@ -16,7 +18,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all module demo check check-debug unit lab-test bench bench-core setup clean
+.PHONY: all module demo check check-debug unit lab-test bench bench-core fuzz setup clean
 
 all: module
 
@@ -44,11 +46,21 @@ check-debug: setup
 demo: setup
 	scripts/lab run scripts/demo-lab.sh
 
-bench: setup
-	scripts/lab run scripts/bench-lab.sh
+bench:
+	scripts/setup-host.sh --bench
+	LAB_MPI=1 scripts/lab run scripts/bench-lab.sh
 
 bench-core:
 	cd tools && $(CARGO) bench -p ri2n-core
+
+# The fuzz targets (header, window), FUZZ_SECS each; cargo-fuzz runs on the
+# stable toolchain with RUSTC_BOOTSTRAP=1.
+FUZZ_SECS ?= 600
+fuzz:
+	command -v cargo-fuzz >/dev/null || $(CARGO) install --locked cargo-fuzz
+	cd tools/ri2n-core/fuzz && for t in header window; do \
+		RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run -O $$t -- -max_total_time=$(FUZZ_SECS) -print_final_stats=1 || exit 1; \
+	done
 
 clean:
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/ri2n/kernel/guest-* 2>/dev/null | head -1); \

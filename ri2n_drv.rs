@@ -18,8 +18,8 @@ use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
 use kernel::seq_print;
-use kernel::sync::SpinLockIrq;
-use kernel::new_spinlock_irq;
+use kernel::sync::{SpinLock, SpinLockIrq};
+use kernel::{new_spinlock, new_spinlock_irq};
 
 // The core is a library: its public API is for tools/ri2n-core too, and
 // parts of it only the userspace tests use.
@@ -140,6 +140,14 @@ pub(crate) struct Ri2n {
     pub(crate) epoch: u32,
     #[pin]
     pub(crate) state: SpinLockIrq<State>,
+    /// Held from taking a peer's sequence number until the packet is queued
+    /// on its slave (data and heartbeats alike), so that each link carries
+    /// a peer's numbers in increasing order, as the loss rule assumes, even
+    /// with several CPUs transmitting. Taken only with BH disabled (transmit,
+    /// timers), before `state`; `state` cannot be: `dev_queue_xmit` must
+    /// not run with IRQs off.
+    #[pin]
+    pub(crate) tx_lock: SpinLock<()>,
 }
 
 /// The one device of this module, for the callbacks.
@@ -409,6 +417,7 @@ impl kernel::Module for Ri2nModule {
                 names,
                 epoch,
                 state <- new_spinlock_irq!(state, "ri2n_state"),
+                tx_lock <- new_spinlock!((), "ri2n_tx"),
             }),
             GFP_KERNEL,
         )?;
@@ -527,8 +536,8 @@ pub(crate) fn proc_show(m: &SeqFile) {
         seq_print!(m, "  epoch {:08x} tx_next {} rx_next {} held {}\n", p.rx.epoch, p.tx_seq.0, w.next_expected().0, w.held());
         seq_print!(
             m,
-            "  released in_order {} timeout {} loss {} flushes {} jumps {} gaps {} late {} duplicates {} restarts {}\n",
-            r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late, r.duplicates, r.resyncs
+            "  released in_order {} timeout {} loss {} flushes {} jumps {} gaps {} late {} late_loss {} duplicates {} restarts {}\n",
+            r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late, r.late_loss, r.duplicates, r.resyncs
         );
         for l in 0..d.nslaves {
             let e = &p.det.endpoints[l];

@@ -20,6 +20,7 @@
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
+#include <net/gro_cells.h>
 #include <net/net_namespace.h>
 
 #include "ri2n_glue.h"
@@ -45,7 +46,15 @@ static void ri2n_get_stats64(struct net_device *dev, struct rtnl_link_stats64 *s
 	s->rx_frame_errors = v[7];
 }
 
+/* What ri2n0 hands up goes through per-CPU GRO cells, as tunnel devices
+ * do: the reordered TCP segments are coalesced before the stack sees them. */
+static struct gro_cells ri2n_gro;
+static int ri2n_init(struct net_device *dev) { return gro_cells_init(&ri2n_gro, dev); }
+static void ri2n_uninit(struct net_device *dev) { gro_cells_destroy(&ri2n_gro); }
+
 static const struct net_device_ops ri2n_netdev_ops = {
+	.ndo_init = ri2n_init,
+	.ndo_uninit = ri2n_uninit,
 	.ndo_open = ri2n_rs_open,
 	.ndo_stop = ri2n_rs_stop,
 	.ndo_start_xmit = ri2n_rs_xmit,
@@ -60,10 +69,18 @@ static void ri2n_setup(struct net_device *dev)
 	dev->netdev_ops = &ri2n_netdev_ops;
 	/* A virtual device: no qdisc of its own, locking is ours; the MAC may
 	 * change while up (ri2n_rs_set_mac moves the slaves' filter entry). */
-	dev->priv_flags |= IFF_NO_QUEUE | IFF_LIVE_ADDR_CHANGE;
+	/* No netpoll: it would transmit with IRQs off, and we hand packets to
+	 * the slaves with dev_queue_xmit, which must not run so. */
+	dev->priv_flags |= IFF_NO_QUEUE | IFF_LIVE_ADDR_CHANGE | IFF_DISABLE_NETPOLL;
 	dev->lltx = true;
 	/* Room for the RI2N header, so transmit rarely reallocates. */
 	dev->needed_headroom = RI2N_HLEN;
+	/* Checksum and scatter-gather are the slaves' to do: the RI2N header
+	 * goes in front of the payload without moving it, so a partial
+	 * checksum's offsets stay right; for a slave that cannot offload, the
+	 * stack finishes the job in validate_xmit_skb(). */
+	dev->hw_features |= NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_HIGHDMA;
+	dev->features |= dev->hw_features;
 	eth_hw_addr_random(dev);
 }
 
@@ -162,7 +179,7 @@ int ri2n_set_allmulti(struct net_device *dev, int inc) { return dev_set_allmulti
 int ri2n_eth_mac_addr(struct net_device *dev, void *addr) { return eth_mac_addr(dev, addr); }
 
 int ri2n_dev_queue_xmit(struct sk_buff *skb) { return dev_queue_xmit(skb); }
-int ri2n_netif_rx(struct sk_buff *skb) { return netif_rx(skb); }
+int ri2n_gro_receive(struct sk_buff *skb) { return gro_cells_receive(&ri2n_gro, skb); }
 void ri2n_kfree_skb(struct sk_buff *skb) { kfree_skb(skb); }
 void ri2n_consume_skb(struct sk_buff *skb) { consume_skb(skb); }
 struct sk_buff *ri2n_skb_share_check(struct sk_buff *skb) { return skb_share_check(skb, GFP_ATOMIC); }

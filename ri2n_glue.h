@@ -56,7 +56,7 @@ int ri2n_uc_del(struct net_device *dev, const u8 *addr);
 int ri2n_set_allmulti(struct net_device *dev, int inc);
 int ri2n_eth_mac_addr(struct net_device *dev, void *addr);
 int ri2n_dev_queue_xmit(struct sk_buff *skb);
-int ri2n_netif_rx(struct sk_buff *skb);
+int ri2n_gro_receive(struct sk_buff *skb);
 void ri2n_kfree_skb(struct sk_buff *skb);
 void ri2n_consume_skb(struct sk_buff *skb);
 struct sk_buff *ri2n_skb_share_check(struct sk_buff *skb);

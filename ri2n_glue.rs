@@ -56,7 +56,7 @@ extern "C" {
     fn ri2n_eth_mac_addr(dev: *mut NetDevice, addr: *mut c_void) -> c_int;
 
     fn ri2n_dev_queue_xmit(skb: *mut SkBuff) -> c_int;
-    fn ri2n_netif_rx(skb: *mut SkBuff) -> c_int;
+    fn ri2n_gro_receive(skb: *mut SkBuff) -> c_int;
     fn ri2n_kfree_skb(skb: *mut SkBuff);
     fn ri2n_consume_skb(skb: *mut SkBuff);
     fn ri2n_skb_share_check(skb: *mut SkBuff) -> *mut SkBuff;
@@ -495,10 +495,13 @@ impl Skb {
         }
     }
 
-    /// Hands the skb to the stack (`netif_rx`), which consumes it.
-    pub(crate) fn netif_rx(self) {
-        // SAFETY: We owned the skb, prepared by `strip_and_retarget`.
-        unsafe { ri2n_netif_rx(self.into_raw()) };
+    /// Hands the skb to the stack through ri2n0's GRO cells
+    /// (`gro_cells_receive`), which consume it. Softirq context only.
+    pub(crate) fn hand_up(self) {
+        // SAFETY: We owned the skb, prepared by `strip_and_retarget`; the
+        // callers (packet handler, sweep timer) run in softirq context while
+        // ri2n0 is registered, so its GRO cells exist.
+        unsafe { ri2n_gro_receive(self.into_raw()) };
     }
 
     /// Frees a packet that was handled, not dropped (heartbeats).

@@ -10,16 +10,19 @@
 //!   send them.
 //! - `SWEEP_TIMER`, every FAST_TOUT/4 (at least 1 ms): hand up what waited
 //!   FAST_TOUT or was proved lost, in every peer's window; poll the slaves'
-//!   carrier; send queued heartbeats (probe answers, news of a failure, a
-//!   recovery or a carrier change); [`kick`] fires it at once.
+//!   carrier; start and end probe rounds for links that fell silent; send
+//!   queued heartbeats (probes, probe answers, news of a failure, a recovery
+//!   or a carrier change); [`kick`] fires it at once.
 //!
-//! Slave carrier is polled by the sweep, as bonding's miimon does, because
-//! the netdev notifier hears of a carrier loss only when linkwatch gets to
-//! it, which for an ordinary NIC may be a second later; the notifier (under
-//! RTNL) covers the time ri2n0 is down. Carrier loss takes a link out of use
-//! at once, for every peer; carrier back probes it (a heartbeat that asks for
-//! an answer) so recovery needs no HBSPAN wait. MTU changes bound ri2n0's
-//! MTU; unregistration releases the slave.
+//! Slave carrier loss is polled by the sweep, as bonding's miimon does,
+//! because the netdev notifier hears of it only when linkwatch gets to it,
+//! which for an ordinary NIC may be a second later. Carrier back is taken
+//! from the notifier alone: linkwatch reactivates the slave's qdisc first
+//! (and treats that as urgent), and a probe sent before would be dropped.
+//! The notifier (under RTNL) also covers the time ri2n0 is down. Carrier
+//! loss takes a link out of use at once, for every peer; carrier back probes
+//! it (a heartbeat that asks for an answer) so recovery needs no HBSPAN
+//! wait. MTU changes bound ri2n0's MTU; unregistration releases the slave.
 
 use kernel::prelude::*;
 use crate::proto::header::HB_PROBE;
@@ -104,21 +107,35 @@ pub(crate) fn sweep_timer() {
         if !st.up {
             return;
         }
+        // Only carrier loss is polled: carrier back waits for the notifier,
+        // which linkwatch sends once the slave's qdisc is active again;
+        // until then whatever we sent on it (the probe) would be dropped.
         for l in 0..d.nslaves {
             if let Some(up) = st.slaves[l].as_ref().map(|s| s.dev().running() && s.dev().carrier_ok()) {
-                if up != (st.carrier & (1 << l) != 0) {
-                    carrier_changed(d, st, l, up);
+                if !up && st.carrier & (1 << l) != 0 {
+                    carrier_changed(d, st, l, false);
                 }
             }
         }
         let (params, carrier) = (st.params, st.carrier);
         let stats = &mut st.stats;
-        for p in st.peers.iter_mut().flatten() {
+        for (slot, p) in st.peers.iter_mut().enumerate() {
+            let Some(p) = p.as_deref_mut() else { continue };
+            // Probes for a link that fell silent, or to bring a failed one
+            // back (core/detector.rs).
+            let probe = p.det.probe_due(now, carrier, &params) | p.det.retry_due(now, carrier, &params);
+            p.hb_pending |= probe;
+            p.hb_probe |= probe;
+            let t = p.det.probe_end(now, &params);
+            if !t.is_empty() {
+                p.hb_pending |= carrier;
+                crate::ri2n_rx::log_transitions(d, st.table.mac(slot), &t, now, p.det.endpoints.as_slice());
+            }
             let active = p.det.usable() & carrier;
             p.rx.sweep(now, active, &params, &mut |s| {
                 stats.rx_packets += 1;
                 stats.rx_bytes += s.len() as u64;
-                s.netif_rx();
+                s.hand_up();
             });
         }
     }
@@ -126,11 +143,14 @@ pub(crate) fn sweep_timer() {
     SWEEP_TIMER.arm(sweep_period_ms(d));
 }
 
-/// Sends every queued heartbeat, one peer at a time, never holding the lock
-/// across a transmit.
+/// Sends every queued heartbeat, one peer at a time, never holding the
+/// state lock across a transmit. A heartbeat carries our next number for
+/// the peer and tells it that the link passed everything below; `tx_lock`
+/// keeps data numbered below it from reaching the link after it.
 fn send_pending(d: &'static Ri2n) {
     let mut slot = 0;
     loop {
+        let _order = d.tx_lock.lock();
         let mut batch: [Option<(NetDev, usize, u8, u8)>; MAX_LINKS] = [None; MAX_LINKS];
         let (mac, next): (Mac, _);
         {

@@ -6,7 +6,7 @@
 //! ri2n0 had received it, counts it on its endpoint (peer = source MAC,
 //! link = receiving slave), then hands it to the peer's reorder window
 //! (data), the broadcast filter (broadcast), or the failure detector
-//! (heartbeat). Packets reach the stack through `netif_rx`, in order.
+//! (heartbeat). Packets reach the stack through ri2n0's GRO cells, in order.
 
 use kernel::prelude::*;
 use crate::proto::detector::Transitions;
@@ -23,7 +23,7 @@ const NET_RX_DROP: i32 = 1;
 fn deliver(stats: &mut DevStats, skb: Skb) {
     stats.rx_packets += 1;
     stats.rx_bytes += skb.len() as u64;
-    skb.netif_rx();
+    skb.hand_up();
 }
 
 /// The packet handler: consumes `skb`, received on `dev`.

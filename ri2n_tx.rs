@@ -36,6 +36,8 @@ pub(crate) fn xmit(mut skb: Skb) {
     let len = skb.len() as u64;
     let now = ri2n_glue::now();
 
+    // Until the packet is queued on its slave (see `Ri2n::tx_lock`).
+    let _order = d.tx_lock.lock();
     let (kind, seq, route) = {
         let mut guard = d.state.lock();
         let st = &mut *guard;

@@ -21,6 +21,22 @@
 //! the far side's carrier loss take effect within a round trip. Heartbeats
 //! name the link they left on, so the receiver learns which of its links is
 //! which of the peer's, whatever order each node listed its slaves in.
+//!
+//! Probes close the gap the counters leave. When a link dies, the traffic
+//! that would push a counter past FT_HTHRESH often stops too (TCP waits out
+//! a retransmission timeout), and an idle peer's heartbeats take
+//! FT_HTHRESH / HBWEIGHT periods to get there. So when a usable link has
+//! been silent for SLOW_TOUT while another delivered within SLOW_TOUT, the
+//! driver asks for a heartbeat on every usable link at once ([`probe_due`],
+//! at most one round per SLOW_TOUT); FAST_TOUT later, the longest one link
+//! may lag another, a probed link that brought nothing while another did is
+//! failed ([`probe_end`]). A link that answers is spared whatever its counter.
+//! Failed links are probed every HBSPAN / 8 ([`retry_due`]), so that one
+//! that heals is back within a fraction of HBSPAN.
+//!
+//! [`probe_due`]: Detector::probe_due
+//! [`probe_end`]: Detector::probe_end
+//! [`retry_due`]: Detector::retry_due
 
 use super::params::Params;
 use super::time::Instant;
@@ -89,6 +105,12 @@ pub struct Detector {
     nlinks: usize,
     /// Our link for each of the peer's links, + 1 (0: not yet learned).
     peer_link: [u8; MAX_LINKS],
+    /// Links asked for a heartbeat in the current probe round (0: none).
+    probing: u8,
+    /// When the current or last probe round started.
+    probed: Instant,
+    /// When failed links were last probed for recovery.
+    retried: Instant,
 }
 
 impl Detector {
@@ -100,7 +122,14 @@ impl Detector {
         for e in endpoints.iter_mut() {
             e.last_rx = now;
         }
-        Detector { endpoints, nlinks: nlinks.min(MAX_LINKS), peer_link: [0; MAX_LINKS] }
+        Detector {
+            endpoints,
+            nlinks: nlinks.min(MAX_LINKS),
+            peer_link: [0; MAX_LINKS],
+            probing: 0,
+            probed: Instant(0),
+            retried: Instant(0),
+        }
     }
 
     /// Resets to `nlinks` fresh endpoints for a peer first heard of at `now`.
@@ -178,6 +207,60 @@ impl Detector {
         let j = self.judge(now, p);
         t.failed |= j.failed;
         t
+    }
+
+    /// Starts a probe round if one is due at `now`: a usable link among
+    /// `up` (ours with carrier) silent for SLOW_TOUT while another delivered
+    /// within SLOW_TOUT, and no round within SLOW_TOUT. Returns the links to
+    /// send a probe on (every usable one that is up), or 0.
+    pub fn probe_due(&mut self, now: Instant, up: u8, p: &Params) -> u8 {
+        if self.probing != 0 || now.since(self.probed) < p.slow_tout() {
+            return 0;
+        }
+        let live = self.usable() & up;
+        let silent = live & self.mask(|e| now.since(e.last_rx) >= p.slow_tout());
+        if silent == 0 || silent == live {
+            return 0;
+        }
+        self.probing = live;
+        self.probed = now;
+        live
+    }
+
+    /// Ends the probe round FAST_TOUT after it started: every probed link
+    /// that brought nothing since, while another probed link did, fails.
+    pub fn probe_end(&mut self, now: Instant, p: &Params) -> Transitions {
+        let mut t = Transitions::default();
+        if self.probing == 0 || now.since(self.probed) < p.fast_tout() {
+            return t;
+        }
+        let probed = self.probed;
+        let answered = self.probing & self.mask(|e| e.last_rx.0 >= probed.0);
+        if answered != 0 {
+            for l in 0..self.nlinks {
+                let e = &mut self.endpoints[l];
+                if self.probing & !answered & (1 << l) != 0 && !e.failed {
+                    e.failed = true;
+                    e.fails += 1;
+                    e.changed = now;
+                    t.failed |= 1 << l;
+                }
+            }
+        }
+        self.probing = 0;
+        t
+    }
+
+    /// Failed links among `up` to probe for recovery at `now`: every
+    /// HBSPAN / 8, so that a healed link returns within a fraction of HBSPAN
+    /// rather than at the next heartbeat. The peer's answer recovers it.
+    pub fn retry_due(&mut self, now: Instant, up: u8, p: &Params) -> u8 {
+        let failed = self.failed() & up;
+        if failed == 0 || now.since(self.retried).0 < p.hbspan().0 / 8 {
+            return 0;
+        }
+        self.retried = now;
+        failed
     }
 
     /// The judgement (§4.4): runs when a counter exceeds FT_HTHRESH.

@@ -128,7 +128,8 @@ impl Header {
 }
 
 /// Heartbeat flag: the sender asks for an immediate heartbeat back on this
-/// link (sent when a link comes back, so recovery need not wait an HBSPAN).
+/// link (sent when a link comes back, so recovery need not wait an HBSPAN,
+/// and in a probe round, when one link fell silent while another did not).
 pub const HB_PROBE: u8 = 1 << 0;
 
 /// A heartbeat's payload.

@@ -31,6 +31,12 @@ const MASK: u32 = WINDOW_SLOTS as u32 - 1;
 /// Arrival-chain links are slot index + 1, so that 0, the all-zero state,
 /// means "none".
 const NIL: u16 = 0;
+/// `Slot::gave_up`: nothing was given up in the slot (all-zero state).
+const GAVE_UP_NONE: u8 = 0;
+/// `Slot::gave_up`: the loss detector gave the slot's number up.
+const GAVE_UP_LOSS: u8 = 1;
+/// `Slot::gave_up`: a timeout, flush, jump or resync gave it up.
+const GAVE_UP_OTHER: u8 = 2;
 
 /// After this many consecutive packets more than a window behind, each close
 /// to the previous one, the peer is taken to have restarted its numbering.
@@ -55,6 +61,10 @@ pub struct RxStats {
     pub gaps: u64,
     /// Packets that arrived after their number was given up; handed up.
     pub late: u64,
+    /// Of those, packets whose number the loss detector had given up: each
+    /// is a link that delivered out of order (or was failed while it still
+    /// carried packets), which the loss rule assumes never happens.
+    pub late_loss: u64,
     /// Packets whose number was already held; dropped.
     pub duplicates: u64,
     /// Restarts of the peer's numbering recognised.
@@ -78,8 +88,14 @@ pub enum Release {
 
 struct Slot<P> {
     pkt: Option<P>,
+    /// The held packet's number; in an empty slot, the number last held or
+    /// given up here.
     seq: Seq,
     arrived: Instant,
+    /// In an empty slot: why `seq` was given up (`GAVE_UP_*`), so that a
+    /// late packet can tell what gave it up. Set when a gap is given up,
+    /// cleared when a packet is held here.
+    gave_up: u8,
     /// Arrival-order chain of held slots.
     older: u16,
     newer: u16,
@@ -125,6 +141,7 @@ impl<P> Window<P> {
                 pkt: None,
                 seq: Seq(0),
                 arrived: Instant(0),
+                gave_up: GAVE_UP_NONE,
                 older: NIL,
                 newer: NIL,
             }),
@@ -210,6 +227,13 @@ impl<P> Window<P> {
     fn receive_late(&mut self, seq: Seq, d: i32, pkt: P, up: &mut impl FnMut(P)) -> Option<P> {
         self.stats.late += 1;
         if d > -(WINDOW_SLOTS as i32) {
+            let s = &mut self.slots[(seq.0 & MASK) as usize];
+            if s.pkt.is_none() && s.seq == seq && s.gave_up == GAVE_UP_LOSS {
+                self.stats.late_loss += 1;
+            }
+            if s.pkt.is_none() && s.seq == seq {
+                s.gave_up = GAVE_UP_NONE;
+            }
             self.far_run = 0;
             up(pkt);
             return None;
@@ -276,7 +300,12 @@ impl<P> Window<P> {
                     self.count_release(why);
                     up(pkt);
                 }
-                None => self.stats.gaps += 1,
+                None => {
+                    self.stats.gaps += 1;
+                    let slot = &mut self.slots[i];
+                    slot.seq = s;
+                    slot.gave_up = if why == Release::Loss { GAVE_UP_LOSS } else { GAVE_UP_OTHER };
+                }
             }
             if s == end {
                 break;
@@ -344,6 +373,7 @@ impl<P> Window<P> {
         s.pkt = Some(pkt);
         s.seq = seq;
         s.arrived = now;
+        s.gave_up = GAVE_UP_NONE;
         s.older = newest;
         s.newer = NIL;
         if newest == NIL {

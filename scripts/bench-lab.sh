@@ -1,27 +1,56 @@
 #!/usr/bin/env bash
-# make bench: bulk TCP over one link, Linux bonding balance-rr and ri2n, with
-# 2 and 4 links shaped to RATE each, and once unshaped (CPU-bound); TCP
-# health from the sender's nstat counters. Each configuration runs on a
-# fresh lab. Writes bench/results/bulk-<date>.md and prints it.
+# make bench: ri2n against one link and Linux bonding balance-rr, the way
+# the paper compared them (§6), in the lab. Every configuration runs on a
+# fresh pair of guests. Raw results go to bench/results/raw/, and
+# scripts/bench-report.sh turns them into bench/results/README.md and plots.
 #
-# Shaping: tbf on each tap's egress on the host side (into the guest), the
-# way a switch port's line rate limits a NIC; the guests pay nothing for it.
+#   1. ping-pong latency and throughput against message size, 64 B .. 16 MiB
+#      (tools/pingpong; the paper's Figs. 10-13), shaped and unshaped;
+#   2. bulk TCP (iperf3), 1 and 4 streams, 2 and 4 links shaped, and
+#      unshaped (CPU-bound), with TCP health (nstat) and guest CPU time;
+#   3. failover timelines (Fig. 15): bulk TCP, one link cut at 10 s and
+#      restored at 20 s, sampled every 0.1 s, as carrier loss and as a silent
+#      blackhole, ri2n and bonding;
+#   4. OpenMPI ping-pong over ri2n0 and over one link (Fig. 14).
+#
+# Shaping: tbf at BENCH_RATE on every tap's egress on the host side (the
+# link into each guest), as a switch port's line rate limits a NIC: the
+# links, not the guests' emulated CPUs, are then the bottleneck, and the
+# guests pay nothing for the shaping. "none" is unshaped, CPU-bound.
+#
+# BENCH_ONLY=pingpong,bulk,failover,mpi selects parts (all by default).
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
 RATE=${BENCH_RATE:-100mbit}
 SECS=${BENCH_SECS:-10}
-OUT=$RI2N_ROOT/bench/results/bulk-$(date +%Y-%m-%d).md
-ROWS=$LAB_DIR/rows
-: >"$ROWS"
+ONLY=${BENCH_ONLY:-pingpong,bulk,failover,mpi}
+RAW=${BENCH_RAW:-$RI2N_ROOT/bench/results/raw}
+mkdir -p "$RAW"
 
+want() { [[ ",$ONLY," == *",$1,"* ]]; }
 addr() { echo "10.$1.0.${2#n}"; }
 
-setup() { # CONFIG LINKS: the data path under test; prints the peer address
-	local cfg=$1 links=$2 n l slaves
+# lab CONFIG LINKS RATE: a fresh lab with the data path under test; sets SRC
+# and DST, n1's and n2's addresses on it, and DEV, the device it goes through.
+lab() {
+	local cfg=$1 links=$2 rate=$3 n l slaves
+	[ "$LAB_NODES" = 0 ] || lab_down
+	LAB_DIR=$(mktemp -d /tmp/ri2n-lab.XXXXXX)
+	lab_up 2 "$links"
+	if [ "$rate" != none ]; then
+		for n in n1 n2; do for ((l = 0; l < links; l++)); do link_shape $n $l "$rate"; done; done
+	fi
 	slaves=$(seq -s, -f 'eth%g' 0 $((links - 1)))
 	for n in n1 n2; do
 		case $cfg in
-		single) on $n ip addr add "$(addr 1 $n)/24" dev eth0 ;;
+		single | single-1500)
+			# The lab's virtual wire carries a TSO frame whole (up to 64 KiB
+			# from tap to tap); single-1500 turns TSO off so that, as on a real
+			# Ethernet, only MTU-sized frames cross the link.
+			[ "$cfg" = single ] || on $n ethtool -K eth0 tso off
+			on $n ip addr add "$(addr 1 $n)/24" dev eth0
+			DEV=eth0 SRC=$(addr 1 n1) DST=$(addr 1 n2)
+			;;
 		bond)
 			on $n modprobe bonding max_bonds=0
 			on $n ip link add bond0 type bond mode balance-rr miimon 100
@@ -31,72 +60,168 @@ setup() { # CONFIG LINKS: the data path under test; prints the peer address
 			done
 			on $n ip link set bond0 up
 			on $n ip addr add "$(addr 3 $n)/24" dev bond0
+			DEV=bond0 SRC=$(addr 3 n1) DST=$(addr 3 n2)
 			;;
 		ri2n)
 			on $n modprobe ri2n slaves="$slaves"
 			on $n ip link set ri2n0 up
 			on $n ip addr add "$(addr 0 $n)/24" dev ri2n0
+			DEV=ri2n0 SRC=$(addr 0 n1) DST=$(addr 0 n2)
 			;;
 		esac
 	done
-	case $cfg in single) addr 1 n2 ;; bond) addr 3 n2 ;; ri2n) addr 0 n2 ;; esac
+	on n1 ping -c 3 -q -W 2 "$DST" >/dev/null || fail "$cfg: no ping to $DST"
 }
 
-nstat_snap() { on "$1" nstat -az TcpInSegs TcpOutSegs TcpRetransSegs TcpExtTCPDSACKRecv TcpExtTCPSACKReorder TcpExtTCPTSReorder TcpExtTCPRenoReorder TcpExtTCPSpuriousRTOs TcpExtTCPDSACKIgnoredOld | awk 'NR > 1 {print $1, $2}'; }
+done_lab() { # NAME: fail the bench on a kernel splat
+	lab_check_kernel || fail "kernel splat during $1"
+}
+
+# --- 1. ping-pong ------------------------------------------------------------
+
+pingpong() { # CONFIG RATE
+	lab "$1" 2 "$2"
+	on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
+	sleep 0.3
+	pretty BENCH "ping-pong $1, rate $2"
+	on n1 ri2n-pingpong client "$DST" --sizes 64:16M --time "${BENCH_PP_TIME:-0.5}" >"$RAW/pingpong-$1-$2.txt"
+	done_lab "ping-pong $1 $2"
+}
+
+# --- 2. bulk -------------------------------------------------------------------
+
+NSTAT_KEYS="TcpInSegs TcpOutSegs TcpRetransSegs TcpExtTCPDSACKRecv TcpExtTCPDSACKOfoRecv TcpExtTCPSACKReorder TcpExtTCPTSReorder TcpExtTCPRenoReorder TcpExtTCPSpuriousRTOs"
+nstat_snap() { on "$1" nstat -az $NSTAT_KEYS | awk 'NR > 1 {print $1, $2}'; }
 delta() { awk -v k="$3" '$1 == k {v[FILENAME] = $2} END {print v[ARGV[2]] - v[ARGV[1]]}' "$1" "$2"; }
+# Kernel-side CPU time (system + irq + softirq) of a guest, in USER_HZ ticks.
+sys_ticks() { on "$1" awk '$1 == "cpu" {print $4 + $7 + $8}' /proc/stat; }
 
-run() { # CONFIG LINKS RATE STREAMS
-	local cfg=$1 links=$2 rate=$3 streams=$4 dst mbit mb
-	lab_up 2 "$links"
-	if [ "$rate" != none ]; then
-		for n in n1 n2; do for ((l = 0; l < links; l++)); do link_shape $n $l "$rate"; done; done
-	fi
-	dst=$(setup "$cfg" "$links" | tail -1)
-	on n1 ping -c 3 -q -W 2 "$dst" >/dev/null
+bulk() { # CONFIG LINKS RATE STREAMS
+	local cfg=$1 links=$2 rate=$3 streams=$4 j s0 s1 c1 c2
+	lab "$cfg" "$links" "$rate"
 	on n2 iperf3 -s -D
-	sleep 0.5
+	sleep 0.3
+	pretty BENCH "bulk $cfg, $links links, rate $rate, $streams streams"
 	nstat_snap n1 >"$LAB_DIR/s0"
-	on n1 iperf3 -c "$dst" -t "$SECS" -P "$streams" -J >"$LAB_DIR/iperf.json"
+	c1=$(sys_ticks n1) c2=$(sys_ticks n2)
+	on n1 iperf3 -c "$DST" -t "$SECS" -P "$streams" -J >"$LAB_DIR/iperf.json"
+	c1=$(($(sys_ticks n1) - c1)) c2=$(($(sys_ticks n2) - c2))
 	nstat_snap n1 >"$LAB_DIR/s1"
-	mbit=$(awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.1f", $2 / 1e6; exit}' "$LAB_DIR/iperf.json")
-	mb=$(awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bytes"/ {printf "%.1f", $2 / 1048576; exit}' "$LAB_DIR/iperf.json")
-	local acks retr dsack reord
-	acks=$(delta "$LAB_DIR/s0" "$LAB_DIR/s1" TcpInSegs)
-	retr=$(delta "$LAB_DIR/s0" "$LAB_DIR/s1" TcpRetransSegs)
-	dsack=$(delta "$LAB_DIR/s0" "$LAB_DIR/s1" TcpExtTCPDSACKRecv)
-	reord=$(($(delta "$LAB_DIR/s0" "$LAB_DIR/s1" TcpExtTCPSACKReorder) + $(delta "$LAB_DIR/s0" "$LAB_DIR/s1" TcpExtTCPTSReorder) + $(delta "$LAB_DIR/s0" "$LAB_DIR/s1" TcpExtTCPRenoReorder)))
-	printf '| %-6s | %d | %-7s | %d | %8s | %6s | %8s | %5s | %6s | %7s |\n' "$cfg" "$links" "$rate" "$streams" "$mbit" \
-		"$(awk -v a="$acks" -v m="$mb" 'BEGIN {printf "%.0f", m > 0 ? a / m : 0}')" "$retr" "$dsack" "$reord" "$mb" | tee -a "$ROWS"
-	lab_check_kernel || pretty WARN "kernel splat in $cfg run"
-	lab_down
-	LAB_DIR=$(mktemp -d /tmp/ri2n-lab.XXXXXX)
-	ROWS_KEEP=1
+	j=$LAB_DIR/iperf.json s0=$LAB_DIR/s0 s1=$LAB_DIR/s1
+	local bits bytes
+	bits=$(awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.0f\n", $2; exit}' "$j")
+	bytes=$(awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bytes"/ {printf "%.0f\n", $2; exit}' "$j")
+	[ -n "$bits" ] || fail "bulk $cfg: iperf3 gave no result"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$links" "$rate" "$streams" \
+		"$bits" "$bytes" "$(delta "$s0" "$s1" TcpInSegs)" "$(delta "$s0" "$s1" TcpRetransSegs)" \
+		"$(($(delta "$s0" "$s1" TcpExtTCPDSACKRecv) + $(delta "$s0" "$s1" TcpExtTCPDSACKOfoRecv)))" \
+		"$(($(delta "$s0" "$s1" TcpExtTCPSACKReorder) + $(delta "$s0" "$s1" TcpExtTCPTSReorder) + $(delta "$s0" "$s1" TcpExtTCPRenoReorder)))" \
+		"$(delta "$s0" "$s1" TcpExtTCPSpuriousRTOs)" "$c1" "$c2" >>"$RAW/bulk.tsv"
+	done_lab "bulk $cfg"
 }
 
-keep=$ROWS
-for links in 2 4; do
-	for cfg in single bond ri2n; do
-		for streams in 1 4; do
-			run $cfg $links "$RATE" $streams
-			ROWS=$keep
-		done
-	done
-done
-for cfg in single bond ri2n; do
-	run $cfg 2 none 1
-	ROWS=$keep
-done
+# --- 3. failover ---------------------------------------------------------------
+
+# fault carrier|blackhole on|off: n2's link 1 fails or heals.
+fault() {
+	case $1/$2 in
+	carrier/on) link_carrier n2 1 down ;;
+	carrier/off) link_carrier n2 1 up ;;
+	blackhole/*) link_blackhole n2 1 "$2" ;;
+	esac
+}
+
+# sleep_until T_HOST_MS
+sleep_until() { sleep "$(awk -v t="$1" -v now="$(host_ms)" 'BEGIN {d = (t - now) / 1000; print (d > 0 ? d : 0)}')"; }
+
+# failover CONFIG carrier|blackhole: 30 s of bulk TCP n1 -> n2 sampled every
+# 0.1 s; n2's link 1 fails at 10 s and heals at 20 s (the receiver's side,
+# so the sender learns of it only through the network, as in the paper's
+# cable pull). For ri2n, ri2n-watch also times the sender's endpoint (n2,
+# eth1) leaving and re-entering service.
+failover() {
+	local cfg=$1 fault=$2 off t0 start cut heal ip watch=$RAW/failover-$1-$2.watch
+	lab "$cfg" 2 "$RATE"
+	on n2 iperf3 -s -D
+	sleep 0.3
+	pretty BENCH "failover $cfg, $fault"
+	off=$(guest_offset n1)
+	start=$(host_ms)
+	on n1 sh -c "date +%s%3N >/tmp/t0; exec iperf3 -c $DST -t 30 -i 0.1 -J" >"$LAB_DIR/iperf.json" &
+	ip=$!
+	rm -f "$watch"
+	[ "$cfg" = ri2n ] && { sleep_until $((start + 9500)); watch_start n1 n2 eth1 'failed|peer-failed' 9; }
+	sleep_until $((start + 10000))
+	cut=$(host_ms)
+	fault "$fault" on
+	[ "$cfg" = ri2n ] && { watch_ms "$cut"; echo "detect_ms $WATCHED" >>"$watch"; }
+	[ "$cfg" = ri2n ] && { sleep_until $((start + 19500)); watch_start n1 n2 eth1 up 9; }
+	sleep_until $((start + 20000))
+	heal=$(host_ms)
+	fault "$fault" off
+	[ "$cfg" = ri2n ] && { watch_ms "$heal"; echo "recover_ms $WATCHED" >>"$watch"; }
+	wait $ip
+	t0=$(on n1 cat /tmp/t0)
+	# The cut and the heal on iperf3's clock (ms after the client started).
+	{
+		echo "# cut_ms $((cut + off - t0)) heal_ms $((heal + off - t0))"
+		awk -F'[:,]' '
+			/"intervals"/ {inside = 1}
+			inside && /"sum"/ {s = 1}
+			s && /"end":/ {end = $2}
+			s && /"bits_per_second"/ {printf "%.2f\t%.2f\n", end, $2 / 1e6; s = 0}
+			/"sum_sent"/ {inside = 0}' "$LAB_DIR/iperf.json"
+	} >"$RAW/failover-$cfg-$fault.tsv"
+	done_lab "failover $cfg $fault"
+}
+
+# --- 4. MPI --------------------------------------------------------------------
+
+# mpi CONFIG: the OpenMPI ping-pong (tools/mpi-pingpong.c, Debian's
+# OpenMPI, nothing changed) between n1 and n2, TCP BTL over ri2n0 or eth0.
+mpi() {
+	local cfg=$1
+	lab "$cfg" 2 "$RATE"
+	pretty BENCH "MPI ping-pong over $DEV"
+	on n1 mpirun --allow-run-as-root --oversubscribe -np 2 -H "$SRC,$DST" \
+		--mca plm_rsh_agent ri2n-rsh --mca btl tcp,self --mca btl_tcp_if_include "$DEV" \
+		--mca oob_tcp_if_include "$DEV" --bind-to none \
+		mpi-pingpong >"$RAW/mpi-$cfg.txt" || fail "mpirun over $DEV failed"
+	done_lab "MPI $cfg"
+}
 
 {
-	echo "# Bulk TCP: one link, bonding balance-rr, ri2n"
-	echo
-	echo "- date: $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$RI2N_ROOT" rev-parse --short HEAD), kernel $(basename "$(dirname "$(dirname "$(dirname "$LAB_KERNEL")")")")"
-	echo "- two TCG guests (1 vCPU each); iperf3 ${SECS} s n1 -> n2; receiver goodput"
-	echo "- shaping: tbf $RATE (burst 128kb) on every tap's egress on the host (into each guest), as a switch port's line rate; 'none' = unshaped, CPU-bound"
-	echo "- TCP health from the sender's nstat: ACK segments received per MiB, retransmitted segments, DSACKs received, reorder events (SACK+TS+Reno)"
-	echo
-	echo "| config | links | rate | streams | Mbit/s | ACKs/MiB | retrans | DSACK | reorder | MiB |"
-	echo "|--------|-------|------|---------|-------:|---------:|--------:|------:|--------:|----:|"
-	cat "$keep"
-} >"$OUT"
-cat "$OUT"
+	echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "commit $(git -C "$RI2N_ROOT" rev-parse --short HEAD)$(git -C "$RI2N_ROOT" diff --quiet HEAD -- . ':!bench' || echo '+dirty')"
+	echo "kernel $(cat "$KDIR/include/config/kernel.release") ($LAB_VARIANT, $(basename "${LAB_KERNEL%/arch/x86/boot/bzImage}"))"
+	echo "qemu $(qemu-system-x86_64 --version | head -1)"
+	echo "host $(nproc) x $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
+	echo "rate $RATE"
+	echo "secs $SECS"
+} >"$RAW/meta.txt"
+
+if want pingpong; then
+	for cfg in single bond ri2n; do pingpong $cfg "$RATE"; done
+	for cfg in single single-1500 bond ri2n; do pingpong $cfg none; done
+fi
+if want bulk; then
+	printf '#cfg\tlinks\trate\tstreams\tbits_per_s\tbytes\tacks_in\tretrans\tdsacks\treorder\tspurious_rto\tsys_ticks_tx\tsys_ticks_rx\n' >"$RAW/bulk.tsv"
+	for links in 2 4; do
+		for cfg in single bond ri2n; do
+			for streams in 1 4; do bulk $cfg $links "$RATE" $streams; done
+		done
+	done
+	for cfg in single single-1500 bond ri2n; do
+		for streams in 1 4; do bulk $cfg 2 none $streams; done
+	done
+fi
+if want failover; then
+	for cfg in ri2n bond; do
+		for fault in carrier blackhole; do failover $cfg $fault; done
+	done
+fi
+if want mpi; then
+	for cfg in single ri2n; do mpi $cfg; done
+fi
+[ "$LAB_NODES" = 0 ] || lab_down
+"$RI2N_ROOT/scripts/bench-report.sh" "$RAW"

@@ -30,17 +30,10 @@ done
 
 # Host programs go to /usr/{s,}bin, ahead of busybox's applets in PATH; with
 # bash as /bin/sh no applet shadows them (busybox ash prefers its applets).
-copy_with_libs() {
-	local src=$1 dst=$2
-	cp -L "$src" "$root$dst"
-	ldd "$src" 2>/dev/null | awk '/=> \// {print $3} /^\t\/lib/ {print $1}' | while read -r lib; do
-		[ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; }
-	done
-}
 for b in "${GUEST_BINS[@]}"; do
 	src=$(command -v "$b") || die "host program $b not found: run scripts/setup-host.sh."
 	case "$src" in */sbin/*) d=/usr/sbin ;; *) d=/usr/bin ;; esac
-	copy_with_libs "$src" "$d/$b"
+	copy_with_libs "$root" "$src" "$d/$b"
 done
 for m in modprobe insmod rmmod lsmod modinfo depmod; do ln -sf /usr/bin/kmod "$root/usr/sbin/$m"; done
 ln -sf /usr/bin/bash "$root/bin/sh.real"
@@ -71,8 +64,7 @@ ssh-keygen -q -t ed25519 -N '' -C ri2n-lab -f "$out/id_ed25519"
 cp "$out/id_ed25519.pub" "$root/root/.ssh/authorized_keys"
 chmod 700 "$root/root/.ssh"
 
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/base.cpio.gz.tmp"
-mv "$out/base.cpio.gz.tmp" "$out/base.cpio.gz"
+pack_cpio "$root" "$out/base.cpio.gz"
 rm -rf "$root"
 log "initramfs ready: $(du -h "$out/base.cpio.gz" | cut -f1)"
 echo "$out"

@@ -62,6 +62,24 @@ GUEST_BINS=(bash ip tc ss nstat bridge ethtool iperf3 ping sha256sum socat kmod 
 GUEST_PKGS=(busybox-static iproute2 iperf3 ethtool iputils-ping dropbear-bin socat kmod bash
 	coreutils gawk sed grep libc6)
 
+# copy_with_libs ROOT SRC DST: a host program or library into the image tree
+# ROOT at DST, with the shared libraries it needs that ROOT lacks.
+copy_with_libs() {
+	local root=$1 src=$2 dst=$3
+	mkdir -p "$root$(dirname "$dst")"
+	cp -L "$src" "$root$dst"
+	ldd "$src" 2>/dev/null | awk '/=> \// {print $3} /^\t\/lib/ {print $1}' | while read -r lib; do
+		[ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; }
+	done
+}
+
+# pack_cpio DIR OUT: DIR as a gzipped newc archive at OUT, written whole or
+# not at all (a cache entry must never be half a file).
+pack_cpio() {
+	(cd "$1" && find . | cpio -o -H newc --quiet | gzip -1) >"$2.tmp"
+	mv "$2.tmp" "$2"
+}
+
 initramfs_key() {
 	{
 		cat "$RI2N_ROOT/scripts/build-initramfs.sh" "$RI2N_ROOT"/scripts/guest/*

@@ -22,6 +22,10 @@ APT_PKGS=(
 	openssh-client socat
 )
 QEMU_PKG=qemu-system-x86
+# --bench: what make bench needs besides (plots, the MPI ping-pong).
+if [ "${1:-}" = --bench ]; then
+	APT_PKGS+=(gnuplot-nox openmpi-bin libopenmpi-dev)
+fi
 
 sources=/etc/apt/sources.list.d/ri2n-extra.sources
 prefs=/etc/apt/preferences.d/ri2n-extra

@@ -52,8 +52,10 @@ check "netem off: link 1 works again" ping_ok 10.1.1.2
 # Shaping on the host side: the rate into the guest is capped.
 on n2 iperf3 -s -D -1 >/dev/null
 sleep 0.5
-link_shape n2 0 20mbit 64kb
+# 10 Mbit/s: well below what even the debug kernel's guests receive (14.5
+# was all a KASAN guest took at 20 Mbit/s).
+link_shape n2 0 10mbit 64kb
 mbps=$(on n1 iperf3 -c 10.1.0.2 -t 3 -J | awk -F'[:,]' '/"bits_per_second"/ {b=$2} END {printf "%.1f", b/1e6}')
-check "shape 20mbit into n2 eth0: iperf3 ${mbps} Mbit/s in [15, 21]" awk -v m="$mbps" 'BEGIN { exit !(m >= 15 && m <= 21) }'
+check "shape 10mbit into n2 eth0: iperf3 ${mbps} Mbit/s in [7.5, 10.5]" awk -v m="$mbps" 'BEGIN { exit !(m >= 7.5 && m <= 10.5) }'
 link_shape n2 0 off
 finish

@@ -15,5 +15,5 @@ check "n2 stopped sending on eth1 within 1 s ($WATCHED ms)" lt "$WATCHED" 1000
 check "n1 failed (n2, eth1) by its own detector" test "$(ep_state n1 n2 eth1)" = failed
 check "transfer n2 -> n1 completed, checksums equal" transfer_wait 120
 measure n2 n1 eth1 up 20 on n2 tc qdisc del dev eth1 root
-check "after the loss ends, n2 uses eth1 again within HBSPAN + 1 s" lt "$WATCHED" 3000
+check "after the loss ends, n2 uses eth1 again within HBSPAN / 8 + 750 ms ($WATCHED ms)" lt "$WATCHED" 1000
 finish

@@ -163,3 +163,100 @@ fn a_down_bit_for_an_unlearned_link_changes_nothing() {
     assert!(t.peer_failed == 0, "peer link 1 not yet mapped to one of ours");
     assert_eq!(d.usable(), 0b11);
 }
+
+const BOTH: u8 = 1 << L0 | 1 << L1;
+
+#[test]
+fn a_link_that_dies_while_traffic_stalls_is_found_by_a_probe_round() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    // Both links deliver until 10 ms; then L1 dies and the traffic stalls
+    // after a few packets on L0, far from FT_HTHRESH.
+    for t in 0..5 {
+        d.data(L0, ms(2 * t), &p);
+        d.data(L1, ms(2 * t + 1), &p);
+    }
+    for t in 0..3 {
+        assert!(d.data(L0, ms(50 + t), &p).is_empty());
+    }
+    // Not before L1 has been silent for SLOW_TOUT.
+    assert_eq!(d.probe_due(ms(100), BOTH, &p), 0);
+    assert_eq!(d.probe_due(ms(110), BOTH, &p), BOTH, "L1 silent 101 ms, L0 delivered 58 ms ago");
+    assert_eq!(d.probe_due(ms(111), BOTH, &p), 0, "one round at a time");
+    // L0 answers; L1 does not. Nothing is decided before FAST_TOUT.
+    assert!(d.heartbeat(L0, ms(111), L0, 0, &p).is_empty());
+    assert!(d.probe_end(ms(129), &p).is_empty());
+    let t = d.probe_end(ms(130), &p);
+    assert_eq!(t, Transitions { failed: 1 << L1, ..Default::default() });
+    assert_eq!(d.usable(), 1 << L0);
+    // A heartbeat on L1 brings it back, as always.
+    assert_eq!(d.heartbeat(L1, ms(2000), L1, 0, &p).recovered, 1 << L1);
+}
+
+#[test]
+fn a_probed_link_that_answers_is_spared_whatever_its_counter() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    // Sparse traffic alternating over the links: L1 is silent for long
+    // stretches though alive.
+    d.data(L1, ms(0), &p);
+    d.data(L0, ms(500), &p);
+    assert_eq!(d.probe_due(ms(500), BOTH, &p), BOTH);
+    // Both answer, L0 first: L1's answer a little later still counts.
+    d.heartbeat(L0, ms(501), L0, 0, &p);
+    d.heartbeat(L1, ms(505), L1, 0, &p);
+    assert!(d.probe_end(ms(520), &p).is_empty());
+    assert_eq!(d.usable(), BOTH);
+}
+
+#[test]
+fn no_probe_round_when_every_link_is_silent_or_unusable() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.heartbeat(L0, ms(0), L0, 0, &p);
+    d.heartbeat(L1, ms(0), L1, 0, &p);
+    // An idle peer: both silent. Heartbeats and their counters judge it.
+    assert_eq!(d.probe_due(ms(1000), BOTH, &p), 0);
+    // L1 without carrier on our side is no suspect.
+    d.data(L0, ms(1000), &p);
+    assert_eq!(d.probe_due(ms(1001), 1 << L0, &p), 0);
+    // Nor is a link the peer says it does not receive on: it stopped
+    // sending on it, so its silence is expected.
+    d.heartbeat(L0, ms(1002), L0, 1 << L1, &p);
+    assert!(d.endpoints[L1].peer_failed);
+    assert_eq!(d.probe_due(ms(1003), BOTH, &p), 0);
+}
+
+#[test]
+fn a_round_with_no_answer_at_all_fails_nothing() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.data(L1, ms(0), &p);
+    d.data(L0, ms(150), &p);
+    assert_eq!(d.probe_due(ms(151), BOTH, &p), BOTH);
+    // The peer went away entirely: no evidence against one link.
+    assert!(d.probe_end(ms(200), &p).is_empty());
+    assert_eq!(d.usable(), BOTH);
+    // The next round waits SLOW_TOUT after the last.
+    d.data(L0, ms(240), &p);
+    assert_eq!(d.probe_due(ms(250), BOTH, &p), 0);
+    assert_eq!(d.probe_due(ms(251), BOTH, &p), BOTH);
+}
+
+#[test]
+fn failed_links_are_probed_every_eighth_of_hbspan() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    assert_eq!(d.retry_due(ms(1000), BOTH, &p), 0, "nothing failed");
+    for t in 0..11 {
+        d.data(L0, ms(200 + t), &p);
+    }
+    assert_eq!(d.failed(), 1 << L1);
+    assert_eq!(d.retry_due(ms(260), BOTH, &p), 1 << L1);
+    assert_eq!(d.retry_due(ms(300), BOTH, &p), 0, "HBSPAN 2000 / 8 = 250 ms apart");
+    assert_eq!(d.retry_due(ms(510), 1 << L0, &p), 0, "not without carrier");
+    assert_eq!(d.retry_due(ms(510), BOTH, &p), 1 << L1);
+    // The answer recovers it; no more retries.
+    assert_eq!(d.heartbeat(L1, ms(511), L1, 0, &p).recovered, 1 << L1);
+    assert_eq!(d.retry_due(ms(1000), BOTH, &p), 0);
+}

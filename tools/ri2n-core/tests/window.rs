@@ -67,6 +67,26 @@ fn fast_tout_releases_everything_below_the_expired_packet() {
 }
 
 #[test]
+fn a_late_packet_tells_whether_the_loss_detector_gave_it_up() {
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 10, 0);
+    r.arrive(NIC2, 12, 0);
+    // 11 waited FAST_TOUT: a late 11 is a slow link, not a loss-rule error.
+    assert_eq!(r.sweep(20), [12]);
+    assert_eq!(r.arrive(NIC1, 11, 21), [11]);
+    assert_eq!((r.rx.window.stats.late, r.rx.window.stats.late_loss), (1, 0));
+    // Both links pass 13: it is lost. If it then arrives anyway (a link that
+    // reordered, or one failed while it still carried packets), that is the
+    // loss detector's doing, and counted as such, once.
+    r.arrive(NIC2, 14, 22);
+    assert_eq!(r.arrive(NIC1, 15, 22), [14, 15]);
+    assert_eq!(r.arrive(NIC1, 13, 23), [13]);
+    assert_eq!((r.rx.window.stats.late, r.rx.window.stats.late_loss), (2, 1));
+    assert_eq!(r.arrive(NIC2, 13, 23), [13], "a second copy is late, but no longer the detector's");
+    assert_eq!((r.rx.window.stats.late, r.rx.window.stats.late_loss), (3, 1));
+}
+
+#[test]
 fn fast_tout_is_also_checked_on_arrival() {
     let mut r = Rx::new(2);
     r.arrive(NIC1, 0, 0);

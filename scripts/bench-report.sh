@@ -1,0 +1,316 @@
+#!/usr/bin/env bash
+# bench-report.sh [RAW_DIR]: bench/results/README.md and its plots from the
+# raw results scripts/bench-lab.sh wrote (default bench/results/raw). Every
+# target of the benchmark is printed next to the figure measured for it.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+RAW=${1:-$RI2N_ROOT/bench/results/raw}
+OUT=$(dirname "$RAW")
+MD=$OUT/README.md
+[ -f "$RAW/meta.txt" ] || die "no raw results in $RAW: run make bench first."
+meta() { awk -v k="$1" '$1 == k {sub(/^[^ ]+ /, ""); print}' "$RAW/meta.txt"; }
+RATE=$(meta rate)
+
+# --- numbers ---------------------------------------------------------------
+
+# bulk_col CFG LINKS RATE STREAMS COL: one column of bulk.tsv.
+bulk_col() { awk -F'\t' -v c="$1" -v l="$2" -v r="$3" -v s="$4" -v k="$5" '$1 == c && $2 == l && $3 == r && $4 == s {print $k}' "$RAW/bulk.tsv" 2>/dev/null; }
+mbit() { bulk_col "$@" 5 | awk '{printf "%.1f", $1 / 1e6}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b}'; }
+# verdict OK: "met" or "missed"
+verdict() { [ "$1" = 1 ] && echo met || echo "**missed**"; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a != "n/a" && b != "n/a" && a + 0 >= b + 0)}' && echo 1 || echo 0; }
+
+pp() { echo "$RAW/pingpong-$1-$2.txt"; }
+# pp_at CFG RATE BYTES COL: a column of the ping-pong table at a size.
+pp_at() { awk -v b="$3" -v k="$4" '!/^#/ && $1 == b {print $k}' "$(pp "$1" "$2")" 2>/dev/null; }
+# pp_half CFG RATE: the smallest size reaching half the peak throughput.
+pp_half() { awk '!/^#/ {s[NR] = $1; t[NR] = $6; if ($6 > p) p = $6} END {for (i = 1; i <= NR; i++) if (t[i] != "" && t[i] >= p / 2) {print s[i]; exit}}' "$(pp "$1" "$2")" 2>/dev/null; }
+# pp_worst_vs_bond RATE: the lowest ri2n/bond throughput ratio from 4 KiB up, and where.
+pp_worst_vs_bond() {
+	awk '!/^#/ && FNR == NR {b[$1] = $6; next} !/^#/ && $1 >= 4096 && ($1 in b) && b[$1] > 0 {r = $6 / b[$1]; if (w == "" || r < w) {w = r; at = $1}} END {if (w != "") printf "%.2f %s\n", w, at}' \
+		"$(pp bond "$1")" "$(pp ri2n "$1")" 2>/dev/null
+}
+
+PP_CFGS="single single-1500 bond ri2n"
+cfg_name() {
+	case $1 in
+	single) echo "one link" ;;
+	single-1500) echo "one link, TSO off" ;;
+	bond) echo "bonding" ;;
+	*) echo "$1" ;;
+	esac
+}
+# pp_table RATE: latency and throughput of every configuration measured.
+pp_table() {
+	local c files=() head="| bytes" rule="|--:"
+	for c in $PP_CFGS; do
+		[ -f "$(pp $c "$1")" ] || continue
+		files+=("$(pp $c "$1")")
+		head+=" | $(cfg_name $c) µs"
+		rule+="|--:"
+	done
+	for c in $PP_CFGS; do
+		[ -f "$(pp $c "$1")" ] || continue
+		head+=" | $(cfg_name $c) MB/s"
+		rule+="|--:"
+	done
+	echo "$head | ri2n / bonding |"
+	echo "$rule|--:|"
+	awk 'FNR == 1 {f++} !/^#/ {size[FNR] = $1; lat[f, FNR] = $5; mbs[f, FNR] = $6; n = FNR}
+		END {
+			for (i = 1; i <= n; i++) {
+				if (size[i] == "") continue
+				line = "| " size[i]
+				for (j = 1; j <= f; j++) line = line sprintf(" | %.1f", lat[j, i])
+				for (j = 1; j <= f; j++) line = line sprintf(" | %.2f", mbs[j, i])
+				print line sprintf(" | %.2f |", mbs[f - 1, i] > 0 ? mbs[f, i] / mbs[f - 1, i] : 0)
+			}
+		}' "${files[@]}"
+}
+
+# Failover metrics from a 0.1 s timeline, median-filtered over 3 samples
+# (iperf3 in a TCG guest reports an isolated empty interval about once a
+# second, link failure or not): the pre-cut rate (mean of 2 s .. cut), the
+# gap (cut to the end of the last interval before the heal below 40 % of it;
+# 0 if none; "never" if it never came back) and the recovery (heal to the
+# end of the first interval at 80 % of it or more).
+failover_metrics() {
+	awk 'NR == 1 {cut = $3 / 1000; heal = $5 / 1000; next}
+		{t[++n] = $1; raw[n] = $2}
+		END {
+			for (i = 1; i <= n; i++) {
+				x = raw[i > 1 ? i - 1 : i]; y = raw[i]; z = raw[i < n ? i + 1 : i]
+				r[i] = (x > y) ? ((y > z) ? y : ((x > z) ? z : x)) : ((x > z) ? x : ((y > z) ? z : y))
+			}
+			for (i = 1; i <= n; i++) if (t[i] > 2 && t[i] <= cut) {s += r[i]; c++}
+			pre = c ? s / c : 0
+			gap = 0; last_bad = 0
+			for (i = 1; i <= n; i++) if (t[i] > cut && t[i] <= heal && r[i] < 0.4 * pre) {gap = t[i] - cut; last_bad = t[i]}
+			never = 0
+			for (i = 1; i <= n; i++) if (t[i] > heal - 0.1 && t[i] <= heal) never = (r[i] < 0.4 * pre)
+			rec = "never"
+			for (i = 1; i <= n; i++) if (t[i] > heal && r[i] >= 0.8 * pre) {rec = sprintf("%.0f", (t[i] - heal) * 1000); break}
+			for (i = 1; i <= n; i++) if (t[i] > cut + 2 && t[i] <= heal) {s2 += r[i]; c2++}
+			printf "%.1f %s %s %.1f\n", pre, never ? "never" : sprintf("%.0f", gap * 1000), rec, c2 ? s2 / c2 : 0
+		}' "$1"
+}
+
+# --- plots -----------------------------------------------------------------
+
+# pp_plot RATE COLUMN: gnuplot's plot list for the ping-pong files of RATE.
+pp_plot() {
+	local c sep=
+	for c in $PP_CFGS; do
+		[ -f "$(pp $c "$1")" ] || continue
+		printf '%s"%s" using 1:%s with linespoints title "%s"' "$sep" "$(pp $c "$1")" "$2" "$(cfg_name $c)"
+		sep=", "
+	done
+}
+
+plots() {
+	command -v gnuplot >/dev/null || { log "gnuplot missing: no plots (scripts/setup-host.sh --bench installs it)"; return; }
+	local rate
+	for rate in "$RATE" none; do
+		[ -f "$(pp ri2n "$rate")" ] || continue
+		gnuplot <<EOF
+set terminal pngcairo size 900,600 font ",11"
+set output "$OUT/pingpong-throughput-$rate.png"
+set title "TCP ping-pong throughput, links $( [ "$rate" = none ] && echo unshaped || echo "shaped to $rate" )"
+set logscale x 2
+set format x "%.0s%cB"
+set xlabel "message size"
+set ylabel "MB/s (size / one-way time)"
+set key top left
+set grid
+plot $(pp_plot "$rate" 6)
+set output "$OUT/pingpong-latency-$rate.png"
+set title "TCP ping-pong one-way latency, links $( [ "$rate" = none ] && echo unshaped || echo "shaped to $rate" )"
+set logscale y 10
+set ylabel "microseconds (half the mean round trip)"
+plot $(pp_plot "$rate" 5)
+EOF
+	done
+	local f cmds=()
+	for f in ri2n-carrier ri2n-blackhole bond-carrier bond-blackhole; do
+		[ -f "$RAW/failover-$f.tsv" ] && cmds+=("\"$RAW/failover-$f.tsv\" using 1:2 with lines lw 2 title \"${f/-/, }\"")
+	done
+	if [ ${#cmds[@]} -gt 0 ]; then
+		local IFS=,
+		gnuplot <<EOF
+set terminal pngcairo size 1000,500 font ",11"
+set output "$OUT/failover.png"
+set title "Bulk TCP while link 1 fails at 10 s and heals at 20 s (0.1 s samples, links $RATE)"
+set xlabel "seconds"
+set ylabel "Mbit/s"
+set grid
+set key bottom right
+set yrange [0:*]
+set arrow from 10, graph 0 to 10, graph 1 nohead dt 2
+set arrow from 20, graph 0 to 20, graph 1 nohead dt 2
+plot ${cmds[*]}
+EOF
+	fi
+}
+
+# --- the page --------------------------------------------------------------
+
+{
+	echo "# ri2n against one link and bonding balance-rr"
+	echo
+	echo "Made by \`make bench\` (\`scripts/bench-lab.sh\`, then \`scripts/bench-report.sh\`"
+	echo "from \`raw/\`). Two TCG QEMU guests, 1 vCPU each, on this project's lab."
+	echo
+	echo "- date: $(meta date); commit: $(meta commit)"
+	echo "- kernel: $(meta kernel); $(meta qemu)"
+	echo "- host: $(meta host)"
+	echo "- shaping: tbf $RATE (burst 128 KiB) on every tap's egress on the host, the link"
+	echo "  into each guest, as a switch port's line rate; \`none\` = unshaped, where the"
+	echo "  guests' emulated CPUs are the limit. Bonding: balance-rr, miimon 100,"
+	echo "  default tcp_reordering. ri2n: the paper's parameters (Table 2)."
+	echo
+
+	if [ -f "$RAW/bulk.tsv" ]; then
+		echo "## Targets"
+		echo
+		echo "| target | measured | |"
+		echo "|---|---|---|"
+		for n in 2 4; do
+			s=$(mbit single $n "$RATE" 1) b=$(mbit bond $n "$RATE" 1) r=$(mbit ri2n $n "$RATE" 1)
+			x=$(ratio "$r" "$(awk -v s="$s" -v n=$n 'BEGIN {print s * n}')")
+			echo "| shaped bulk 1 stream, $n links: ri2n ≥ 0.98 × $n × one link | $r vs $n × $s Mbit/s = **$x** | $(verdict "$(ge "$x" 0.98)") |"
+			echo "| shaped bulk 1 stream, $n links: ri2n ≥ bonding | $r vs $b Mbit/s ($(ratio "$r" "$b")) | $(verdict "$(ge "$r" "$b")") |"
+		done
+		s=$(mbit single 2 none 1) s15=$(mbit single-1500 2 none 1) b=$(mbit bond 2 none 1) r=$(mbit ri2n 2 none 1)
+		x=$(ratio "$r" "$b") y=$(ratio "$r" "$s") z=$(ratio "$r" "$s15")
+		echo "| unshaped bulk: ri2n ≥ 1.3 × bonding | $r vs $b Mbit/s = **$x** | $(verdict "$(ge "$x" 1.3)") |"
+		echo "| unshaped bulk: ri2n ≥ 0.9 × one link (TSO: 64 KiB frames on the virtual wire) | $r vs $s Mbit/s = **$y** | $(verdict "$(ge "$y" 0.9)") |"
+		echo "| unshaped bulk: ri2n ≥ 0.9 × one link with TSO off (MTU frames, as on real Ethernet) | $r vs $s15 Mbit/s = **$z** | $(verdict "$(ge "$z" 0.9)") |"
+		for rate in "$RATE" none; do
+			a_s=$(awk -F'\t' -v r="$rate" '$1 == "single" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
+			a_r=$(awk -F'\t' -v r="$rate" '$1 == "ri2n" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
+			d_r=$(bulk_col ri2n 2 "$rate" 1 9)
+			x=$(ratio "$a_r" "$a_s")
+			echo "| TCP health ($rate): ri2n ACKs/MiB ≤ 1.3 × one link's | $a_r vs $a_s = **$x** | $(verdict "$(ge 1.3 "$x")") |"
+			echo "| TCP health ($rate): ri2n spurious retransmits (DSACKs) ≈ 0 | $d_r | $(verdict "$([ "${d_r:-1}" -le 2 ] && echo 1 || echo 0)") |"
+		done
+	fi
+	if [ -f "$(pp ri2n "$RATE")" ]; then
+		for rate in "$RATE" none; do
+			read -r w at < <(pp_worst_vs_bond "$rate" || true) || true
+			echo "| ping-pong ($rate): ri2n ≥ bonding at every size ≥ 4 KiB | worst ri2n/bond ${w:-n/a} (at ${at:-?} B) | $(verdict "$(ge "${w:-n/a}" 1)") |"
+			hr=$(pp_half ri2n "$rate") hb=$(pp_half bond "$rate")
+			echo "| ping-pong ($rate): size reaching half of peak ≤ ½ of bonding's | ri2n ${hr:-?} B, bonding ${hb:-?} B | $(verdict "$(ge "$(awk -v b="${hb:-0}" 'BEGIN {print b / 2}')" "${hr:-1e99}")") |"
+			ls_=$(pp_at single "$rate" 64 3) lr=$(pp_at ri2n "$rate" 64 3)
+			x=$(ratio "$lr" "$ls_")
+			echo "| ping-pong ($rate): 64 B round trip ≤ one link + 5 % | $lr vs $ls_ µs = **$x** | $(verdict "$(ge 1.05 "$x")") |"
+		done
+	fi
+	if [ -f "$RAW/failover-ri2n-carrier.tsv" ]; then
+		read -r _ gap rec _ < <(failover_metrics "$RAW/failover-ri2n-carrier.tsv")
+		det=$(awk '$1 == "detect_ms" {print $2}' "$RAW/failover-ri2n-carrier.watch" 2>/dev/null || true)
+		echo "| carrier-loss failover ≤ 50 ms | sender stopped using the link after ${det:-?} ms; throughput gap ${gap} ms (0.1 s samples) | $(verdict "$(ge 50 "${det:-1e9}")") |"
+		read -r _ gap rec2 _ < <(failover_metrics "$RAW/failover-ri2n-blackhole.tsv")
+		det=$(awk '$1 == "detect_ms" {print $2}' "$RAW/failover-ri2n-blackhole.watch" 2>/dev/null || true)
+		echo "| silent-blackhole failover under load ≤ 250 ms | sender stopped using the link after ${det:-?} ms; throughput gap ${gap} ms | $(verdict "$(ge 250 "${det:-1e9}")") |"
+		r1=$(awk '$1 == "recover_ms" {print $2}' "$RAW/failover-ri2n-carrier.watch" 2>/dev/null || true)
+		r2=$(awk '$1 == "recover_ms" {print $2}' "$RAW/failover-ri2n-blackhole.watch" 2>/dev/null || true)
+		echo "| recovery ≤ 500 ms | link in use again after ${r1:-?} ms (carrier), ${r2:-?} ms (blackhole); throughput back to 80 % after $rec / $rec2 ms | $(verdict "$(ge 500 "$(awk -v a="${r1:-1e9}" -v b="${r2:-1e9}" 'BEGIN {print (a > b ? a : b)}')")") |"
+	fi
+	echo
+
+	cat <<'EOF'
+## Reading these numbers
+
+- The guests are TCG-emulated: every packet costs CPU that a real NIC and
+  CPU would not, so per-packet overheads weigh far more here than on the
+  paper's GbE cluster, and the small-message round trips are hundreds of µs.
+- The lab's virtual wire carries a TSO frame whole (up to 64 KiB from tap to
+  tap). Unshaped, "one link" therefore moves 64 KiB per frame, which no
+  Ethernet does; "one link, TSO off" is the baseline with MTU-sized frames.
+  ri2n numbers every 1500-byte segment, so it cannot use that shortcut.
+  Bonding balance-rr passes TSO frames through, 64 KiB per slave in turn.
+- The token bucket (128 KiB burst, needed to pass TSO frames) lets a
+  message of up to 128 KiB cross an idle shaped link at emulation speed: the
+  shaped ping-pong curves between 16 and 256 KiB exceed the line rate and
+  measure CPU, not links. The link rate shows from 1 MiB up.
+
+EOF
+	if [ -f "$RAW/bulk.tsv" ]; then
+		echo "## Bulk TCP (iperf3, $(meta secs) s, n1 → n2)"
+		echo
+		echo "Receiver goodput; TCP health from the sender's counters (\`nstat\`): ACK segments"
+		echo "received per MiB sent, retransmitted segments, DSACKs received (each a"
+		echo "retransmission that was not needed), reorder events (SACK + TS + Reno);"
+		echo "CPU: kernel time (system + irq + softirq) of each guest per GB moved."
+		echo
+		echo "| config | links | rate | streams | Mbit/s | × one link | ACKs/MiB | retrans | DSACKs | reorder | CPU s/GB sender | CPU s/GB receiver |"
+		echo "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+		awk -F'\t' '!/^#/ {
+			key = $2 "/" $3 "/" $4
+			if ($1 == "single") one[$3 "/" $4] = $5
+			gb = $6 / 1e9
+			x = (one[$3 "/" $4] > 0) ? sprintf("%.2f", $5 / one[$3 "/" $4]) : "-"
+			printf "| %s | %s | %s | %s | %.1f | %s | %.0f | %s | %s | %s | %.2f | %.2f |\n", $1, $2, $3, $4, $5 / 1e6, x,
+				($6 > 0 ? $7 / ($6 / 1048576) : 0), $8, $9, $10, (gb > 0 ? $12 / 100 / gb : 0), (gb > 0 ? $13 / 100 / gb : 0)
+		}' "$RAW/bulk.tsv"
+		echo
+		echo "\"× one link\" compares with one link at the same rate and stream count (one"
+		echo "link's figure comes from its own 2-link lab, where only eth0 is used)."
+		echo
+	fi
+
+	if [ -f "$(pp ri2n "$RATE")" ]; then
+		echo "## Ping-pong against message size (tools/pingpong, Figs. 10-13)"
+		echo
+		for rate in "$RATE" none; do
+			[ -f "$(pp ri2n "$rate")" ] || continue
+			echo "Links $rate: one-way latency (µs) and throughput (MB/s = size / one-way time)."
+			echo
+			echo "![throughput](pingpong-throughput-$rate.png) ![latency](pingpong-latency-$rate.png)"
+			echo
+			pp_table "$rate"
+			echo
+		done
+	fi
+
+	if [ -f "$RAW/failover-ri2n-carrier.tsv" ]; then
+		echo "## Failover (Fig. 15)"
+		echo
+		echo "![failover](failover.png)"
+		echo
+		echo "Bulk TCP n1 → n2 over 2 links at $RATE, iperf3 samples every 0.1 s; n2's link 1"
+		echo "fails at 10 s and heals at 20 s. Gap: from the failure to the end of the last"
+		echo "sample below 40 % of the rate before it (0: no sample fell that low), after a"
+		echo "median filter over 3 samples (iperf3 reports a lone empty sample about once a"
+		echo "second in these guests, failure or not; the plot shows the raw samples). Recovery:"
+		echo "from the heal to the first sample at 80 % of that rate. For ri2n, \`ri2n-watch\`"
+		echo "also timed the sender's endpoint (n2, eth1) leaving and re-entering service."
+		echo
+		echo "| config | fault | before, Mbit/s | during (from +2 s), Mbit/s | gap, ms | recovery, ms | endpoint out, ms | endpoint back, ms |"
+		echo "|---|---|--:|--:|--:|--:|--:|--:|"
+		for f in ri2n-carrier ri2n-blackhole bond-carrier bond-blackhole; do
+			[ -f "$RAW/failover-$f.tsv" ] || continue
+			read -r pre gap rec during < <(failover_metrics "$RAW/failover-$f.tsv")
+			d=$(awk '$1 == "detect_ms" {print $2}' "$RAW/failover-$f.watch" 2>/dev/null || true)
+			r=$(awk '$1 == "recover_ms" {print $2}' "$RAW/failover-$f.watch" 2>/dev/null || true)
+			echo "| ${f%%-*} | ${f#*-} | $pre | $during | $gap | $rec | ${d:--} | ${r:--} |"
+		done
+		echo
+	fi
+
+	if [ -f "$RAW/mpi-ri2n.txt" ]; then
+		echo "## OpenMPI ping-pong (Fig. 14)"
+		echo
+		echo "Debian's OpenMPI, unchanged (TCP BTL), \`tools/mpi-pingpong.c\` between n1 and n2;"
+		echo "links $RATE."
+		echo
+		echo "| bytes | one link µs | ri2n µs | one link MB/s | ri2n MB/s | ri2n / one link |"
+		echo "|--:|--:|--:|--:|--:|--:|"
+		paste <(grep -v '^#' "$RAW/mpi-single.txt") <(grep -v '^#' "$RAW/mpi-ri2n.txt") |
+			awk '{printf "| %s | %.1f | %.1f | %.2f | %.2f | %.2f |\n", $1, $4, $9, $5, $10, ($5 > 0 ? $10 / $5 : 0)}'
+		echo
+	fi
+} >"$MD"
+plots
+cat "$MD"

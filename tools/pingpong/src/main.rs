@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! ri2n-pingpong: TCP ping-pong against message size, as the RI2N/DRV paper
+//! measured its Figs. 10-13 (and as NetPIPE does).
+//!
+//! ```text
+//! ri2n-pingpong server [--port P] [--once]
+//! ri2n-pingpong client HOST [--port P] [--sizes MIN:MAX] [--time SECS]
+//! ```
+//!
+//! For each size (powers of two from MIN to MAX) the client sends a message
+//! of that size and waits for the server to echo it back, over and over for
+//! about `--time` seconds after two warm-up round trips. It prints one line
+//! per size: bytes, round trips, the mean and the shortest round trip (µs),
+//! the one-way latency (half the mean round trip, µs) and the ping-pong
+//! throughput, size divided by the one-way latency (MB/s, 10^6 bytes/s), the
+//! figure the paper plots.
+//!
+//! Wire protocol, one TCP connection: before each run of round trips the
+//! client sends a 12-byte request, the size (u64) and the number of round
+//! trips (u32), big-endian; then both sides alternate `size` bytes each way.
+
+use std::io::{self, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+const DEFAULT_PORT: u16 = 5301;
+/// Largest message accepted, so that a stray client cannot make the server
+/// allocate without bound.
+const MAX_SIZE: u64 = 256 << 20;
+const WARMUP: u32 = 2;
+/// Fewest timed round trips per size, however slow.
+const MIN_TRIPS: u32 = 3;
+const MAX_TRIPS: u32 = 100_000;
+
+fn usage() -> ExitCode {
+    eprintln!(
+        "usage: ri2n-pingpong server [--port P] [--once]\n       \
+         ri2n-pingpong client HOST [--port P] [--sizes MIN:MAX] [--time SECS]"
+    );
+    ExitCode::from(2)
+}
+
+/// "64", "4k", "16M" (binary multiples).
+fn parse_size(s: &str) -> Option<u64> {
+    let (num, mult) = match s.as_bytes().last()? {
+        b'k' | b'K' => (&s[..s.len() - 1], 1 << 10),
+        b'm' | b'M' => (&s[..s.len() - 1], 1 << 20),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().ok()?.checked_mul(mult)
+}
+
+/// The powers of two from `min` to `max`, both rounded up to one.
+fn sizes(min: u64, max: u64) -> Vec<u64> {
+    let mut v = Vec::new();
+    let mut s = min.max(1).next_power_of_two();
+    while s <= max {
+        v.push(s);
+        s *= 2;
+    }
+    v
+}
+
+fn serve(mut c: TcpStream) -> io::Result<()> {
+    c.set_nodelay(true)?;
+    let mut buf = Vec::new();
+    let mut req = [0u8; 12];
+    loop {
+        match c.read_exact(&mut req) {
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+            r => r?,
+        }
+        let size = u64::from_be_bytes(req[..8].try_into().unwrap());
+        let trips = u32::from_be_bytes(req[8..].try_into().unwrap());
+        if size > MAX_SIZE {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("message of {size} bytes refused")));
+        }
+        buf.resize(size as usize, 0);
+        for _ in 0..trips {
+            c.read_exact(&mut buf)?;
+            c.write_all(&buf)?;
+        }
+    }
+}
+
+fn server(port: u16, once: bool) -> io::Result<()> {
+    let l = TcpListener::bind(("0.0.0.0", port))?;
+    for c in l.incoming() {
+        let c = c?;
+        let peer = c.peer_addr()?;
+        if let Err(e) = serve(c) {
+            eprintln!("ri2n-pingpong: {peer}: {e}");
+        }
+        if once {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// `trips` round trips of `buf.len()` bytes; returns the mean and the
+/// shortest round trip.
+fn run(c: &mut TcpStream, buf: &mut [u8], trips: u32) -> io::Result<(Duration, Duration)> {
+    let mut req = [0u8; 12];
+    req[..8].copy_from_slice(&(buf.len() as u64).to_be_bytes());
+    req[8..].copy_from_slice(&trips.to_be_bytes());
+    c.write_all(&req)?;
+    let mut best = Duration::MAX;
+    let start = Instant::now();
+    for _ in 0..trips {
+        let t = Instant::now();
+        c.write_all(buf)?;
+        c.read_exact(buf)?;
+        best = best.min(t.elapsed());
+    }
+    Ok((start.elapsed() / trips, best))
+}
+
+fn client(host: &str, port: u16, sizes: &[u64], secs: f64) -> io::Result<()> {
+    let mut c = TcpStream::connect((host, port))?;
+    c.set_nodelay(true)?;
+    let mut buf = vec![0x5a; *sizes.last().unwrap_or(&0) as usize];
+    println!("# ri2n-pingpong to {host}:{port}, about {secs} s per size");
+    println!("# {:>9} {:>7} {:>11} {:>11} {:>11} {:>9}", "bytes", "trips", "rtt_us", "rtt_min_us", "latency_us", "MB/s");
+    for &size in sizes {
+        let b = &mut buf[..size as usize];
+        let (warm, _) = run(&mut c, b, WARMUP)?;
+        let want = (secs / warm.as_secs_f64().max(1e-6)) as u64;
+        let trips = want.clamp(MIN_TRIPS as u64, MAX_TRIPS as u64) as u32;
+        let (mean, best) = run(&mut c, b, trips)?;
+        let one_way = mean.as_secs_f64() / 2.0;
+        println!(
+            "{:>11} {:>7} {:>11.1} {:>11.1} {:>11.1} {:>9.2}",
+            size,
+            trips,
+            mean.as_secs_f64() * 1e6,
+            best.as_secs_f64() * 1e6,
+            one_way * 1e6,
+            size as f64 / one_way / 1e6
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut port = DEFAULT_PORT;
+    let (mut min, mut max) = (64, 16 << 20);
+    let mut secs = 1.0;
+    let mut once = false;
+    let mut pos = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let ok = match a.as_str() {
+            "--port" => it.next().and_then(|v| v.parse().ok()).map(|v| port = v).is_some(),
+            "--time" => it.next().and_then(|v| v.parse().ok()).map(|v| secs = v).is_some(),
+            "--once" => {
+                once = true;
+                true
+            }
+            "--sizes" => it
+                .next()
+                .and_then(|v| v.split_once(':'))
+                .and_then(|(a, b)| Some((parse_size(a)?, parse_size(b)?)))
+                .filter(|&(a, b)| a <= b && b <= MAX_SIZE)
+                .map(|(a, b)| (min, max) = (a, b))
+                .is_some(),
+            s if !s.starts_with('-') => {
+                pos.push(s);
+                true
+            }
+            _ => false,
+        };
+        if !ok {
+            return usage();
+        }
+    }
+    let r = match pos.as_slice() {
+        ["server"] => server(port, once),
+        ["client", host] => client(host, port, &sizes(min, max), secs),
+        _ => return usage(),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ri2n-pingpong: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_suffixes() {
+        assert_eq!(parse_size("64"), Some(64));
+        assert_eq!(parse_size("4k"), Some(4096));
+        assert_eq!(parse_size("16M"), Some(16 << 20));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size(""), None);
+    }
+
+    #[test]
+    fn powers_of_two() {
+        assert_eq!(sizes(64, 512), [64, 128, 256, 512]);
+        assert_eq!(sizes(100, 300), [128, 256]);
+        assert!(sizes(1024, 512).is_empty());
+    }
+
+    #[test]
+    fn echoes_over_loopback() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let srv = std::thread::spawn(move || serve(l.accept().unwrap().0));
+        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let mut buf: Vec<u8> = (0..100_000u32).map(|i| i as u8).collect();
+        let sent = buf.clone();
+        let (mean, best) = run(&mut c, &mut buf, 5).unwrap();
+        assert_eq!(buf, sent, "the server echoes the message unchanged");
+        assert!(best <= mean);
+        drop(c);
+        srv.join().unwrap().unwrap();
+    }
+}
