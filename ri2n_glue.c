@@ -21,6 +21,7 @@
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <net/gro_cells.h>
+#include <net/gso.h>
 #include <net/net_namespace.h>
 
 #include "ri2n_glue.h"
@@ -80,6 +81,11 @@ static void ri2n_setup(struct net_device *dev)
 	 * checksum's offsets stay right; for a slave that cannot offload, the
 	 * stack finishes the job in validate_xmit_skb(). */
 	dev->hw_features |= NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_HIGHDMA;
+	/* TSO and the other GSO kinds, done in software at transmit
+	 * (ri2n_gso_segment), as WireGuard does: the stack builds one large
+	 * packet instead of dozens, and every segment still gets its own
+	 * sequence number, so slaves and wire only see MTU-sized frames. */
+	dev->hw_features |= NETIF_F_GSO | NETIF_F_GSO_SOFTWARE;
 	dev->features |= dev->hw_features;
 	eth_hw_addr_random(dev);
 }
@@ -189,6 +195,33 @@ __be16 ri2n_eth_type_trans(struct sk_buff *skb, struct net_device *dev) { return
 u8 *ri2n_skb_mac_header(const struct sk_buff *skb) { return skb_mac_header(skb); }
 void ri2n_skb_reset_mac_header(struct sk_buff *skb) { skb_reset_mac_header(skb); }
 struct sk_buff *ri2n_alloc_skb(struct net_device *dev, unsigned int len) { return netdev_alloc_skb(dev, len); }
+/* The MTU-sized segments of a GSO packet, leaving checksums and
+ * scatter-gather to the slave; consumes @skb. NULL on failure, when @skb
+ * is left to the caller. */
+struct sk_buff *ri2n_gso_segment(struct sk_buff *skb)
+{
+	struct sk_buff *segs = skb_gso_segment(skb, NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_HIGHDMA);
+
+	if (IS_ERR_OR_NULL(segs))
+		return NULL;
+	consume_skb(skb);
+	return segs;
+}
+
+/* Unlinks and returns the first skb of the list at *head (NULL: empty). */
+struct sk_buff *ri2n_skb_list_pop(struct sk_buff **head)
+{
+	struct sk_buff *skb = *head;
+
+	if (skb) {
+		*head = skb->next;
+		skb_mark_not_on_list(skb);
+	}
+	return skb;
+}
+
+bool ri2n_skb_is_gso(const struct sk_buff *skb) { return skb_is_gso(skb); }
+void ri2n_kfree_skb_list(struct sk_buff *segs) { kfree_skb_list(segs); }
 struct sk_buff *ri2n_skb_clone(struct sk_buff *skb) { return skb_clone(skb, GFP_ATOMIC); }
 
 unsigned int ri2n_skb_len(const struct sk_buff *skb) { return skb->len; }

@@ -67,6 +67,10 @@ extern "C" {
     fn ri2n_skb_reset_mac_header(skb: *mut SkBuff);
     fn ri2n_alloc_skb(dev: *mut NetDevice, len: c_uint) -> *mut SkBuff;
     fn ri2n_skb_clone(skb: *mut SkBuff) -> *mut SkBuff;
+    fn ri2n_gso_segment(skb: *mut SkBuff) -> *mut SkBuff;
+    fn ri2n_skb_list_pop(head: *mut *mut SkBuff) -> *mut SkBuff;
+    fn ri2n_skb_is_gso(skb: *const SkBuff) -> bool;
+    fn ri2n_kfree_skb_list(segs: *mut SkBuff);
     fn ri2n_skb_len(skb: *const SkBuff) -> c_uint;
     fn ri2n_skb_headlen(skb: *const SkBuff) -> c_uint;
     fn ri2n_skb_data(skb: *const SkBuff) -> *mut u8;
@@ -352,6 +356,32 @@ pub(crate) struct Skb(NonNull<SkBuff>);
 // SAFETY: An owned sk_buff may be freed or passed on from any CPU.
 unsafe impl Send for Skb {}
 
+/// A list of sk_buffs we own (segments of a GSO packet), handed out one by
+/// one; those not taken are freed on drop.
+///
+/// # Invariants
+///
+/// `self.0` is NULL or the head of a `next`-linked list of sk_buffs that
+/// nobody else uses.
+pub(crate) struct SkbList(*mut SkBuff);
+
+impl Iterator for SkbList {
+    type Item = Skb;
+
+    fn next(&mut self) -> Option<Skb> {
+        // SAFETY: By the type invariant we own the list; the skb popped off
+        // it is unlinked and ours alone.
+        NonNull::new(unsafe { ri2n_skb_list_pop(&mut self.0) }).map(Skb)
+    }
+}
+
+impl Drop for SkbList {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariant we own what is left (NULL is fine).
+        unsafe { ri2n_kfree_skb_list(self.0) }
+    }
+}
+
 impl Drop for Skb {
     fn drop(&mut self) {
         // SAFETY: By the type invariant we own it; kfree_skb counts a drop.
@@ -374,6 +404,25 @@ impl Skb {
         // SAFETY: A fresh skb with `len` bytes of tailroom.
         unsafe { ri2n_skb_put_zero(skb.0.as_ptr(), len) };
         Some(skb)
+    }
+
+    /// Whether this is a GSO packet (several MTU-sized segments in one).
+    pub(crate) fn is_gso(&self) -> bool {
+        // SAFETY: We own the skb (type invariant).
+        unsafe { ri2n_skb_is_gso(self.0.as_ptr()) }
+    }
+
+    /// Software GSO: the packet as its MTU-sized segments, checksums and
+    /// scatter-gather left to the slave. On failure the packet comes back.
+    pub(crate) fn gso_segments(self) -> core::result::Result<SkbList, Skb> {
+        // SAFETY: We own the skb; on success ri2n_gso_segment consumed it and
+        // we own the list it returned, on failure it left the skb to us.
+        let segs = unsafe { ri2n_gso_segment(self.0.as_ptr()) };
+        if segs.is_null() {
+            return Err(self);
+        }
+        core::mem::forget(self);
+        Ok(SkbList(segs))
     }
 
     /// A clone sharing the data (for sending one frame on several slaves).

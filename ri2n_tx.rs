@@ -23,9 +23,28 @@ enum Route {
     All([Option<NetDev>; MAX_LINKS]),
 }
 
-/// `ndo_start_xmit`: consumes `skb` whatever happens.
-pub(crate) fn xmit(mut skb: Skb) {
+/// `ndo_start_xmit`: consumes `skb` whatever happens. A GSO packet (ri2n0
+/// offers TSO) is cut into its MTU-sized segments here, each numbered and
+/// scheduled like any packet.
+pub(crate) fn xmit(skb: Skb) {
     let Some(d) = device() else { return };
+    // Until every packet is queued on its slave (see `Ri2n::tx_lock`).
+    let _order = d.tx_lock.lock();
+    if !skb.is_gso() {
+        return xmit_one(d, skb);
+    }
+    match skb.gso_segments() {
+        Ok(segs) => segs.for_each(|s| xmit_one(d, s)),
+        Err(skb) => {
+            drop(skb);
+            d.state.lock().stats.tx_dropped += 1;
+        }
+    }
+}
+
+/// Sends one packet (no GSO) to its peer, or everywhere if broadcast.
+/// Called with `tx_lock` held.
+fn xmit_one(d: &Ri2n, mut skb: Skb) {
     if !skb.may_pull(ETH_HLEN as u32) {
         d.state.lock().stats.tx_dropped += 1;
         return;
@@ -36,8 +55,6 @@ pub(crate) fn xmit(mut skb: Skb) {
     let len = skb.len() as u64;
     let now = ri2n_glue::now();
 
-    // Until the packet is queued on its slave (see `Ri2n::tx_lock`).
-    let _order = d.tx_lock.lock();
     let (kind, seq, route) = {
         let mut guard = d.state.lock();
         let st = &mut *guard;
