@@ -51,11 +51,14 @@ lab() {
 			on $n ip addr add "$(addr 1 $n)/24" dev eth0
 			DEV=eth0 SRC=$(addr 1 n1) DST=$(addr 1 n2)
 			;;
-		bond)
+		bond | bond-1500)
+			# bond-1500: TSO off on the slaves, so that bonding too puts only
+			# MTU-sized frames on the wire (the kernel segments in software).
 			on $n modprobe bonding max_bonds=0
 			on $n ip link add bond0 type bond mode balance-rr miimon 100
 			for ((l = 0; l < links; l++)); do
 				on $n ip link set eth$l down
+				[ "$cfg" = bond ] || on $n ethtool -K eth$l tso off
 				on $n ip link set eth$l master bond0
 			done
 			on $n ip link set bond0 up
@@ -202,7 +205,7 @@ mpi() {
 
 if want pingpong; then
 	for cfg in single bond ri2n; do pingpong $cfg "$RATE"; done
-	for cfg in single single-1500 bond ri2n; do pingpong $cfg none; done
+	for cfg in single single-1500 bond bond-1500 ri2n; do pingpong $cfg none; done
 fi
 if want bulk; then
 	printf '#cfg\tlinks\trate\tstreams\tbits_per_s\tbytes\tacks_in\tretrans\tdsacks\treorder\tspurious_rto\tsys_ticks_tx\tsys_ticks_rx\n' >"$RAW/bulk.tsv"
@@ -211,7 +214,7 @@ if want bulk; then
 			for streams in 1 4; do bulk $cfg $links "$RATE" $streams; done
 		done
 	done
-	for cfg in single single-1500 bond ri2n; do
+	for cfg in single single-1500 bond bond-1500 ri2n; do
 		for streams in 1 4; do bulk $cfg 2 none $streams; done
 	done
 fi
