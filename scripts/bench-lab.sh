@@ -65,7 +65,7 @@ lab() {
 			on $n ip addr add "$(addr 3 $n)/24" dev bond0
 			DEV=bond0 SRC=$(addr 3 n1) DST=$(addr 3 n2)
 			;;
-		ri2n)
+		ri2n | ri2n-one)
 			on $n modprobe ri2n slaves="$slaves"
 			on $n ip link set ri2n0 up
 			on $n ip addr add "$(addr 0 $n)/24" dev ri2n0
@@ -73,6 +73,13 @@ lab() {
 			;;
 		esac
 	done
+	# ri2n-one: ri2n with only link 0 left (link 1's carrier down on both
+	# nodes), to tell what the second link costs from what ri2n costs.
+	if [ "$cfg" = ri2n-one ]; then
+		link_carrier n1 1 down
+		link_carrier n2 1 down
+		sleep 0.5
+	fi
 	on n1 ping -c 3 -q -W 2 "$DST" >/dev/null || fail "$cfg: no ping to $DST"
 }
 
@@ -196,7 +203,7 @@ mpi() {
 {
 	echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "commit $(git -C "$RI2N_ROOT" rev-parse --short HEAD)$(git -C "$RI2N_ROOT" diff --quiet HEAD -- . ':!bench' || echo '+dirty')"
-	echo "kernel $(cat "$KDIR/include/config/kernel.release") ($LAB_VARIANT, $(basename "${LAB_KERNEL%/arch/x86/boot/bzImage}"))"
+	echo "kernel $(cat "${LAB_KERNEL%/arch/x86/boot/bzImage}/include/config/kernel.release") ($LAB_VARIANT, $(basename "${LAB_KERNEL%/arch/x86/boot/bzImage}"))"
 	echo "qemu $(qemu-system-x86_64 --version | head -1)"
 	echo "host $(nproc) x $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
 	echo "rate $RATE"
@@ -205,12 +212,14 @@ mpi() {
 
 if want pingpong; then
 	for cfg in single bond ri2n; do pingpong $cfg "$RATE"; done
-	for cfg in single single-1500 bond bond-1500 ri2n; do pingpong $cfg none; done
+	for cfg in single single-1500 bond bond-1500 ri2n ri2n-one; do pingpong $cfg none; done
 fi
 if want bulk; then
 	printf '#cfg\tlinks\trate\tstreams\tbits_per_s\tbytes\tacks_in\tretrans\tdsacks\treorder\tspurious_rto\tsys_ticks_tx\tsys_ticks_rx\n' >"$RAW/bulk.tsv"
 	for links in 2 4; do
-		for cfg in single bond ri2n; do
+		# single-1500 once: with MTU frames on the wire as well, one link's
+		# TCP health (ACKs per MiB) is ri2n's like-for-like reference.
+		for cfg in single $([ $links = 2 ] && echo single-1500) bond ri2n; do
 			for streams in 1 4; do bulk $cfg $links "$RATE" $streams; done
 		done
 	done
