@@ -160,6 +160,7 @@ failover() {
 	on n1 sh -c "date +%s%3N >/tmp/t0; exec iperf3 -c $DST -t 30 -i 0.1 -J" >"$LAB_DIR/iperf.json" &
 	ip=$!
 	rm -f "$watch"
+	[ "$cfg" = ri2n ] && echo "clock_err_ms $(guest_offset_err n1)" >"$watch"
 	[ "$cfg" = ri2n ] && { sleep_until $((start + 9500)); watch_start n1 n2 eth1 'failed|peer-failed' 9; }
 	sleep_until $((start + 10000))
 	cut=$(host_ms)

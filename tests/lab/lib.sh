@@ -78,6 +78,10 @@ lab_up() {
 	for ((i = 1; i <= nodes; i++)); do
 		lab_wait_ready n$i
 	done
+	# Clock offsets while the guests are idle (see guest_offset).
+	for ((i = 1; i <= nodes; i++)); do
+		guest_offset_measure n$i
+	done
 }
 
 lab_wait_ready() {
@@ -236,9 +240,14 @@ host_ms() { date +%s%3N; }
 # guest_offset NODE: the guest clock minus the host clock, in ms, from the
 # quickest of 5 ssh round trips (error below half of it; a busy guest
 # answers some of them late).
-guest_offset() {
+#
+# A TCG guest's clocks run off the host's, so the offset stays put for a
+# boot: lab_up measures it once per guest while idle, where an ssh round
+# trip takes a few ms (under load one takes tens, and so would the error).
+# $LAB_DIR/NODE.offset holds the offset and its error bound (ms).
+guest_offset_measure() {
 	local h0 g h1 i best=999999 off=0
-	for i in 1 2 3 4 5; do
+	for i in 1 2 3 4 5 6 7 8 9 10; do
 		h0=$(host_ms)
 		g=$(on "$1" date +%s%3N)
 		h1=$(host_ms)
@@ -247,8 +256,14 @@ guest_offset() {
 			off=$((g - (h0 + h1) / 2))
 		fi
 	done
-	echo "$off"
+	echo "$off $(((best + 1) / 2))" >"$LAB_DIR/$1.offset"
 }
+guest_offset() {
+	[ -f "$LAB_DIR/$1.offset" ] || guest_offset_measure "$1"
+	awk '{print $1}' "$LAB_DIR/$1.offset"
+}
+# guest_offset_err NODE: the error bound of guest_offset NODE, in ms.
+guest_offset_err() { awk '{print $2}' "$LAB_DIR/$1.offset"; }
 # after_cut MS_GUEST OFFSET T_HOST: milliseconds from a host event to a guest event.
 since_host() { echo $(($1 - $2 - $3)); }
 
