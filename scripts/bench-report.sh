@@ -244,14 +244,18 @@ EOF
   Bonding balance-rr passes TSO frames through, 64 KiB per slave in turn;
   "bonding, TSO off" turns TSO off on its slaves, so that it too puts only
   MTU-sized frames on the wire. Unshaped, compare ri2n with the TSO-off rows.
-- A message of a few segments costs ri2n more than bonding from 2 KiB up to
-  some tens of KiB. "ri2n, one link" (link 1's carrier down) shows why: the
-  same driver is then as fast as bonding; it is the second link. Under TCG
-  each NIC a message touches costs a virtqueue kick, a tap, an emulator event
-  and a guest interrupt, worth more than a segment's time on the wire here.
-  Bonding balance-rr round-robins per GSO packet, so a message of a few
-  segments leaves on one slave; ri2n stripes per segment (driver paper §5.3),
-  which is what puts it ahead of bonding for larger messages on shaped links.
+- A message of a few segments costs ri2n more than bonding from 2 KiB on.
+  "ri2n, one link" (link 1's carrier down on both nodes) splits the cost:
+  for messages of 2-3 segments, ri2n over one link is close to bonding with
+  TSO off, and the second link adds the rest. Under TCG each NIC a message
+  touches costs a virtqueue kick, a tap, an emulator event and a guest
+  interrupt, worth more than a segment's time on the wire here. Bonding
+  balance-rr round-robins per GSO packet, so a message of a few segments
+  leaves on one slave; ri2n stripes per segment (driver paper §5.3), which
+  is what puts it ahead of bonding for larger messages on shaped links.
+  For larger messages unshaped, one link or two cost ri2n about the same,
+  and the remaining distance to "bonding, TSO off" is ri2n's own receive
+  path per segment (window, GRO cells) under emulation.
 - The token bucket (128 KiB burst, needed to pass TSO frames) lets a
   message of up to 128 KiB cross an idle shaped link at emulation speed: the
   shaped ping-pong curves between 16 and 256 KiB exceed the line rate and
