@@ -31,12 +31,6 @@ const MASK: u32 = WINDOW_SLOTS as u32 - 1;
 /// Arrival-chain links are slot index + 1, so that 0, the all-zero state,
 /// means "none".
 const NIL: u16 = 0;
-/// `Slot::gave_up`: nothing was given up in the slot (all-zero state).
-const GAVE_UP_NONE: u8 = 0;
-/// `Slot::gave_up`: the loss detector gave the slot's number up.
-const GAVE_UP_LOSS: u8 = 1;
-/// `Slot::gave_up`: a timeout, flush, jump or resync gave it up.
-const GAVE_UP_OTHER: u8 = 2;
 
 /// After this many consecutive packets more than a window behind, each close
 /// to the previous one, the peer is taken to have restarted its numbering.
@@ -92,10 +86,10 @@ struct Slot<P> {
     /// given up here.
     seq: Seq,
     arrived: Instant,
-    /// In an empty slot: why `seq` was given up (`GAVE_UP_*`), so that a
-    /// late packet can tell what gave it up. Set when a gap is given up,
-    /// cleared when a packet is held here.
-    gave_up: u8,
+    /// In an empty slot: the loss detector gave `seq` up, so that a late
+    /// packet can tell. Set when a gap is given up (false for any other
+    /// reason), cleared when a packet is held here or `seq` arrives late.
+    lost: bool,
     /// Arrival-order chain of held slots.
     older: u16,
     newer: u16,
@@ -141,7 +135,7 @@ impl<P> Window<P> {
                 pkt: None,
                 seq: Seq(0),
                 arrived: Instant(0),
-                gave_up: GAVE_UP_NONE,
+                lost: false,
                 older: NIL,
                 newer: NIL,
             }),
@@ -228,11 +222,9 @@ impl<P> Window<P> {
         self.stats.late += 1;
         if d > -(WINDOW_SLOTS as i32) {
             let s = &mut self.slots[(seq.0 & MASK) as usize];
-            if s.pkt.is_none() && s.seq == seq && s.gave_up == GAVE_UP_LOSS {
+            if s.pkt.is_none() && s.seq == seq && s.lost {
                 self.stats.late_loss += 1;
-            }
-            if s.pkt.is_none() && s.seq == seq {
-                s.gave_up = GAVE_UP_NONE;
+                s.lost = false;
             }
             self.far_run = 0;
             up(pkt);
@@ -304,7 +296,7 @@ impl<P> Window<P> {
                     self.stats.gaps += 1;
                     let slot = &mut self.slots[i];
                     slot.seq = s;
-                    slot.gave_up = if why == Release::Loss { GAVE_UP_LOSS } else { GAVE_UP_OTHER };
+                    slot.lost = why == Release::Loss;
                 }
             }
             if s == end {
@@ -373,7 +365,7 @@ impl<P> Window<P> {
         s.pkt = Some(pkt);
         s.seq = seq;
         s.arrived = now;
-        s.gave_up = GAVE_UP_NONE;
+        s.lost = false;
         s.older = newest;
         s.newer = NIL;
         if newest == NIL {
