@@ -121,6 +121,8 @@ pub(crate) struct State {
     pub(crate) slaves: [Option<SlaveRef>; MAX_LINKS],
     /// Links whose slave is up with carrier.
     pub(crate) carrier: u8,
+    /// When each link's bit in `carrier` last changed (procfs, failover timing).
+    pub(crate) carrier_changed: [Instant; MAX_LINKS],
     pub(crate) table: KBox<PeerTable>,
     /// Indexed like `table`'s slots.
     pub(crate) peers: KVec<Option<KBox<Peer>>>,
@@ -404,6 +406,7 @@ impl kernel::Module for Ri2nModule {
             params,
             slaves: slot_refs,
             carrier,
+            carrier_changed: [ri2n_glue::now(); MAX_LINKS],
             table,
             peers,
             bcast_seq: Seq(ri2n_glue::random_u32()),
@@ -512,10 +515,11 @@ pub(crate) fn proc_show(m: &SeqFile) {
         let carrier = st.carrier & (1 << l) != 0;
         seq_print!(
             m,
-            "Slave {}: {} carrier {}{}\n",
+            "Slave {}: {} carrier {} changed_ms {}{}\n",
             l,
             d.link_name(l),
             if carrier { "up" } else { "down" },
+            now.since(st.carrier_changed[l]).as_ms(),
             if present { "" } else { " (removed)" }
         );
     }

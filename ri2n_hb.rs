@@ -225,6 +225,9 @@ pub(crate) fn netdev_event(rtnl: &Rtnl, event: u32, dev: NetDev) {
         }
         NETDEV_UNREGISTER => {
             let gone = st.slaves[link].take();
+            if st.carrier & bit != 0 {
+                st.carrier_changed[link] = ri2n_glue::now();
+            }
             st.carrier &= !bit;
             let left = st.carrier;
             for p in st.peers.iter_mut().flatten() {
@@ -248,6 +251,7 @@ pub(crate) fn netdev_event(rtnl: &Rtnl, event: u32, dev: NetDev) {
 /// came back is probed.
 fn carrier_changed(d: &Ri2n, st: &mut State, link: usize, up: bool) {
     let bit = 1u8 << link;
+    st.carrier_changed[link] = ri2n_glue::now();
     if up {
         st.carrier |= bit;
         for p in st.peers.iter_mut().flatten() {

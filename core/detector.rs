@@ -61,8 +61,9 @@ pub struct Endpoint {
     pub rx_packets: u64,
     /// Heartbeats received.
     pub rx_heartbeats: u64,
-    /// When the endpoint last changed state (failed, recovered, reported
-    /// down or up by the peer).
+    /// When the endpoint last went out of use or back into it: failing
+    /// while the peer still reported it up, say, changes the state but not
+    /// this (procfs' `changed_ms`, failover timing).
     pub changed: Instant,
 }
 
@@ -70,6 +71,17 @@ impl Endpoint {
     /// Whether data may be sent to the peer on this endpoint.
     pub fn usable(&self) -> bool {
         !self.failed && !self.peer_failed
+    }
+
+    /// Sets both failure flags; notes `now` in `changed` if that takes the
+    /// endpoint out of use or back into it.
+    fn set(&mut self, failed: bool, peer_failed: bool, now: Instant) {
+        let was = self.usable();
+        self.failed = failed;
+        self.peer_failed = peer_failed;
+        if self.usable() != was {
+            self.changed = now;
+        }
     }
 }
 
@@ -179,10 +191,9 @@ impl Detector {
         e.rx_heartbeats += 1;
         e.last_rx = now;
         if e.failed {
-            e.failed = false;
+            e.set(false, e.peer_failed, now);
             e.recoveries += 1;
             e.counter = 0;
-            e.changed = now;
             t.recovered = bit;
         } else {
             e.counter = e.counter.saturating_add(p.hbweight());
@@ -195,8 +206,7 @@ impl Detector {
             let e = &mut self.endpoints[l];
             let says_down = down & (1 << j) != 0;
             if says_down != e.peer_failed {
-                e.peer_failed = says_down;
-                e.changed = now;
+                e.set(e.failed, says_down, now);
                 if says_down {
                     t.peer_failed |= 1 << l;
                 } else {
@@ -240,9 +250,8 @@ impl Detector {
             for l in 0..self.nlinks {
                 let e = &mut self.endpoints[l];
                 if self.probing & !answered & (1 << l) != 0 && !e.failed {
-                    e.failed = true;
+                    e.set(true, e.peer_failed, now);
                     e.fails += 1;
-                    e.changed = now;
                     t.failed |= 1 << l;
                 }
             }
@@ -272,9 +281,8 @@ impl Detector {
         let mut t = Transitions::default();
         for (l, e) in eps.iter_mut().enumerate() {
             if !e.failed && e.counter <= p.ft_lthresh() && now.since(e.last_rx) >= p.slow_tout() {
-                e.failed = true;
+                e.set(true, e.peer_failed, now);
                 e.fails += 1;
-                e.changed = now;
                 t.failed |= 1 << l;
             }
             e.counter = 0;

@@ -141,6 +141,25 @@ fault() {
 	esac
 }
 
+# n2_carrier_watch up|down: starts timing n2's ri2n seeing link 1's carrier
+# go up or down.
+n2_carrier_watch() {
+	on n2 ri2n-watch carrier eth1 "$1" 9 >"$LAB_DIR/n2-carrier" &
+	N2_WATCH_PID=$!
+	sleep 0.2
+}
+# n2_carrier_record T_HOST up|down T_N1_MS: the watch's result, as
+# "carrier_DIR_seen_ms" (host event to n2's ri2n seeing it) and
+# "carrier_DIR_to_n1_ms" (from there to n1's endpoint change at T_N1_MS,
+# n1's clock).
+n2_carrier_record() {
+	local t2
+	wait "$N2_WATCH_PID" || { echo "carrier_$2_seen_ms never"; return; }
+	t2=$(cat "$LAB_DIR/n2-carrier")
+	echo "carrier_$2_seen_ms $((t2 - $(guest_offset n2) - $1))"
+	[ "$WATCHED" = never ] || echo "carrier_$2_to_n1_ms $(awk -v n1="$3" -v n2="$t2" -v off="$off21" 'BEGIN {printf "%.1f", n1 - (n2 - off / 1000)}')"
+}
+
 # sleep_until T_HOST_MS
 sleep_until() { sleep "$(awk -v t="$1" -v now="$(host_ms)" 'BEGIN {d = (t - now) / 1000; print (d > 0 ? d : 0)}')"; }
 
@@ -148,29 +167,46 @@ sleep_until() { sleep "$(awk -v t="$1" -v now="$(host_ms)" 'BEGIN {d = (t - now)
 # 0.1 s; n2's link 1 fails at 10 s and heals at 20 s (the receiver's side,
 # so the sender learns of it only through the network, as in the paper's
 # cable pull). For ri2n, ri2n-watch also times the sender's endpoint (n2,
-# eth1) leaving and re-entering service.
+# eth1) leaving and re-entering service and, for carrier loss, when n2's
+# ri2n saw its carrier go and come back: on the host's clock (the cut's
+# time; error: the guests' offsets, ~15 ms) and, between the two guests, on
+# n1's clock (n2's offset to it measured over ri2n0 to a fraction of a ms).
 failover() {
 	local cfg=$1 fault=$2 off t0 start cut heal ip watch=$RAW/failover-$1-$2.watch
 	lab "$cfg" 2 "$RATE"
 	on n2 iperf3 -s -D
+	rm -f "$watch"
+	if [ "$cfg" = ri2n ]; then
+		on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
+		sleep 0.3
+		# n2's clock minus n1's, µs, and its error.
+		read -r off21 err21 < <(on n1 ri2n-pingpong clock "$DST")
+		{
+			echo "clock_err_ms $(guest_offset_err n1)"
+			echo "n2_clock_err_ms $(guest_offset_err n2)"
+			echo "n2_minus_n1_us $off21 $err21"
+		} >"$watch"
+	fi
 	sleep 0.3
 	pretty BENCH "failover $cfg, $fault"
 	off=$(guest_offset n1)
 	start=$(host_ms)
 	on n1 sh -c "date +%s%3N >/tmp/t0; exec iperf3 -c $DST -t 30 -i 0.1 -J" >"$LAB_DIR/iperf.json" &
 	ip=$!
-	rm -f "$watch"
-	[ "$cfg" = ri2n ] && echo "clock_err_ms $(guest_offset_err n1)" >"$watch"
 	[ "$cfg" = ri2n ] && { sleep_until $((start + 9500)); watch_start n1 n2 eth1 'failed|peer-failed' 9; }
+	[ "$cfg/$fault" = ri2n/carrier ] && n2_carrier_watch down
 	sleep_until $((start + 10000))
 	cut=$(host_ms)
 	fault "$fault" on
 	[ "$cfg" = ri2n ] && { watch_ms "$cut"; echo "detect_ms $WATCHED" >>"$watch"; }
+	[ "$cfg/$fault" = ri2n/carrier ] && n2_carrier_record "$cut" down "$(cat "$LAB_DIR/watch")" >>"$watch"
 	[ "$cfg" = ri2n ] && { sleep_until $((start + 19500)); watch_start n1 n2 eth1 up 9; }
+	[ "$cfg/$fault" = ri2n/carrier ] && n2_carrier_watch up
 	sleep_until $((start + 20000))
 	heal=$(host_ms)
 	fault "$fault" off
 	[ "$cfg" = ri2n ] && { watch_ms "$heal"; echo "recover_ms $WATCHED" >>"$watch"; }
+	[ "$cfg/$fault" = ri2n/carrier ] && n2_carrier_record "$heal" up "$(cat "$LAB_DIR/watch")" >>"$watch"
 	wait $ip
 	t0=$(on n1 cat /tmp/t0)
 	# The cut and the heal on iperf3's clock (ms after the client started).

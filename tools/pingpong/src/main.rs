@@ -6,38 +6,59 @@
 //! ```text
 //! ri2n-pingpong server [--port P] [--once]
 //! ri2n-pingpong client HOST [--port P] [--sizes MIN:MAX] [--time SECS]
+//! ri2n-pingpong clock HOST [--port P]
 //! ```
 //!
 //! For each size (powers of two from MIN to MAX) the client sends a message
 //! of that size and waits for the server to echo it back, over and over for
-//! about `--time` seconds after two warm-up round trips. It prints one line
+//! about `--time` seconds after a few warm-up round trips (in runs, each
+//! sized from the one before, so that a slow start of the connection does
+//! not cut the first size's measurement short). It prints one line
 //! per size: bytes, round trips, the mean and the shortest round trip (µs),
 //! the one-way latency (half the mean round trip, µs) and the ping-pong
 //! throughput, size divided by the one-way latency (MB/s, 10^6 bytes/s), the
 //! figure the paper plots.
 //!
+//! `clock` prints the server's wall clock minus this one's and the error
+//! bound, in µs, from the quickest of a few exchanges: two lab guests' clocks
+//! compared over a link of a few hundred µs round trip, so that events seen
+//! in different guests (failover) can be put on one time line.
+//!
 //! Wire protocol, one TCP connection: before each run of round trips the
 //! client sends a 12-byte request, the size (u64) and the number of round
 //! trips (u32), big-endian; then both sides alternate `size` bytes each way.
+//! A request of size 0 asks for the server's wall clock instead: it answers
+//! with microseconds since the epoch (u64, big-endian).
 
 use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const DEFAULT_PORT: u16 = 5301;
 /// Largest message accepted, so that a stray client cannot make the server
 /// allocate without bound.
 const MAX_SIZE: u64 = 256 << 20;
-const WARMUP: u32 = 2;
+const WARMUP: u32 = 4;
 /// Fewest timed round trips per size, however slow.
 const MIN_TRIPS: u32 = 3;
 const MAX_TRIPS: u32 = 100_000;
+/// The first timed run takes about this share of `--time`; later runs are
+/// sized from the round trips measured so far.
+const FIRST_RUN_SHARE: f64 = 0.1;
+/// Clock exchanges; the quickest one counts.
+const CLOCK_EXCHANGES: u32 = 50;
+
+/// This machine's wall clock, µs since the epoch.
+fn wall_us() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+}
 
 fn usage() -> ExitCode {
     eprintln!(
         "usage: ri2n-pingpong server [--port P] [--once]\n       \
-         ri2n-pingpong client HOST [--port P] [--sizes MIN:MAX] [--time SECS]"
+         ri2n-pingpong client HOST [--port P] [--sizes MIN:MAX] [--time SECS]\n       \
+         ri2n-pingpong clock HOST [--port P]"
     );
     ExitCode::from(2)
 }
@@ -76,6 +97,10 @@ fn serve(mut c: TcpStream) -> io::Result<()> {
         let trips = u32::from_be_bytes(req[8..].try_into().unwrap());
         if size > MAX_SIZE {
             return Err(io::Error::new(io::ErrorKind::InvalidData, format!("message of {size} bytes refused")));
+        }
+        if size == 0 {
+            c.write_all(&wall_us().to_be_bytes())?;
+            continue;
         }
         buf.resize(size as usize, 0);
         for _ in 0..trips {
@@ -118,6 +143,55 @@ fn run(c: &mut TcpStream, buf: &mut [u8], trips: u32) -> io::Result<(Duration, D
     Ok((start.elapsed() / trips, best))
 }
 
+/// Round trips of `buf.len()` bytes for about `secs` seconds (at least
+/// `MIN_TRIPS`, at most `MAX_TRIPS`), in runs; returns the number of round
+/// trips, their mean and the shortest.
+fn timed(c: &mut TcpStream, buf: &mut [u8], secs: f64, warm: Duration) -> io::Result<(u32, Duration, Duration)> {
+    let mut done = 0u32;
+    let mut total = Duration::ZERO;
+    let mut best = Duration::MAX;
+    let mut per_trip = warm.as_secs_f64().max(1e-6);
+    let mut budget = secs * FIRST_RUN_SHARE;
+    while done < MIN_TRIPS || (total.as_secs_f64() < secs && done < MAX_TRIPS) {
+        let want = (budget / per_trip).ceil() as u64;
+        let trips = want.clamp(MIN_TRIPS as u64, (MAX_TRIPS - done).max(MIN_TRIPS) as u64) as u32;
+        let (mean, b) = run(c, buf, trips)?;
+        done += trips;
+        total += mean * trips;
+        best = best.min(b);
+        per_trip = total.as_secs_f64() / done as f64;
+        budget = secs - total.as_secs_f64();
+    }
+    Ok((done, total / done, best))
+}
+
+/// The server's clock minus ours and the error bound (half the quickest
+/// exchange's round trip), in µs.
+fn clock_offset(c: &mut TcpStream) -> io::Result<(i64, u64)> {
+    let (mut best_rtt, mut offset) = (u64::MAX, 0i64);
+    for _ in 0..CLOCK_EXCHANGES {
+        let mut ans = [0u8; 8];
+        let t0 = wall_us();
+        c.write_all(&[0u8; 12])?;
+        c.read_exact(&mut ans)?;
+        let t1 = wall_us();
+        let theirs = u64::from_be_bytes(ans);
+        if t1.saturating_sub(t0) < best_rtt {
+            best_rtt = t1.saturating_sub(t0);
+            offset = theirs as i64 - ((t0 + t1) / 2) as i64;
+        }
+    }
+    Ok((offset, best_rtt.div_ceil(2)))
+}
+
+fn clock(host: &str, port: u16) -> io::Result<()> {
+    let mut c = TcpStream::connect((host, port))?;
+    c.set_nodelay(true)?;
+    let (offset, err) = clock_offset(&mut c)?;
+    println!("{offset} {err}");
+    Ok(())
+}
+
 fn client(host: &str, port: u16, sizes: &[u64], secs: f64) -> io::Result<()> {
     let mut c = TcpStream::connect((host, port))?;
     c.set_nodelay(true)?;
@@ -127,9 +201,7 @@ fn client(host: &str, port: u16, sizes: &[u64], secs: f64) -> io::Result<()> {
     for &size in sizes {
         let b = &mut buf[..size as usize];
         let (warm, _) = run(&mut c, b, WARMUP)?;
-        let want = (secs / warm.as_secs_f64().max(1e-6)) as u64;
-        let trips = want.clamp(MIN_TRIPS as u64, MAX_TRIPS as u64) as u32;
-        let (mean, best) = run(&mut c, b, trips)?;
+        let (trips, mean, best) = timed(&mut c, b, secs, warm)?;
         let one_way = mean.as_secs_f64() / 2.0;
         println!(
             "{:>11} {:>7} {:>11.1} {:>11.1} {:>11.1} {:>9.2}",
@@ -180,6 +252,7 @@ fn main() -> ExitCode {
     let r = match pos.as_slice() {
         ["server"] => server(port, once),
         ["client", host] => client(host, port, &sizes(min, max), secs),
+        ["clock", host] => clock(host, port),
         _ => return usage(),
     };
     match r {
@@ -222,6 +295,41 @@ mod tests {
         let (mean, best) = run(&mut c, &mut buf, 5).unwrap();
         assert_eq!(buf, sent, "the server echoes the message unchanged");
         assert!(best <= mean);
+        drop(c);
+        srv.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn clock_of_this_machine_is_its_own() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let srv = std::thread::spawn(move || serve(l.accept().unwrap().0));
+        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        c.set_nodelay(true).unwrap();
+        let (offset, err) = clock_offset(&mut c).unwrap();
+        // One clock on both ends: the offset is zero within the error bound.
+        assert!(offset.unsigned_abs() <= err + 1, "offset {offset} µs, error {err} µs");
+        // The connection still carries ping-pong afterwards.
+        let mut buf = vec![1u8; 100];
+        run(&mut c, &mut buf, 3).unwrap();
+        drop(c);
+        srv.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn timed_runs_fill_the_time() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let srv = std::thread::spawn(move || serve(l.accept().unwrap().0));
+        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        c.set_nodelay(true).unwrap();
+        let mut buf = vec![7u8; 64];
+        // A warm-up 1000 times too slow must not shorten the measurement.
+        let t = Instant::now();
+        let (trips, mean, best) = timed(&mut c, &mut buf, 0.2, Duration::from_millis(50)).unwrap();
+        let took = t.elapsed().as_secs_f64();
+        assert!(took >= 0.2, "measured for {took} s, wanted 0.2 s");
+        assert!(trips >= MIN_TRIPS && best <= mean);
         drop(c);
         srv.join().unwrap().unwrap();
     }

@@ -143,6 +143,30 @@ fn news_of_a_dead_link_arrives_on_another_link() {
 }
 
 #[test]
+fn changed_marks_going_out_of_use_and_back_not_every_flag() {
+    // The peer reports L1 down at 5 ms; our own judgement fails it at
+    // 180 ms: it left service at 5 ms, and returns when both flags clear.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.heartbeat(L0, ms(0), L0, 0, &p);
+    d.heartbeat(L1, ms(0), L1, 0, &p);
+    d.heartbeat(L0, ms(5), L0, 1 << L1, &p);
+    assert_eq!(d.endpoints[L1].changed, ms(5));
+    for t in 150..180 {
+        d.data(L0, ms(t), &p);
+    }
+    assert!(d.endpoints[L1].failed && d.endpoints[L1].peer_failed);
+    assert_eq!(d.endpoints[L1].changed, ms(5), "failing an endpoint already out of use");
+    // Its heartbeat recovers our side; the peer still says down.
+    d.heartbeat(L1, ms(300), L1, 1 << L1, &p);
+    assert!(!d.endpoints[L1].failed);
+    assert_eq!(d.endpoints[L1].changed, ms(5));
+    d.heartbeat(L0, ms(310), L0, 0, &p);
+    assert_eq!(d.usable(), 0b11);
+    assert_eq!(d.endpoints[L1].changed, ms(310));
+}
+
+#[test]
 fn link_numbering_may_differ_between_nodes() {
     // The peer listed its slaves the other way round: its link 0 is our L1.
     let p = Params::default();
