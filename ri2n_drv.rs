@@ -499,9 +499,11 @@ impl Drop for Ri2nModule {
 /// `/proc/net/ri2n/ri2n0`, in the spirit of `/proc/net/bonding/bond0`.
 pub(crate) fn proc_show(m: &SeqFile) {
     let Some(d) = device() else { return };
-    let now = ri2n_glue::now();
     let st = d.state.lock();
-    seq_print!(m, "RI2N/DRV: protocol version {}\n\n", proto::header::VERSION);
+    let (now, wall) = (ri2n_glue::now(), ri2n_glue::realtime_ms());
+    seq_print!(m, "RI2N/DRV: protocol version {}\n", proto::header::VERSION);
+    // The ages below (`*_ms`) count back from this moment.
+    seq_print!(m, "Clock: {} ms since the epoch\n\n", wall);
     seq_print!(m, "Device: {}\n", d.dev.name_str());
     seq_print!(m, "MAC: {}\nMTU: {}\nState: {}\n", MacFmt(&d.dev.addr()), d.dev.mtu(), if st.up { "up" } else { "down" });
     seq_print!(m, "Epoch: {:08x}\n", d.epoch);

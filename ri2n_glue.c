@@ -18,6 +18,7 @@
 #include <linux/proc_fs.h>
 #include <linux/rtnetlink.h>
 #include <linux/seq_file.h>
+#include <linux/timekeeping.h>
 #include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <net/gro_cells.h>
@@ -178,6 +179,7 @@ bool ri2n_carrier_ok(const struct net_device *dev) { return netif_carrier_ok(dev
 void ri2n_carrier_on(struct net_device *dev) { netif_carrier_on(dev); }
 void ri2n_carrier_off(struct net_device *dev) { netif_carrier_off(dev); }
 bool ri2n_running(const struct net_device *dev) { return netif_running(dev); }
+u64 ri2n_realtime_ms(void) { return ktime_get_real_ns() / NSEC_PER_MSEC; }
 bool ri2n_tx_stopped(struct net_device *dev) { return netif_xmit_stopped(netdev_get_tx_queue(dev, 0)); }
 int ri2n_uc_add(struct net_device *dev, const u8 *addr) { return dev_uc_add(dev, addr); }
 int ri2n_uc_del(struct net_device *dev, const u8 *addr) { return dev_uc_del(dev, addr); }

@@ -50,6 +50,7 @@ bool ri2n_carrier_ok(const struct net_device *dev);
 void ri2n_carrier_on(struct net_device *dev);
 void ri2n_carrier_off(struct net_device *dev);
 bool ri2n_running(const struct net_device *dev);
+u64 ri2n_realtime_ms(void);
 bool ri2n_tx_stopped(struct net_device *dev);
 int ri2n_uc_add(struct net_device *dev, const u8 *addr);
 int ri2n_uc_del(struct net_device *dev, const u8 *addr);

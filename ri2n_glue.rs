@@ -49,6 +49,7 @@ extern "C" {
     fn ri2n_carrier_on(dev: *mut NetDevice);
     fn ri2n_carrier_off(dev: *mut NetDevice);
     fn ri2n_running(dev: *const NetDevice) -> bool;
+    fn ri2n_realtime_ms() -> u64;
     fn ri2n_tx_stopped(dev: *mut NetDevice) -> bool;
     fn ri2n_uc_add(dev: *mut NetDevice, addr: *const u8) -> c_int;
     fn ri2n_uc_del(dev: *mut NetDevice, addr: *const u8) -> c_int;
@@ -656,6 +657,13 @@ pub(crate) fn ratelimit() -> bool {
 pub(crate) fn now() -> crate::proto::time::Instant {
     // SAFETY: No preconditions.
     crate::proto::time::Instant(unsafe { bindings::ktime_get() } as u64)
+}
+
+/// The wall clock, ms since the epoch (procfs: so that a reader can place
+/// the `changed_ms` ages without its own clock reading coming late).
+pub(crate) fn realtime_ms() -> u64 {
+    // SAFETY: No preconditions.
+    unsafe { ri2n_realtime_ms() }
 }
 
 /// A random u32 (epochs, hash keys).

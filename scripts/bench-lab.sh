@@ -148,16 +148,24 @@ n2_carrier_watch() {
 	N2_WATCH_PID=$!
 	sleep 0.2
 }
-# n2_carrier_record T_HOST up|down T_N1_MS: the watch's result, as
-# "carrier_DIR_seen_ms" (host event to n2's ri2n seeing it) and
-# "carrier_DIR_to_n1_ms" (from there to n1's endpoint change at T_N1_MS,
-# n1's clock).
-n2_carrier_record() {
+# n2_carrier_result T_HOST T_N1_MS: the watch's result: CARRIER_SEEN, ms from
+# the host event at T_HOST to n2's ri2n seeing it, and CARRIER_TO_N1, ms from
+# there to n1's endpoint change at T_N1_MS (n1's clock; "never" if either
+# never happened).
+n2_carrier_result() {
 	local t2
-	wait "$N2_WATCH_PID" || { echo "carrier_$2_seen_ms never"; return; }
+	CARRIER_SEEN=never CARRIER_TO_N1=never
+	wait "$N2_WATCH_PID" || return 0
 	t2=$(cat "$LAB_DIR/n2-carrier")
-	echo "carrier_$2_seen_ms $((t2 - $(guest_offset n2) - $1))"
-	[ "$WATCHED" = never ] || echo "carrier_$2_to_n1_ms $(awk -v n1="$3" -v n2="$t2" -v off="$off21" 'BEGIN {printf "%.1f", n1 - (n2 - off / 1000)}')"
+	CARRIER_SEEN=$((t2 - $(guest_offset n2) - $1))
+	[ "$2" = never ] || CARRIER_TO_N1=$(awk -v n1="$2" -v n2="$t2" -v off="$OFF21" 'BEGIN {printf "%.1f", n1 - (n2 - off / 1000)}')
+}
+# n2_n1_clock: sets OFF21 and ERR21, n2's clock minus n1's and its error
+# (µs), measured over ri2n0 (ri2n-pingpong clock).
+n2_n1_clock() {
+	on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
+	sleep 0.3
+	read -r OFF21 ERR21 < <(on n1 ri2n-pingpong clock "$DST")
 }
 
 # sleep_until T_HOST_MS
@@ -177,14 +185,11 @@ failover() {
 	on n2 iperf3 -s -D
 	rm -f "$watch"
 	if [ "$cfg" = ri2n ]; then
-		on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
-		sleep 0.3
-		# n2's clock minus n1's, µs, and its error.
-		read -r off21 err21 < <(on n1 ri2n-pingpong clock "$DST")
+		n2_n1_clock
 		{
 			echo "clock_err_ms $(guest_offset_err n1)"
 			echo "n2_clock_err_ms $(guest_offset_err n2)"
-			echo "n2_minus_n1_us $off21 $err21"
+			echo "n2_minus_n1_us $OFF21 $ERR21"
 		} >"$watch"
 	fi
 	sleep 0.3
@@ -199,14 +204,22 @@ failover() {
 	cut=$(host_ms)
 	fault "$fault" on
 	[ "$cfg" = ri2n ] && { watch_ms "$cut"; echo "detect_ms $WATCHED" >>"$watch"; }
-	[ "$cfg/$fault" = ri2n/carrier ] && n2_carrier_record "$cut" down "$(cat "$LAB_DIR/watch")" >>"$watch"
+	if [ "$cfg/$fault" = ri2n/carrier ]; then
+		n2_carrier_result "$cut" "$([ "$WATCHED" = never ] && echo never || cat "$LAB_DIR/watch")"
+		echo "carrier_down_seen_ms $CARRIER_SEEN" >>"$watch"
+		echo "carrier_down_to_n1_ms $CARRIER_TO_N1" >>"$watch"
+	fi
 	[ "$cfg" = ri2n ] && { sleep_until $((start + 19500)); watch_start n1 n2 eth1 up 9; }
 	[ "$cfg/$fault" = ri2n/carrier ] && n2_carrier_watch up
 	sleep_until $((start + 20000))
 	heal=$(host_ms)
 	fault "$fault" off
 	[ "$cfg" = ri2n ] && { watch_ms "$heal"; echo "recover_ms $WATCHED" >>"$watch"; }
-	[ "$cfg/$fault" = ri2n/carrier ] && n2_carrier_record "$heal" up "$(cat "$LAB_DIR/watch")" >>"$watch"
+	if [ "$cfg/$fault" = ri2n/carrier ]; then
+		n2_carrier_result "$heal" "$([ "$WATCHED" = never ] && echo never || cat "$LAB_DIR/watch")"
+		echo "carrier_up_seen_ms $CARRIER_SEEN" >>"$watch"
+		echo "carrier_up_to_n1_ms $CARRIER_TO_N1" >>"$watch"
+	fi
 	wait $ip
 	t0=$(on n1 cat /tmp/t0)
 	# The cut and the heal on iperf3's clock (ms after the client started).
@@ -220,6 +233,48 @@ failover() {
 			/"sum_sent"/ {inside = 0}' "$LAB_DIR/iperf.json"
 	} >"$RAW/failover-$cfg-$fault.tsv"
 	done_lab "failover $cfg $fault"
+}
+
+# failover_samples carrier|blackhole N: N cuts and heals of n2's link 1,
+# 2 s apart, under bulk TCP n1 -> n2, for ri2n: one timeline shows one
+# failover, these give its spread. One line per cut in
+# failover-ri2n-FAULT-samples.tsv: ms from the cut to n1 no longer sending
+# on the link (out), from the heal to n1 sending on it again (back) and,
+# for carrier loss, from the cut to n2's ri2n seeing it (seen) and from
+# there to n1 stopping (to_n1, the two guests' clocks compared over ri2n0).
+failover_samples() {
+	local fault=$1 n=$2 i cut heal out back ip out_file=$RAW/failover-ri2n-$1-samples.tsv
+	lab ri2n 2 "$RATE"
+	on n2 iperf3 -s -D
+	n2_n1_clock
+	pretty BENCH "failover samples ri2n, $fault, $n cuts"
+	on n1 iperf3 -c "$DST" -t $((n * 5 + 5)) >/dev/null &
+	ip=$!
+	sleep 2
+	{
+		echo "# n2_minus_n1_us $OFF21 $ERR21 n1_err_ms $(guest_offset_err n1) n2_err_ms $(guest_offset_err n2)"
+		printf '#cut\tout_ms\tback_ms\tseen_ms\tto_n1_ms\n'
+	} >"$out_file"
+	for ((i = 1; i <= n; i++)); do
+		watch_start n1 n2 eth1 'failed|peer-failed' 9
+		[ "$fault" = carrier ] && n2_carrier_watch down
+		cut=$(host_ms)
+		fault "$fault" on
+		watch_ms "$cut"
+		out=$WATCHED
+		CARRIER_SEEN=- CARRIER_TO_N1=-
+		[ "$fault" = carrier ] && n2_carrier_result "$cut" "$([ "$out" = never ] && echo never || cat "$LAB_DIR/watch")"
+		sleep_until $((cut + 2000))
+		watch_start n1 n2 eth1 up 9
+		heal=$(host_ms)
+		fault "$fault" off
+		watch_ms "$heal"
+		back=$WATCHED
+		printf '%s\t%s\t%s\t%s\t%s\n' "$i" "$out" "$back" "$CARRIER_SEEN" "$CARRIER_TO_N1" >>"$out_file"
+		sleep_until $((heal + 2000))
+	done
+	wait $ip
+	done_lab "failover samples $fault"
 }
 
 # --- 4. MPI --------------------------------------------------------------------
@@ -268,6 +323,7 @@ if want failover; then
 	for cfg in ri2n bond; do
 		for fault in carrier blackhole; do failover $cfg $fault; done
 	done
+	for fault in carrier blackhole; do failover_samples $fault "${BENCH_FAILOVER_CUTS:-7}"; done
 fi
 if want mpi; then
 	for cfg in single ri2n; do mpi $cfg; done

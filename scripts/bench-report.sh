@@ -22,6 +22,20 @@ verdict() { [ "$1" = 1 ] && echo met || echo "**missed**"; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a != "n/a" && b != "n/a" && a + 0 >= b + 0)}' && echo 1 || echo 0; }
 
 pp() { echo "$RAW/pingpong-$1-$2.txt"; }
+# wv FILE KEY: a value from a failover .watch file ("?" if none).
+wv() { awk -v k="$2" '$1 == k {v = $2} END {print (v == "" ? "?" : v)}' "$1" 2>/dev/null || echo "?"; }
+# spread FILE COL: column COL of a failover samples file as SPREAD,
+# "median (min–max, N cuts)", and MEDIAN ("never" sorts last; 1e9 if none).
+spread() {
+	read -r MEDIAN SPREAD < <(awk -v c="$2" '!/^#/ && $c != "" && $c != "-" {v[++n] = ($c == "never" ? 1e12 : $c)}
+		function f(x) {return x >= 1e12 ? "never" : sprintf("%.0f", x)}
+		END {
+			if (!n) {print "1e9 ?"; exit}
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) {t = v[j]; v[j] = v[j - 1]; v[j - 1] = t}
+			m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			printf "%s %s (%s–%s, %d cuts)\n", (m >= 1e12 ? 1e9 : m), f(m), f(v[1]), f(v[n]), n
+		}' "$1" 2>/dev/null || echo "1e9 ?")
+}
 # pp_at CFG RATE BYTES COL: a column of the ping-pong table at a size.
 pp_at() { awk -v b="$3" -v k="$4" '!/^#/ && $1 == b {print $k}' "$(pp "$1" "$2")" 2>/dev/null; }
 # pp_half CFG RATE: the smallest size reaching half the peak throughput.
@@ -217,25 +231,27 @@ EOF
 		done
 	fi
 	if [ -f "$RAW/failover-ri2n-carrier.tsv" ]; then
-		read -r _ gap rec _ < <(failover_metrics "$RAW/failover-ri2n-carrier.tsv")
-		det=$(awk '$1 == "detect_ms" {print $2}' "$RAW/failover-ri2n-carrier.watch" 2>/dev/null || true)
-		err=$(awk '$1 == "clock_err_ms" {print " ± " $2}' "$RAW/failover-ri2n-carrier.watch" 2>/dev/null || true)
+		# The timeline (one failover each) and, when there, the repeated cuts.
 		w=$RAW/failover-ri2n-carrier.watch
-		seen=$(awk '$1 == "carrier_down_seen_ms" {print $2}' "$w" 2>/dev/null || true)
-		err2=$(awk '$1 == "n2_clock_err_ms" {print " ± " $2}' "$w" 2>/dev/null || true)
-		to1=$(awk '$1 == "carrier_down_to_n1_ms" {print $2}' "$w" 2>/dev/null || true)
-		err21=$(awk '$1 == "n2_minus_n1_us" {printf " ± %.1f", $3 / 1000 + 1}' "$w" 2>/dev/null || true)
-		echo "| carrier-loss failover ≤ 50 ms, from the carrier loss (n2's ri2n sees it) to the sender (n1) out of the link | ${to1:-?}${err21} ms | $(verdict "$(ge 50 "${to1:-1e9}")") |"
-		echo "| carrier-loss failover ≤ 50 ms, end to end from the host's \`set_link\` | sender stopped using the link after ${det:-?}${err} ms, of which ${seen:-?}${err2} ms until n2's ri2n saw the carrier go (QEMU monitor, virtio interrupt, guest work queue); throughput gap ${gap} ms (0.1 s samples) | $(verdict "$(ge 50 "${det:-1e9}")") |"
-		read -r _ gap rec2 _ < <(failover_metrics "$RAW/failover-ri2n-blackhole.tsv")
-		det=$(awk '$1 == "detect_ms" {print $2}' "$RAW/failover-ri2n-blackhole.watch" 2>/dev/null || true)
-		err=$(awk '$1 == "clock_err_ms" {print " ± " $2}' "$RAW/failover-ri2n-blackhole.watch" 2>/dev/null || true)
-		echo "| silent-blackhole failover under load ≤ 250 ms | sender stopped using the link after ${det:-?}${err} ms; throughput gap ${gap} ms | $(verdict "$(ge 250 "${det:-1e9}")") |"
-		r1=$(awk '$1 == "recover_ms" {print $2}' "$RAW/failover-ri2n-carrier.watch" 2>/dev/null || true)
-		r2=$(awk '$1 == "recover_ms" {print $2}' "$RAW/failover-ri2n-blackhole.watch" 2>/dev/null || true)
-		useen=$(awk '$1 == "carrier_up_seen_ms" {print $2}' "$w" 2>/dev/null || true)
-		uto1=$(awk '$1 == "carrier_up_to_n1_ms" {print $2}' "$w" 2>/dev/null || true)
-		echo "| recovery ≤ 500 ms | link in use again after ${r1:-?} ms (carrier: n2's ri2n saw it back after ${useen:-?} ms, n1 used it ${uto1:-?} ms later), ${r2:-?} ms (blackhole); throughput back to 80 % after $rec / $rec2 ms | $(verdict "$(ge 500 "$(awk -v a="${r1:-1e9}" -v b="${r2:-1e9}" 'BEGIN {print (a > b ? a : b)}')")") |"
+		read -r _ gap rec _ < <(failover_metrics "$RAW/failover-ri2n-carrier.tsv")
+		read -r _ gap2 rec2 _ < <(failover_metrics "$RAW/failover-ri2n-blackhole.tsv")
+		sc=$RAW/failover-ri2n-carrier-samples.tsv sb=$RAW/failover-ri2n-blackhole-samples.tsv
+		e1=$(awk '/^# n2_minus_n1_us/ {print $6}' "$sc" 2>/dev/null || true)
+		e2=$(awk '/^# n2_minus_n1_us/ {print $8}' "$sc" 2>/dev/null || true)
+		e21=$(awk '/^# n2_minus_n1_us/ {printf "%.1f", $4 / 1000 + 1}' "$sc" 2>/dev/null || true)
+		eb=$(awk '/^# n2_minus_n1_us/ {print $6}' "$sb" 2>/dev/null || true)
+		spread "$sc" 5
+		echo "| carrier-loss failover ≤ 50 ms, from the carrier loss (n2's ri2n sees it) to the sender (n1) out of the link | $SPREAD ± ${e21:-?} ms (timeline run: $(wv "$w" carrier_down_to_n1_ms) ms) | $(verdict "$(ge 50 "$MEDIAN")") |"
+		spread "$sc" 4
+		seen=$SPREAD
+		spread "$sc" 2
+		echo "| carrier-loss failover ≤ 50 ms, end to end from the host's \`set_link\` | $SPREAD ± ${e1:-?} ms, of which $seen ± ${e2:-?} ms until n2's ri2n saw the carrier go (QEMU monitor, virtio interrupt, guest work queue); timeline run: $(wv "$w" detect_ms) ms, throughput gap ${gap} ms (0.1 s samples) | $(verdict "$(ge 50 "$MEDIAN")") |"
+		spread "$sb" 2
+		echo "| silent-blackhole failover under load ≤ 250 ms | $SPREAD ± ${eb:-?} ms (timeline run: $(wv "$RAW/failover-ri2n-blackhole.watch" detect_ms) ms, throughput gap ${gap2} ms) | $(verdict "$(ge 250 "$MEDIAN")") |"
+		spread "$sc" 3
+		rc=$SPREAD mc=$MEDIAN
+		spread "$sb" 3
+		echo "| recovery ≤ 500 ms | link in use again after $rc ms (carrier), $SPREAD ms (blackhole); timeline run: $(wv "$w" recover_ms) / $(wv "$RAW/failover-ri2n-blackhole.watch" recover_ms) ms, throughput back to 80 % after $rec / $rec2 ms | $(verdict "$(ge 500 "$(awk -v a="$mc" -v b="$MEDIAN" 'BEGIN {print (a > b ? a : b)}')")") |"
 	fi
 	echo
 
@@ -326,6 +342,9 @@ EOF
 		echo "back); \`ri2n-pingpong clock\` put n2's clock on n1's over ri2n0 before the run,"
 		echo "which splits the failover into the lab's part (host command to guest kernel) and"
 		echo "the driver's (n2's heartbeat on the link left, n1 taking the link out of use)."
+		echo "The targets above quote the repeated cuts (\`raw/failover-ri2n-*-samples.tsv\`:"
+		echo "n2's link 1 cut and healed every 2 s under the same bulk TCP, on a fresh pair of"
+		echo "guests): median (min–max); a single timeline gives one sample only."
 		echo
 		echo "| config | fault | before, Mbit/s | during (from +2 s), Mbit/s | gap, ms | recovery, ms | endpoint out, ms | endpoint back, ms |"
 		echo "|---|---|--:|--:|--:|--:|--:|--:|"
