@@ -148,17 +148,17 @@ n2_carrier_watch() {
 	N2_WATCH_PID=$!
 	sleep 0.2
 }
-# n2_carrier_result T_HOST T_N1_MS: the watch's result: CARRIER_SEEN, ms from
-# the host event at T_HOST to n2's ri2n seeing it, and CARRIER_TO_N1, ms from
-# there to n1's endpoint change at T_N1_MS (n1's clock; "never" if either
-# never happened).
+# n2_carrier_result T_HOST: after watch_ms, the n2 watch's result:
+# CARRIER_SEEN, ms from the host event at T_HOST to n2's ri2n seeing it, and
+# CARRIER_TO_N1, ms from there to the change n1's watch saw (n1's clock;
+# "never" if either never happened).
 n2_carrier_result() {
 	local t2
 	CARRIER_SEEN=never CARRIER_TO_N1=never
 	wait "$N2_WATCH_PID" || return 0
 	t2=$(cat "$LAB_DIR/n2-carrier")
 	CARRIER_SEEN=$((t2 - $(guest_offset n2) - $1))
-	[ "$2" = never ] || CARRIER_TO_N1=$(awk -v n1="$2" -v n2="$t2" -v off="$OFF21" 'BEGIN {printf "%.1f", n1 - (n2 - off / 1000)}')
+	[ "$WATCHED" = never ] || CARRIER_TO_N1=$(awk -v n1="$(cat "$LAB_DIR/watch")" -v n2="$t2" -v off="$OFF21" 'BEGIN {printf "%.1f", n1 - (n2 - off / 1000)}')
 }
 # n2_n1_clock: sets OFF21 and ERR21, n2's clock minus n1's and its error
 # (µs), measured over ri2n0 (ri2n-pingpong clock).
@@ -205,7 +205,7 @@ failover() {
 	fault "$fault" on
 	[ "$cfg" = ri2n ] && { watch_ms "$cut"; echo "detect_ms $WATCHED" >>"$watch"; }
 	if [ "$cfg/$fault" = ri2n/carrier ]; then
-		n2_carrier_result "$cut" "$([ "$WATCHED" = never ] && echo never || cat "$LAB_DIR/watch")"
+		n2_carrier_result "$cut"
 		echo "carrier_down_seen_ms $CARRIER_SEEN" >>"$watch"
 		echo "carrier_down_to_n1_ms $CARRIER_TO_N1" >>"$watch"
 	fi
@@ -216,7 +216,7 @@ failover() {
 	fault "$fault" off
 	[ "$cfg" = ri2n ] && { watch_ms "$heal"; echo "recover_ms $WATCHED" >>"$watch"; }
 	if [ "$cfg/$fault" = ri2n/carrier ]; then
-		n2_carrier_result "$heal" "$([ "$WATCHED" = never ] && echo never || cat "$LAB_DIR/watch")"
+		n2_carrier_result "$heal"
 		echo "carrier_up_seen_ms $CARRIER_SEEN" >>"$watch"
 		echo "carrier_up_to_n1_ms $CARRIER_TO_N1" >>"$watch"
 	fi
@@ -263,7 +263,7 @@ failover_samples() {
 		watch_ms "$cut"
 		out=$WATCHED
 		CARRIER_SEEN=- CARRIER_TO_N1=-
-		[ "$fault" = carrier ] && n2_carrier_result "$cut" "$([ "$out" = never ] && echo never || cat "$LAB_DIR/watch")"
+		[ "$fault" = carrier ] && n2_carrier_result "$cut"
 		sleep_until $((cut + 2000))
 		watch_start n1 n2 eth1 up 9
 		heal=$(host_ms)

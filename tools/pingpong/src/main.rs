@@ -175,9 +175,9 @@ fn clock_offset(c: &mut TcpStream) -> io::Result<(i64, u64)> {
         c.write_all(&[0u8; 12])?;
         c.read_exact(&mut ans)?;
         let t1 = wall_us();
-        let theirs = u64::from_be_bytes(ans);
-        if t1.saturating_sub(t0) < best_rtt {
-            best_rtt = t1.saturating_sub(t0);
+        let (theirs, rtt) = (u64::from_be_bytes(ans), t1.saturating_sub(t0));
+        if rtt < best_rtt {
+            best_rtt = rtt;
             offset = theirs as i64 - ((t0 + t1) / 2) as i64;
         }
     }
@@ -268,6 +268,16 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
 
+    /// A server on loopback serving one connection, and that connection.
+    fn loopback() -> (TcpStream, std::thread::JoinHandle<io::Result<()>>) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let srv = std::thread::spawn(move || serve(l.accept().unwrap().0));
+        let c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        c.set_nodelay(true).unwrap();
+        (c, srv)
+    }
+
     #[test]
     fn size_suffixes() {
         assert_eq!(parse_size("64"), Some(64));
@@ -286,10 +296,7 @@ mod tests {
 
     #[test]
     fn echoes_over_loopback() {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = l.local_addr().unwrap().port();
-        let srv = std::thread::spawn(move || serve(l.accept().unwrap().0));
-        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let (mut c, srv) = loopback();
         let mut buf: Vec<u8> = (0..100_000u32).map(|i| i as u8).collect();
         let sent = buf.clone();
         let (mean, best) = run(&mut c, &mut buf, 5).unwrap();
@@ -301,11 +308,7 @@ mod tests {
 
     #[test]
     fn clock_of_this_machine_is_its_own() {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = l.local_addr().unwrap().port();
-        let srv = std::thread::spawn(move || serve(l.accept().unwrap().0));
-        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        c.set_nodelay(true).unwrap();
+        let (mut c, srv) = loopback();
         let (offset, err) = clock_offset(&mut c).unwrap();
         // One clock on both ends: the offset is zero within the error bound.
         assert!(offset.unsigned_abs() <= err + 1, "offset {offset} µs, error {err} µs");
@@ -318,11 +321,7 @@ mod tests {
 
     #[test]
     fn timed_runs_fill_the_time() {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = l.local_addr().unwrap().port();
-        let srv = std::thread::spawn(move || serve(l.accept().unwrap().0));
-        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        c.set_nodelay(true).unwrap();
+        let (mut c, srv) = loopback();
         let mut buf = vec![7u8; 64];
         // A warm-up 1000 times too slow must not shorten the measurement.
         let t = Instant::now();
