@@ -30,7 +30,8 @@ module:
 	if [ -z "$$kdir" ]; then scripts/setup-host.sh && kdir=$$(scripts/build-kernel.sh guest) || exit 1; fi; \
 	[ -f "$$kdir/Module.symvers" ] && grep -q '^CONFIG_RUST=y' "$$kdir/.config" || \
 		{ echo "error: KDIR=$$kdir is not a built Rust-enabled kernel (no Module.symvers or CONFIG_RUST)." >&2; exit 1; }; \
-	PATH="$(LLVM_BIN):$$PATH" $(MAKE) -C "$$kdir" M="$(CURDIR)" LLVM=1 modules
+	PATH="$(LLVM_BIN):$${RI2N_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ri2n}/tools/bin:$$PATH" \
+		$(MAKE) -C "$$kdir" M="$(CURDIR)" LLVM=1 modules
 
 unit:
 	cd tools && $(CARGO) test --release

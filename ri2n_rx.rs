@@ -1,186 +1,112 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Receive (driver paper §5.4, §5.5): the ethertype 0x1004 handler.
+//! Receive (driver paper §5.4, §5.5): the slaves' frame handler.
 //!
-//! Checks the frame, strips the RI2N header and makes the packet look as if
-//! ri2n0 had received it, counts it on its endpoint (peer = source MAC,
-//! link = receiving slave), then hands it to the peer's reorder window
-//! (data), the broadcast filter (broadcast), or the failure detector
-//! (heartbeat). Packets reach the stack through ri2n0's GRO cells, in order.
+//! Frames of Ethertype 0x1004 are ours; anything else arriving on a slave
+//! is left to the stack. A frame is checked, its RI2N header stripped and
+//! the packet made to look as if ri2n0 had received it; then it counts on
+//! its endpoint (peer = source MAC, link = receiving slave) and goes to the
+//! peer's reorder window (data), broadcast filter (broadcast) or failure
+//! detector (heartbeat). What the window releases reaches the stack through
+//! ri2n0's GRO cells, in order, after the state lock is dropped.
+//!
+//! Frames addressed to another of ri2n0's addresses (a macvlan's, synced to
+//! the slaves) or, while promiscuous (ri2n0 in a bridge), to another host
+//! go up unordered and touch no peer: the sender numbered them for that
+//! address, so they belong to another window than ri2n0's own.
 
+use crate::net::device::{Device, RxHandled};
+use crate::net::skb::{DropReason, Skb, SkbList};
+use crate::net::Mac;
+use crate::proto::header::{DecodeError, Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN};
+use crate::ri2n_dev::Ri2nDev;
+use crate::ri2n_state::RxKind;
 use kernel::prelude::*;
-use crate::proto::detector::Transitions;
-use crate::proto::header::{Header, Heartbeat, Kind, HB_PROBE, HEADER_LEN, HEARTBEAT_LEN};
-use crate::proto::rx::Epoch;
-use crate::ri2n_glue::{Mac, MacFmt, NetDev, Skb};
-use crate::ri2n_hb;
-use crate::{device, DevStats, Ri2n};
 
-const NET_RX_SUCCESS: i32 = 0;
-const NET_RX_DROP: i32 = 1;
-
-/// Hands `skb` to the stack, counting it.
-fn deliver(stats: &mut DevStats, skb: Skb) {
-    stats.rx_packets += 1;
-    stats.rx_bytes += skb.len() as u64;
-    skb.hand_up();
-}
-
-/// The packet handler: consumes `skb`, received on `dev`.
-pub(crate) fn receive(mut skb: Skb, dev: NetDev) -> i32 {
-    let Some(d) = device() else { return NET_RX_DROP };
-    let hdr = if skb.may_pull(HEADER_LEN as u32) { Header::decode(skb.data()) } else { Err(crate::proto::header::DecodeError::Short) };
+/// A frame arrived on slave `port` of `dev` (softirq, under RCU).
+pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
+    if skb.protocol() != ETH_P_RI2N {
+        return RxHandled::Pass(skb);
+    }
+    let d = dev.data();
+    let hdr = if skb.may_pull(HEADER_LEN as u32) { Header::decode(skb.data()) } else { Err(DecodeError::Short) };
     let hdr = match hdr {
         Ok(h) => h,
-        Err(e) => return drop_malformed(d, dev, e.reason()),
+        Err(e) => return malformed(dev, port, skb, e),
     };
     let addrs = skb.mac_addrs();
-    let (dst, src): (Mac, Mac) = (addrs[..6].try_into().unwrap_or([0; 6]), addrs[6..].try_into().unwrap_or([0; 6]));
-    let ours = d.dev.addr();
-    let hb = match hdr.kind {
+    let mut dst: Mac = [0; 6];
+    let mut src: Mac = [0; 6];
+    dst.copy_from_slice(&addrs[..6]);
+    src.copy_from_slice(&addrs[6..]);
+    let ours = dev.addr();
+    let kind = match hdr.kind {
         Kind::Heartbeat => {
             let p = if skb.may_pull((HEADER_LEN + HEARTBEAT_LEN) as u32) {
                 Heartbeat::decode(&skb.data()[HEADER_LEN..])
             } else {
-                Err(crate::proto::header::DecodeError::Short)
+                Err(DecodeError::Short)
             };
             match p {
-                Ok(p) => Some(p),
-                Err(e) => return drop_malformed(d, dev, e.reason()),
+                Ok(p) => RxKind::Heartbeat { next: hdr.seq, epoch: p.epoch, flags: p.flags, peer_link: p.link, down: p.down },
+                Err(e) => return malformed(dev, port, skb, e),
             }
         }
+        Kind::Bcast => RxKind::Bcast(hdr.seq),
+        Kind::Data => RxKind::Data(hdr.seq),
+    };
+    let for_us = dst == ours || dst[0] & 1 != 0;
+    if src[0] & 1 != 0 || src == ours || (!for_us && matches!(kind, RxKind::Heartbeat { .. })) {
+        d.state.lock().rx_not_for_us();
+        skb.drop_reason(DropReason::OtherHost);
+        return RxHandled::Consumed;
+    }
+    let skb = match kind {
+        RxKind::Heartbeat { .. } => Some(skb),
         _ => {
-            if skb.strip_and_retarget(hdr.protocol, d.dev).is_err() {
-                d.state.lock().stats.rx_dropped += 1;
-                return NET_RX_DROP;
+            if skb.strip_shim(HEADER_LEN as u32, hdr.protocol, dev).is_err() {
+                d.state.lock().rx_drop();
+                skb.drop_reason(DropReason::NoMem);
+                return RxHandled::Consumed;
             }
-            None
+            Some(skb)
         }
     };
-    let now = crate::ri2n_glue::now();
+    if !for_us {
+        // Promiscuous: another host's frame, for the bridge above us.
+        let Some(skb) = skb else { return RxHandled::Consumed };
+        d.state.lock().rx_unordered(skb.len());
+        d.gro.receive(skb);
+        return RxHandled::Consumed;
+    }
 
-    let mut guard = d.state.lock();
-    let st = &mut *guard;
-    if !st.up {
-        st.stats.rx_dropped += 1;
-        return NET_RX_DROP;
-    }
-    let Some(link) = st.link_of(dev) else {
-        st.stats.rx_not_slave += 1;
-        st.stats.rx_dropped += 1;
-        return NET_RX_DROP;
+    let (mut up, mut garbage) = (SkbList::new(), SkbList::new());
+    let after = {
+        let mut st = d.state.lock();
+        let Some(link) = st.link_of(port) else {
+            // A slave being released: its handler is about to go.
+            st.rx_drop();
+            drop(st);
+            drop(skb);
+            return RxHandled::Consumed;
+        };
+        st.rx_frame(dev.name_str(), link, &src, kind, skb, &mut up, &mut garbage)
     };
-    if (dst != ours && dst[0] & 1 == 0) || src[0] & 1 != 0 || src == ours {
-        st.stats.rx_not_for_us += 1;
-        st.stats.rx_dropped += 1;
-        return NET_RX_DROP;
+    for s in up {
+        d.gro.receive(s);
     }
-    let params = st.params;
-    let carrier = st.carrier;
-    let nslaves = d.nslaves;
-    let Some(slot) = st.peer_slot(&src, nslaves, now) else {
-        st.stats.rx_dropped += 1;
-        return NET_RX_DROP;
-    };
-    let Some(peer) = st.peers[slot].as_deref_mut() else { return NET_RX_DROP };
-    let stats = &mut st.stats;
-    let mut kick = false;
-    let t = match (hdr.kind, hb) {
-        (Kind::Heartbeat, Some(hb)) => {
-            let t = peer.det.heartbeat(link, now, hb.link as usize, hb.down, &params);
-            let active = peer.det.usable() & carrier;
-            if peer.rx.heartbeat(link, hdr.seq, hb.epoch, now, active, &params, &mut |s| deliver(stats, s)) == Epoch::Restarted {
-                pr_info!("{}: peer {} restarted (new epoch {:08x})\n", d.dev.name_str(), MacFmt(&src), hb.epoch);
-            }
-            if hb.flags & HB_PROBE != 0 {
-                peer.hb_pending |= 1 << link;
-                kick = true;
-            }
-            skb.consume();
-            t
-        }
-        (Kind::Bcast, _) => {
-            let t = peer.det.data(link, now, &params);
-            if peer.rx.bcast.accept(hdr.seq) {
-                deliver(stats, skb);
-            } else {
-                stats.rx_bcast_copies += 1;
-                drop(skb);
-            }
-            t
-        }
-        _ => {
-            let t = peer.det.data(link, now, &params);
-            let active = peer.det.usable() & carrier;
-            if let Some(dup) = peer.rx.data(link, hdr.seq, skb, now, active, &params, &mut |s| deliver(stats, s)) {
-                stats.rx_duplicates += 1;
-                stats.rx_dropped += 1;
-                drop(dup);
-            }
-            t
-        }
-    };
-    if !t.is_empty() {
-        if t.failed | t.recovered != 0 {
-            // Tell the peer at once, on every link that is up: our
-            // heartbeats' down mask changed, and a one-way failure must stop
-            // its sending too.
-            peer.hb_pending |= carrier;
-            kick = true;
-        }
-        log_transitions(d, &src, &t, now, peer.det.endpoints.as_slice());
+    drop(garbage);
+    if after.kick {
+        crate::ri2n_hb::kick(dev);
     }
-    drop(guard);
-    if kick {
-        ri2n_hb::kick();
-    }
-    NET_RX_SUCCESS
+    RxHandled::Consumed
 }
 
-fn drop_malformed(d: &Ri2n, dev: NetDev, why: &str) -> i32 {
-    let mut st = d.state.lock();
-    if st.link_of(dev).is_none() {
-        st.stats.rx_not_slave += 1;
-    } else {
-        st.stats.rx_malformed += 1;
-        if crate::ri2n_glue::ratelimit() {
-            pr_warn!("{}: dropped malformed frame on {}: {}\n", d.dev.name_str(), dev.name_str(), why);
-        }
+fn malformed(dev: &Ri2nDev, port: &Device, skb: Skb, e: DecodeError) -> RxHandled {
+    dev.data().state.lock().rx_malformed();
+    skb.drop_reason(DropReason::HdrTrunc);
+    if crate::net::ratelimit() {
+        pr_warn!("{}: dropped malformed frame on {}: {}\n", dev.name_str(), port.name_str(), e.reason());
     }
-    st.stats.rx_dropped += 1;
-    NET_RX_DROP
-}
-
-/// One log line per endpoint state change, naming device, peer and slave
-/// (like bonding's "link status definitely down for interface eth1").
-pub(crate) fn log_transitions(
-    d: &Ri2n,
-    peer: &Mac,
-    t: &Transitions,
-    now: crate::proto::time::Instant,
-    eps: &[crate::proto::detector::Endpoint],
-) {
-    if !crate::ri2n_glue::ratelimit() {
-        return;
-    }
-    for l in 0..d.nslaves {
-        let bit = 1u8 << l;
-        let e = &eps[l];
-        let (name, mac) = (d.dev.name_str(), MacFmt(peer));
-        if t.failed & bit != 0 {
-            pr_info!(
-                "{}: peer {} link {}: failed, nothing received for {} ms (fail #{})\n",
-                name, mac, d.link_name(l), now.since(e.last_rx).as_ms(), e.fails
-            );
-        }
-        if t.recovered & bit != 0 {
-            pr_info!("{}: peer {} link {}: recovered by heartbeat (recovery #{})\n", name, mac, d.link_name(l), e.recoveries);
-        }
-        if t.peer_failed & bit != 0 {
-            pr_info!("{}: peer {} link {}: peer receives nothing from us, not sending on it\n", name, mac, d.link_name(l));
-        }
-        if t.peer_recovered & bit != 0 {
-            pr_info!("{}: peer {} link {}: peer receives again, sending on it\n", name, mac, d.link_name(l));
-        }
-    }
+    RxHandled::Consumed
 }

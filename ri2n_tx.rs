@@ -1,155 +1,190 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Transmit (driver paper §5.3): RI2N header, slave choice, `dev_queue_xmit`.
+//! Transmit (driver paper §5.3): RI2N header, link choice, per-link queues.
 //!
 //! Unicast goes to one link, chosen per peer round-robin among the links
 //! that are up and not failed in either direction, skipping those whose
-//! queue is stopped while another has room. Broadcast
-//! and multicast (ARP, IPv6 ND) go out on every link that is up, numbered
-//! per sender, so that ARP works while a dead link is not yet detected; the
-//! receiver passes the first copy up (`core/dedup.rs`).
+//! queue is stopped while another has room. Broadcast and multicast (ARP,
+//! IPv6 ND) go out on every link that is up, numbered per sender, so that
+//! ARP works while a dead link is not yet detected; the receiver passes the
+//! first copy up (`core/dedup.rs`).
+//!
+//! Each link carries a peer's numbers in increasing order, as the loss rule
+//! assumes, without a lock held across `dev_queue_xmit`: a frame is
+//! numbered and queued on its link under the state lock, and one CPU at a
+//! time (the drainer) hands a link's queue to its slave, in order. A
+//! transmit that re-enters from the drainer's own `dev_queue_xmit` (a tc
+//! mirred or redirect from a slave back into ri2n0) is dropped and counted.
 
+use crate::net::bindings;
+use crate::net::skb::{DropReason, Skb, SkbList};
+use crate::net::Mac;
 use crate::proto::header::{Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN};
-use crate::proto::seq::Seq;
 use crate::proto::MAX_LINKS;
-use crate::ri2n_glue::{self, Mac, NetDev, Skb};
-use crate::{device, Ri2n};
+use crate::ri2n_dev::Ri2nDev;
+use crate::ri2n_state::{HbOrder, TxRoute};
 
 const ETH_HLEN: usize = 14;
 
-/// Where one frame goes.
-enum Route {
-    One(NetDev),
-    All([Option<NetDev>; MAX_LINKS]),
+/// Features the slaves are trusted with when ri2n cuts a GSO packet:
+/// checksums and scatter-gather (the stack finishes either in software for
+/// a slave that cannot).
+const SEG_FEATURES: u64 = (1u64 << bindings::NETIF_F_SG_BIT) | (1u64 << bindings::NETIF_F_HW_CSUM_BIT) | (1u64 << bindings::NETIF_F_HIGHDMA_BIT);
+
+fn cpu() -> i32 {
+    crate::net::cpu_id()
 }
 
-/// `ndo_start_xmit`: consumes `skb` whatever happens. A GSO packet (ri2n0
-/// offers TSO) is cut into its MTU-sized segments here, each numbered and
-/// scheduled like any packet.
-pub(crate) fn xmit(skb: Skb) {
-    let Some(d) = device() else { return };
-    // Until every packet is queued on its slave (see `Ri2n::tx_lock`).
-    let _order = d.tx_lock.lock();
-    if !skb.is_gso() {
-        return xmit_one(d, skb);
-    }
-    match skb.gso_segments() {
-        Ok(segs) => segs.for_each(|s| xmit_one(d, s)),
-        Err(skb) => {
-            drop(skb);
-            d.state.lock().stats.tx_dropped += 1;
-        }
-    }
-}
-
-/// Sends one packet (no GSO) to its peer, or everywhere if broadcast.
-/// Called with `tx_lock` held.
-fn xmit_one(d: &Ri2n, mut skb: Skb) {
-    if !skb.may_pull(ETH_HLEN as u32) {
-        d.state.lock().stats.tx_dropped += 1;
+/// `ndo_start_xmit`: consumes `skb` whatever happens. A GSO packet is cut
+/// into its segments here, each numbered and scheduled like any packet.
+pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
+    let d = dev.data();
+    if d.state.lock().tx_reentered(cpu()) {
+        skb.drop_reason(DropReason::Recursion);
         return;
+    }
+    let mut drain: u8 = 0;
+    if skb.is_gso() {
+        match skb.gso_segments(SEG_FEATURES) {
+            Ok(segs) => segs.for_each(|s| drain |= xmit_one(dev, s)),
+            Err(skb) => {
+                d.state.lock().tx_drop();
+                skb.drop_reason(DropReason::NoMem);
+            }
+        }
+    } else {
+        drain = xmit_one(dev, skb);
+    }
+    drain_links(dev, drain);
+}
+
+/// Numbers and queues one packet (no GSO) for its peer, or for every link
+/// if broadcast. Returns the links this CPU is to drain.
+fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
+    let d = dev.data();
+    if !skb.may_pull(ETH_HLEN as u32) {
+        d.state.lock().tx_drop();
+        skb.drop_reason(DropReason::HdrTrunc);
+        return 0;
     }
     let mut dst: Mac = [0; 6];
     dst.copy_from_slice(&skb.data()[..6]);
     let protocol = u16::from_be_bytes([skb.data()[12], skb.data()[13]]);
-    let len = skb.len() as u64;
-    let now = ri2n_glue::now();
-
-    let (kind, seq, route) = {
-        let mut guard = d.state.lock();
-        let st = &mut *guard;
-        // Counted as sent now, corrected below in the rare failure cases,
-        // so that the lock is taken once per packet.
-        st.stats.tx_packets += 1;
-        st.stats.tx_bytes += len;
-        if dst[0] & 1 != 0 {
-            let seq = st.bcast_seq;
-            st.bcast_seq = seq.next();
-            let mut all = [None; MAX_LINKS];
-            for (l, s) in st.slaves.iter().enumerate() {
-                if let Some(s) = s {
-                    if st.carrier & (1 << l) != 0 {
-                        all[l] = Some(s.dev());
-                    }
-                }
-            }
-            (Kind::Bcast, seq, Route::All(all))
-        } else {
-            let carrier = st.links_up();
-            let mut queues_ok = 0u8;
-            for (l, s) in st.slaves.iter().enumerate() {
-                if let Some(s) = s {
-                    if !s.dev().tx_stopped() {
-                        queues_ok |= 1 << l;
-                    }
-                }
-            }
-            let Some(slot) = st.peer_slot(&dst, d.nslaves, now) else {
-                st.stats.uncount_tx(len);
-                return;
-            };
-            let Some(peer) = st.peers[slot].as_deref_mut() else { return };
-            // A stopped queue is skipped when another link has room (§5.3),
-            // but is no reason to drop: the slave's qdisc still queues.
-            let usable = peer.det.usable() & carrier;
-            let Some(link) = peer.rr.pick(usable & queues_ok).or_else(|| peer.rr.pick(usable)) else {
-                st.stats.uncount_tx(len);
-                st.stats.tx_no_link += 1;
-                return;
-            };
-            let seq = peer.tx_seq;
-            peer.tx_seq = seq.next();
-            let Some(slave) = st.slaves[link].as_ref().map(|s| s.dev()) else { return };
-            (Kind::Data, seq, Route::One(slave))
-        }
-    };
-
-    let mut hdr = [0u8; HEADER_LEN];
-    Header { kind, protocol, seq }.encode(&mut hdr);
-    if skb.insert_after_eth(ETH_P_RI2N, &hdr).is_err() {
-        d.state.lock().stats.uncount_tx(len);
-        return;
+    let len = skb.len();
+    // Room for the header first, so that nothing can fail once numbered.
+    if skb.make_writable(HEADER_LEN as u32).is_err() {
+        d.state.lock().tx_drop();
+        skb.drop_reason(DropReason::NoMem);
+        return 0;
     }
-    match route {
-        Route::One(slave) => skb.xmit(slave, ETH_P_RI2N),
-        Route::All(all) => {
-            if !send_on_all(skb, &all) {
-                d.state.lock().stats.uncount_tx(len);
+    let mut garbage = SkbList::new();
+    let mut drain = 0u8;
+    if dst[0] & 1 != 0 {
+        let mut st = d.state.lock();
+        let Some((seq, links)) = st.tx_bcast(len) else {
+            drop(st);
+            skb.drop_reason(DropReason::DevReady);
+            return 0;
+        };
+        let mut hdr = [0u8; HEADER_LEN];
+        Header { kind: Kind::Bcast, protocol, seq }.encode(&mut hdr);
+        if skb.insert_after_eth(ETH_P_RI2N, &hdr).is_err() {
+            st.tx_failed(len);
+            drop(st);
+            skb.drop_reason(DropReason::NoMem);
+            return 0;
+        }
+        // Clones share the data; the last link takes the original.
+        let last = 7 - links.leading_zeros() as usize;
+        let mut frames: [Option<Skb>; MAX_LINKS] = Default::default();
+        for (l, f) in frames.iter_mut().enumerate().take(last) {
+            if links & (1 << l) != 0 {
+                *f = skb.clone_skb();
+            }
+        }
+        frames[last] = Some(skb);
+        for (l, f) in frames.iter_mut().enumerate() {
+            if let Some(f) = f.take() {
+                if st.txq_push(l, f, cpu(), &mut garbage) {
+                    drain |= 1 << l;
+                }
+            }
+        }
+        drop(st);
+    } else {
+        let mut st = d.state.lock();
+        match st.tx_route(&dst, len, &mut garbage) {
+            TxRoute::Send { link, seq } => {
+                let mut hdr = [0u8; HEADER_LEN];
+                Header { kind: Kind::Data, protocol, seq }.encode(&mut hdr);
+                if skb.insert_after_eth(ETH_P_RI2N, &hdr).is_err() {
+                    // Cannot happen: the headroom was made above.
+                    st.tx_failed(len);
+                    garbage.push(skb);
+                } else if st.txq_push(link, skb, cpu(), &mut garbage) {
+                    drain |= 1 << link;
+                }
+            }
+            TxRoute::NoLink | TxRoute::NoPeer => garbage.push(skb),
+        }
+    }
+    drop(garbage);
+    drain
+}
+
+/// Hands every frame queued on the links in `links` to their slaves, in
+/// order, until the queues are empty. Called without the state lock by the
+/// CPU that became each queue's drainer.
+pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
+    let d = dev.data();
+    for l in 0..MAX_LINKS {
+        if links & (1 << l) == 0 {
+            continue;
+        }
+        loop {
+            let mut garbage = SkbList::new();
+            let batch = d.state.lock().txq_take(l, &mut garbage);
+            drop(garbage);
+            let Some((frames, slave)) = batch else { break };
+            for mut f in frames {
+                f.set_out(&slave, ETH_P_RI2N, 0);
+                f.queue_xmit();
             }
         }
     }
 }
 
-/// Sends `skb` on every link in `all` (clones but the last). False if none.
-fn send_on_all(skb: Skb, all: &[Option<NetDev>; MAX_LINKS]) -> bool {
-    let mut targets = all.iter().flatten().peekable();
-    while let Some(&slave) = targets.next() {
-        if targets.peek().is_none() {
-            skb.xmit(slave, ETH_P_RI2N);
-            return true;
-        }
-        if let Some(c) = skb.clone_skb() {
-            c.xmit(slave, ETH_P_RI2N);
-        }
-    }
-    false
-}
-
-/// Sends one heartbeat to `peer` on `slave` (link `link`): our epoch, our
-/// next sequence number for the peer, `flags` and our `down` links.
-pub(crate) fn send_heartbeat(d: &Ri2n, slave: NetDev, peer: &Mac, link: usize, next: Seq, flags: u8, down: u8) -> bool {
+/// Builds the heartbeats of `orders` (one peer's) and queues them on their
+/// links, where they keep their place among the peer's data. Returns how
+/// many were queued and the links to drain.
+pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX_LINKS]) -> (u64, u8) {
+    let d = dev.data();
+    let me = dev.addr();
+    let mut garbage = SkbList::new();
+    let (mut sent, mut drain) = (0u64, 0u8);
     // Ethernet's 60-byte minimum; the slave pads shorter frames anyway.
     let len = (ETH_HLEN + HEADER_LEN + HEARTBEAT_LEN).max(60);
-    let Some(mut skb) = Skb::alloc(slave, len as u32) else { return false };
-    skb.write(0, peer);
-    skb.write(6, &d.dev.addr());
-    skb.write(12, &ETH_P_RI2N.to_be_bytes());
-    let mut h = [0u8; HEADER_LEN];
-    Header { kind: Kind::Heartbeat, protocol: 0, seq: next }.encode(&mut h);
-    skb.write(ETH_HLEN, &h);
-    let mut b = [0u8; HEARTBEAT_LEN];
-    Heartbeat { epoch: d.epoch, flags, link: link as u8, down }.encode(&mut b);
-    skb.write(ETH_HLEN + HEADER_LEN, &b);
-    skb.xmit(slave, ETH_P_RI2N);
-    true
+    let mut st = d.state.lock();
+    for o in orders.iter_mut() {
+        let Some(o) = o.take() else { continue };
+        let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else { continue };
+        let Some(mut skb) = Skb::alloc(&slave, len as u32) else { continue };
+        skb.write(0, &o.peer);
+        skb.write(6, &me);
+        skb.write(12, &ETH_P_RI2N.to_be_bytes());
+        let mut h = [0u8; HEADER_LEN];
+        Header { kind: Kind::Heartbeat, protocol: 0, seq: o.next }.encode(&mut h);
+        skb.write(ETH_HLEN, &h);
+        let mut b = [0u8; HEARTBEAT_LEN];
+        Heartbeat { epoch: d.epoch, flags: o.flags, link: o.link as u8, down: o.down }.encode(&mut b);
+        skb.write(ETH_HLEN + HEADER_LEN, &b);
+        if st.txq_push(o.link, skb, cpu(), &mut garbage) {
+            drain |= 1 << o.link;
+        }
+        sent += 1;
+    }
+    st.hb_sent(sent);
+    drop(st);
+    drop(garbage);
+    (sent, drain)
 }

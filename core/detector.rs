@@ -149,6 +149,26 @@ impl Detector {
         *self = Detector::new(nlinks, now);
     }
 
+    /// The device's links changed to `nlinks` (a slave was added or
+    /// removed): endpoints of links that are new, or were `vacated`, start
+    /// afresh at `now`, so a link index reused for another NIC carries
+    /// nothing of the old one.
+    pub fn set_links(&mut self, nlinks: usize, vacated: u8, now: Instant) {
+        let nlinks = nlinks.min(MAX_LINKS);
+        for l in 0..MAX_LINKS {
+            if l >= self.nlinks || vacated & (1 << l) != 0 {
+                self.endpoints[l] = Endpoint { last_rx: now, changed: now, ..Endpoint::default() };
+                self.probing &= !(1 << l);
+                for p in self.peer_link.iter_mut() {
+                    if *p as usize == l + 1 {
+                        *p = 0;
+                    }
+                }
+            }
+        }
+        self.nlinks = nlinks;
+    }
+
     /// Links usable for data (neither failed nor reported failed by the peer).
     pub fn usable(&self) -> u8 {
         self.mask(|e| e.usable())

@@ -1,0 +1,1376 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Network devices.
+//!
+//! - [`Device`]: any `struct net_device`, borrowed for as long as the
+//!   caller's guarantee lasts ([`Device::from_raw`]), or counted ([`ARef`]).
+//! - [`NetDevice<T>`]: a device of a driver `T`, whose private data
+//!   (`netdev_priv`) is a `T`.
+//! - [`Driver`]: what such a driver implements; [`Registration`] builds the
+//!   `net_device_ops`, `ethtool_ops` and `rtnl_link_ops` tables from it and
+//!   registers the link type, so that `ip link add NAME type KIND` works.
+//!
+//! # Lifecycle of a device of ours
+//!
+//! `setup` (from `alloc_netdev`) makes it an Ethernet device with our ops and
+//! a private area holding a not-yet-initialised `T`. `ndo_init` (from
+//! `register_netdevice`) initialises the `T` in place; if that fails the
+//! registration fails and there is nothing to drop. `ndo_uninit` (from
+//! `unregister_netdevice`, under RTNL) lets the driver release what hangs on
+//! other devices (its ports). `priv_destructor` (from `netdev_run_todo`,
+//! once the last reference is gone) drops the `T`, and the core frees the
+//! device (`needs_free_netdev`).
+
+use super::bindings;
+use super::skb::Skb;
+use super::Mac;
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+use core::ptr::NonNull;
+use kernel::error::{from_result, to_result};
+use kernel::prelude::*;
+use kernel::str::CStr;
+use kernel::sync::aref::{ARef, AlwaysRefCounted};
+use kernel::types::Opaque;
+
+/// RTNL, the networking configuration lock: a witness that it is held.
+///
+/// Functions that need RTNL take `&Rtnl`. Callbacks the core calls under
+/// RTNL (ndo and rtnl_link ops, notifiers) receive one; process context may
+/// take it with [`Rtnl::lock`].
+pub struct Rtnl {
+    _not_send: PhantomData<*mut ()>,
+}
+
+/// RTNL taken by [`Rtnl::lock`], released on drop.
+pub struct RtnlGuard(Rtnl);
+
+impl Rtnl {
+    /// Takes RTNL. Process context; sleeps.
+    pub fn lock() -> RtnlGuard {
+        // SAFETY: Process context, as documented.
+        unsafe { bindings::rtnl_lock() };
+        RtnlGuard(Rtnl { _not_send: PhantomData })
+    }
+
+    /// A witness for a callback that runs under RTNL.
+    ///
+    /// # Safety
+    ///
+    /// RTNL is held for as long as the returned reference is used.
+    pub unsafe fn assume_held<'a>() -> &'a Rtnl {
+        &Rtnl { _not_send: PhantomData }
+    }
+}
+
+impl core::ops::Deref for RtnlGuard {
+    type Target = Rtnl;
+    fn deref(&self) -> &Rtnl {
+        &self.0
+    }
+}
+
+impl Drop for RtnlGuard {
+    fn drop(&mut self) {
+        // SAFETY: Taken by `Rtnl::lock`.
+        unsafe { bindings::rtnl_unlock() }
+    }
+}
+
+/// A netlink extended ack, where a refused request says why.
+pub struct ExtAck(*mut bindings::netlink_ext_ack);
+
+impl ExtAck {
+    /// No extack (a request not from netlink).
+    pub fn none() -> ExtAck {
+        ExtAck(core::ptr::null_mut())
+    }
+
+    /// Sets the message `ip` prints with the error (a static string).
+    pub fn set_msg(&self, msg: &'static CStr) {
+        if !self.0.is_null() {
+            // SAFETY: A live extack of the current request; `msg` is static
+            // (what NL_SET_ERR_MSG stores).
+            unsafe { (*self.0)._msg = msg.as_char_ptr() }
+        }
+    }
+}
+
+/// Any network device.
+///
+/// # Invariants
+///
+/// Wraps a live, registered (or being registered) `struct net_device`; a
+/// reference `&Device` never outlives the guarantee that keeps it alive (a
+/// callback's duration, a held reference, RCU or RTNL).
+#[repr(transparent)]
+pub struct Device(Opaque<bindings::net_device>);
+
+// SAFETY: A net_device is shared by every CPU by design; the methods below
+// are safe to call concurrently, or require RTNL (`&Rtnl`).
+unsafe impl Send for Device {}
+// SAFETY: As above.
+unsafe impl Sync for Device {}
+
+// SAFETY: `dev_hold`/`dev_put` keep the device's memory alive (unregistration
+// waits for every reference to be put).
+unsafe impl AlwaysRefCounted for Device {
+    fn inc_ref(&self) {
+        // SAFETY: The device is alive (invariant).
+        unsafe { bindings::dev_hold(self.as_raw()) }
+    }
+
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        // SAFETY: The caller owns a reference.
+        unsafe { bindings::dev_put(obj.cast().as_ptr()) }
+    }
+}
+
+impl Device {
+    /// Borrows a raw net_device.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` points to a live net_device for the whole lifetime `'a`.
+    pub unsafe fn from_raw<'a>(ptr: *mut bindings::net_device) -> &'a Device {
+        // SAFETY: `Device` is a transparent wrapper; the caller guarantees
+        // liveness for `'a`.
+        unsafe { &*ptr.cast::<Device>() }
+    }
+
+    /// The raw pointer.
+    pub fn as_raw(&self) -> *mut bindings::net_device {
+        self.0.get()
+    }
+
+    fn raw(&self) -> &bindings::net_device {
+        // SAFETY: Alive (invariant); fields read through this are ones the
+        // core changes only with READ_ONCE-tolerant stores or under locks
+        // the callers of the respective methods hold.
+        unsafe { &*self.as_raw() }
+    }
+
+    /// The device's name (`eth0`).
+    pub fn name(&self) -> &CStr {
+        // SAFETY: `name` is a NUL-terminated array inside the device.
+        unsafe { CStr::from_char_ptr(self.raw().name.as_ptr()) }
+    }
+
+    /// The name, for log lines.
+    pub fn name_str(&self) -> &str {
+        self.name().to_str().unwrap_or("?")
+    }
+
+    /// The interface index.
+    pub fn ifindex(&self) -> i32 {
+        self.raw().ifindex
+    }
+
+    /// The device's MAC address.
+    pub fn addr(&self) -> Mac {
+        let mut m = [0u8; 6];
+        // SAFETY: An Ethernet device's `dev_addr` holds at least 6 bytes;
+        // only `is_ether` devices reach callers of this.
+        unsafe { core::ptr::copy_nonoverlapping(self.raw().dev_addr, m.as_mut_ptr(), 6) };
+        m
+    }
+
+    /// The permanent (burnt-in) MAC address; zero if the device has none.
+    pub fn perm_addr(&self) -> Mac {
+        let mut m = [0u8; 6];
+        m.copy_from_slice(&self.raw().perm_addr[..6]);
+        m
+    }
+
+    /// The MTU.
+    pub fn mtu(&self) -> u32 {
+        // SAFETY: READ_ONCE of a field that changes under RTNL.
+        unsafe { core::ptr::read_volatile(&self.raw().mtu) }
+    }
+
+    /// The largest MTU the device accepts.
+    pub fn max_mtu(&self) -> u32 {
+        self.raw().max_mtu
+    }
+
+    /// `IFF_*` flags.
+    pub fn flags(&self) -> u32 {
+        // SAFETY: READ_ONCE of a field that changes under RTNL.
+        unsafe { core::ptr::read_volatile(&self.raw().flags) }
+    }
+
+    /// Whether this is a loopback device.
+    pub fn is_loopback(&self) -> bool {
+        self.flags() & bindings::net_device_flags_IFF_LOOPBACK != 0
+    }
+
+    /// Whether this is an Ethernet device (type and address length).
+    pub fn is_ether(&self) -> bool {
+        self.raw().type_ as u32 == bindings::ARPHRD_ETHER && self.raw().addr_len as u32 == bindings::ETH_ALEN
+    }
+
+    /// Whether the device has carrier.
+    pub fn carrier_ok(&self) -> bool {
+        // SAFETY: Alive; reads a state bit.
+        unsafe { bindings::netif_carrier_ok(self.as_raw()) }
+    }
+
+    /// Whether the device is up (`netif_running`).
+    pub fn running(&self) -> bool {
+        // SAFETY: Alive; reads a state bit.
+        unsafe { bindings::netif_running(self.as_raw()) }
+    }
+
+    /// Turns carrier on or off (any context).
+    pub fn set_carrier(&self, on: bool) {
+        // SAFETY: Alive; linkwatch handles any context.
+        unsafe {
+            if on {
+                bindings::netif_carrier_on(self.as_raw())
+            } else {
+                bindings::netif_carrier_off(self.as_raw())
+            }
+        }
+    }
+
+    /// Transmit queues in use.
+    pub fn tx_queues(&self) -> u32 {
+        self.raw().real_num_tx_queues
+    }
+
+    /// Whether transmit queue `q` (below [`Device::tx_queues`]) is stopped.
+    pub fn tx_queue_stopped(&self, q: u32) -> bool {
+        if q >= self.tx_queues() {
+            return true;
+        }
+        // SAFETY: Alive, and `q` is a queue it has.
+        unsafe { bindings::netif_txq_stopped(self.as_raw(), q) }
+    }
+
+    /// Whether both devices are in the same network namespace.
+    pub fn same_netns(&self, other: &Device) -> bool {
+        // SAFETY: Both alive; dev_net reads a pointer that changes only
+        // under RTNL while the device is down and being moved.
+        unsafe { bindings::net_eq(bindings::dev_net(self.as_raw()), bindings::dev_net(other.as_raw())) }
+    }
+
+    /// Whether this device uses the ops table `ops` (is a device of the
+    /// driver that owns it).
+    fn has_ops(&self, ops: *const bindings::net_device_ops) -> bool {
+        core::ptr::eq(self.raw().netdev_ops, ops)
+    }
+
+    /// A counted reference.
+    pub fn get(&self) -> ARef<Device> {
+        ARef::from(self)
+    }
+
+    /// Looks a device up by name in the initial namespace, counted.
+    pub fn by_name(_rtnl: &Rtnl, name: &CStr) -> Option<ARef<Device>> {
+        // SAFETY: `name` is NUL-terminated; dev_get_by_name takes a
+        // reference, which `ARef` now owns.
+        let p = unsafe { bindings::dev_get_by_name(core::ptr::addr_of_mut!(bindings::init_net), name.as_char_ptr()) };
+        // SAFETY: A held, live device.
+        NonNull::new(p).map(|p| unsafe { ARef::from_raw(p.cast()) })
+    }
+
+    /// Sets the largest MTU the stack may set (our own device).
+    pub fn set_max_mtu(&self, _rtnl: &Rtnl, mtu: u32) {
+        // SAFETY: Alive; a plain field the core reads under RTNL, held.
+        unsafe { (*self.as_raw()).max_mtu = mtu };
+    }
+
+    /// `dev_set_mtu()`.
+    pub fn set_mtu(&self, _rtnl: &Rtnl, mtu: u32) -> Result {
+        // SAFETY: Alive; RTNL held.
+        to_result(unsafe { bindings::dev_set_mtu(self.as_raw(), mtu as i32) })
+    }
+
+    /// Closes the device (`dev_close`).
+    pub fn close(&self, _rtnl: &Rtnl) {
+        // SAFETY: Alive; RTNL held.
+        unsafe { bindings::dev_close(self.as_raw()) }
+    }
+
+    /// Adds `addr` to the device's unicast filter.
+    pub fn uc_add(&self, _rtnl: &Rtnl, addr: &Mac) -> Result {
+        // SAFETY: Alive; RTNL held; `addr` has 6 bytes.
+        to_result(unsafe { bindings::dev_uc_add(self.as_raw(), addr.as_ptr()) })
+    }
+
+    /// Removes `addr` from the device's unicast filter.
+    pub fn uc_del(&self, _rtnl: &Rtnl, addr: &Mac) -> Result {
+        // SAFETY: As in `uc_add`.
+        to_result(unsafe { bindings::dev_uc_del(self.as_raw(), addr.as_ptr()) })
+    }
+
+    /// Changes the device's all-multicast count by `inc`.
+    pub fn set_allmulti(&self, _rtnl: &Rtnl, inc: i32) -> Result {
+        // SAFETY: Alive; RTNL held.
+        to_result(unsafe { bindings::dev_set_allmulti(self.as_raw(), inc) })
+    }
+
+    /// Changes the device's promiscuity count by `inc`.
+    pub fn set_promiscuity(&self, _rtnl: &Rtnl, inc: i32) -> Result {
+        // SAFETY: Alive; RTNL held.
+        to_result(unsafe { bindings::dev_set_promiscuity(self.as_raw(), inc) })
+    }
+
+    /// Brings the device up (`dev_open`).
+    pub fn open(&self, _rtnl: &Rtnl) -> Result {
+        // SAFETY: Alive; RTNL held.
+        to_result(unsafe { bindings::dev_open(self.as_raw(), core::ptr::null_mut()) })
+    }
+
+    /// The device's master (bond, bridge, team, ...), if it has one.
+    pub fn master(&self, _rtnl: &Rtnl) -> Option<&Device> {
+        // SAFETY: Alive; RTNL held, which keeps the upper device alive for
+        // the borrow (it cannot be unlinked without RTNL).
+        let p = unsafe { bindings::netdev_master_upper_dev_get(self.as_raw()) };
+        // SAFETY: As above.
+        (!p.is_null()).then(|| unsafe { Device::from_raw(p) })
+    }
+
+    /// Whether something (a bridge, bond, team, macvlan, ...) already
+    /// receives this device's frames through an rx_handler.
+    pub fn rx_handler_busy(&self, _rtnl: &Rtnl) -> bool {
+        // SAFETY: Alive; RTNL held.
+        unsafe { bindings::netdev_is_rx_handler_busy(self.as_raw()) }
+    }
+
+    /// Whether the device is the upper device of anything.
+    pub fn has_upper(&self, _rtnl: &Rtnl) -> bool {
+        // SAFETY: Alive; RTNL held.
+        unsafe { bindings::netdev_has_any_upper_dev(self.as_raw()) }
+    }
+
+    /// The link speed ethtool reports, in Mbit/s, if known.
+    pub fn speed(&self, _rtnl: &Rtnl) -> Option<u32> {
+        let mut ks = MaybeUninit::<bindings::ethtool_link_ksettings>::zeroed();
+        // SAFETY: Alive; RTNL held; `ks` is writable.
+        let r = unsafe { bindings::__ethtool_get_link_ksettings(self.as_raw(), ks.as_mut_ptr()) };
+        // SAFETY: Zeroed, then filled on success.
+        let speed = unsafe { ks.assume_init() }.base.speed;
+        (r == 0 && speed != 0 && speed != bindings::SPEED_UNKNOWN as u32).then_some(speed)
+    }
+
+    /// Tells the neighbours our address: gratuitous ARP, unsolicited NA
+    /// (`netdev_notify_peers`). Takes RTNL itself.
+    pub fn notify_peers(&self) {
+        // SAFETY: Alive; process context.
+        unsafe { bindings::netdev_notify_peers(self.as_raw()) }
+    }
+
+    /// The same as [`Device::notify_peers`], with RTNL already held.
+    pub fn notify_peers_locked(&self, _rtnl: &Rtnl) {
+        // SAFETY: Alive; RTNL held.
+        unsafe { bindings::__netdev_notify_peers(self.as_raw()) }
+    }
+
+    /// Copies `from`'s secondary unicast and multicast addresses into this
+    /// device's filters (`dev_uc_sync_multiple`, `dev_mc_sync_multiple`).
+    /// Called from `from`'s `set_rx_mode`, under its address lock.
+    pub fn sync_addrs_from(&self, from: &Device) {
+        // SAFETY: Both alive; the caller holds `from`'s address lock, as the
+        // sync functions require; they lock `self`'s.
+        unsafe {
+            bindings::dev_uc_sync_multiple(self.as_raw(), from.as_raw());
+            bindings::dev_mc_sync_multiple(self.as_raw(), from.as_raw());
+        }
+    }
+
+    /// The same as [`Device::sync_addrs_from`], taking `from`'s address
+    /// lock itself.
+    pub fn sync_addrs_from_unlocked(&self, _rtnl: &Rtnl, from: &Device) {
+        // SAFETY: Both alive; the address lock as the sync functions require.
+        unsafe {
+            bindings::netif_addr_lock_bh(from.as_raw());
+            bindings::dev_uc_sync_multiple(self.as_raw(), from.as_raw());
+            bindings::dev_mc_sync_multiple(self.as_raw(), from.as_raw());
+            bindings::netif_addr_unlock_bh(from.as_raw());
+        }
+    }
+
+    /// Removes what [`Device::sync_addrs_from`] added. Takes `from`'s
+    /// address lock.
+    pub fn unsync_addrs_from(&self, _rtnl: &Rtnl, from: &Device) {
+        // SAFETY: Both alive; RTNL held; the address lock as the unsync
+        // functions require.
+        unsafe {
+            bindings::netif_addr_lock_bh(from.as_raw());
+            bindings::dev_uc_unsync(self.as_raw(), from.as_raw());
+            bindings::dev_mc_unsync(self.as_raw(), from.as_raw());
+            bindings::netif_addr_unlock_bh(from.as_raw());
+        }
+    }
+}
+
+/// Counters for `ndo_get_stats64` (`struct rtnl_link_stats64`'s main ones).
+#[derive(Default, Clone, Copy)]
+pub struct Stats64 {
+    /// Packets received.
+    pub rx_packets: u64,
+    /// Bytes received.
+    pub rx_bytes: u64,
+    /// Packets sent.
+    pub tx_packets: u64,
+    /// Bytes sent.
+    pub tx_bytes: u64,
+    /// Received packets dropped.
+    pub rx_dropped: u64,
+    /// Packets to send that were dropped.
+    pub tx_dropped: u64,
+    /// Receive errors.
+    pub rx_errors: u64,
+    /// Malformed frames received.
+    pub rx_frame_errors: u64,
+}
+
+/// What a port's receive handler did with a frame.
+pub enum RxHandled {
+    /// The frame was taken (delivered, held or dropped).
+    Consumed,
+    /// Not ours: the stack goes on with it on the port.
+    Pass(Skb),
+}
+
+/// The write side of `ethtool -S`: names, then values, in the same order.
+pub struct EthtoolStrings<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl EthtoolStrings<'_> {
+    /// Appends one name (at most 31 bytes; longer is cut).
+    pub fn push(&mut self, args: kernel::fmt::Arguments<'_>) {
+        const LEN: usize = bindings::ETH_GSTRING_LEN as usize;
+        if self.at + LEN > self.buf.len() {
+            return;
+        }
+        let slot = &mut self.buf[self.at..self.at + LEN];
+        slot.fill(0);
+        let mut w = SliceWriter { buf: &mut slot[..LEN - 1], at: 0 };
+        let _ = kernel::fmt::Write::write_fmt(&mut w, args);
+        self.at += LEN;
+    }
+}
+
+struct SliceWriter<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl kernel::fmt::Write for SliceWriter<'_> {
+    fn write_str(&mut self, s: &str) -> kernel::fmt::Result {
+        let n = s.len().min(self.buf.len() - self.at);
+        self.buf[self.at..self.at + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.at += n;
+        Ok(())
+    }
+}
+
+/// A netlink message being filled (`fill_info`, `fill_slave_info`).
+pub struct NlMsg(*mut bindings::sk_buff);
+
+impl NlMsg {
+    /// Adds a u32 attribute.
+    pub fn put_u32(&mut self, attr: u16, v: u32) -> Result {
+        // SAFETY: A message the core is building for us.
+        to_result(unsafe { bindings::nla_put_u32(self.0, attr as i32, v) }).map_err(|_| EMSGSIZE)
+    }
+
+    /// Adds a u8 attribute.
+    pub fn put_u8(&mut self, attr: u16, v: u8) -> Result {
+        // SAFETY: As above.
+        to_result(unsafe { bindings::nla_put_u8(self.0, attr as i32, v) }).map_err(|_| EMSGSIZE)
+    }
+
+    /// Adds a u64 attribute.
+    pub fn put_u64(&mut self, attr: u16, v: u64) -> Result {
+        // SAFETY: As above.
+        to_result(unsafe { bindings::nla_put_u64(self.0, attr as i32, v) }).map_err(|_| EMSGSIZE)
+    }
+
+    /// Adds a byte-string attribute.
+    pub fn put_bytes(&mut self, attr: u16, v: &[u8]) -> Result {
+        // SAFETY: As above; `v` is readable for its length.
+        to_result(unsafe { bindings::nla_put(self.0, attr as i32, v.len() as i32, v.as_ptr().cast()) })
+            .map_err(|_| EMSGSIZE)
+    }
+
+    /// Room an attribute of `payload` bytes takes.
+    pub const fn attr_size(payload: usize) -> usize {
+        // NLA_HDRLEN + payload, aligned to 4 (nla_total_size()).
+        (4 + payload + 3) & !3
+    }
+}
+
+/// Features and flags a driver sets on a new device in [`Driver::setup`].
+pub struct Setup<'a>(&'a Device);
+
+impl Setup<'_> {
+    /// The device.
+    pub fn dev(&self) -> &Device {
+        self.0
+    }
+
+    fn raw(&self) -> &mut bindings::net_device {
+        // SAFETY: During setup nothing else sees the device.
+        unsafe { &mut *self.0.as_raw() }
+    }
+
+    /// Room the driver adds in front of every packet it sends.
+    pub fn set_needed_headroom(&self, n: u16) {
+        self.raw().needed_headroom = n;
+    }
+
+    /// MTU bounds and value.
+    pub fn set_mtu(&self, mtu: u32, min: u32, max: u32) {
+        let d = self.raw();
+        d.mtu = mtu;
+        d.min_mtu = min;
+        d.max_mtu = max;
+    }
+
+    /// `NETIF_F_*` bits (by `NETIF_F_*_BIT` number) the device offers and
+    /// has on.
+    pub fn set_features(&self, bits: &[u32]) {
+        let mut f: u64 = 0;
+        for b in bits {
+            f |= 1u64 << b;
+        }
+        let d = self.raw();
+        d.hw_features |= f;
+        d.features |= f;
+    }
+
+    /// A virtual device: no queue of its own, lockless transmit, live MAC
+    /// changes, no netpoll; cannot change network namespace when `pinned`.
+    pub fn set_virtual(&self, pinned: bool) {
+        let d = self.raw();
+        // SAFETY: Reading a bitfield of a union member that is always the
+        // struct (the other member is a view of the same bits).
+        let f = unsafe { &mut d.__bindgen_anon_1.__bindgen_anon_1 };
+        f.set_priv_flags(
+            f.priv_flags()
+                | (bindings::netdev_priv_flags_IFF_NO_QUEUE
+                    | bindings::netdev_priv_flags_IFF_LIVE_ADDR_CHANGE
+                    | bindings::netdev_priv_flags_IFF_DISABLE_NETPOLL) as kernel::ffi::c_ulong,
+        );
+        f.set_lltx(1);
+        if pinned {
+            d.set_netns_immutable(1);
+        }
+    }
+
+    /// A random, locally administered MAC address.
+    pub fn random_addr(&self) {
+        // SAFETY: During setup; the device is ours.
+        unsafe { bindings::eth_hw_addr_random(self.0.as_raw()) }
+    }
+}
+
+/// The operations of a device kind. `Self` is the private data of each
+/// device (`netdev_priv`).
+///
+/// Methods marked optional in `#[vtable]` fashion are left out of the C
+/// tables unless implemented.
+#[vtable]
+pub trait Driver: Sized + Send + Sync + 'static {
+    /// The link kind (`ip link add NAME type KIND`).
+    const KIND: &'static CStr;
+    /// The name of devices created without one (`"ri2n%d"`).
+    const NAME_TEMPLATE: &'static CStr;
+    /// `ethtool -i`: driver name and version.
+    const DRIVER: &'static CStr;
+    /// `ethtool -i`: version.
+    const VERSION: &'static CStr;
+    /// Bytes `fill_info` adds at most.
+    const INFO_SIZE: usize = 0;
+    /// Bytes `fill_slave_info` adds at most.
+    const SLAVE_INFO_SIZE: usize = 0;
+
+    /// Makes a new device what it is (`rtnl_link_ops.setup`, also on
+    /// `alloc_netdev`), before any private data exists.
+    fn setup(dev: &Setup<'_>);
+
+    /// The private data of a device being registered (`ndo_init`).
+    fn init(dev: &Device) -> impl PinInit<Self, Error>;
+
+    /// The device was registered (by `ip link add` or
+    /// [`NetDevice::create`]), under RTNL. An error unregisters it again.
+    fn registered(_dev: &NetDevice<Self>, _rtnl: &Rtnl) -> Result {
+        Ok(())
+    }
+
+    /// The device is being unregistered (`ndo_uninit`), under RTNL: release
+    /// everything that hangs on other devices. Its data is dropped later.
+    fn uninit(_dev: &NetDevice<Self>, _rtnl: &Rtnl) {}
+
+    /// `ndo_open`.
+    fn open(dev: &NetDevice<Self>, rtnl: &Rtnl) -> Result;
+
+    /// `ndo_stop`.
+    fn stop(dev: &NetDevice<Self>, rtnl: &Rtnl) -> Result;
+
+    /// `ndo_start_xmit`: consumes the packet whatever happens.
+    fn start_xmit(dev: &NetDevice<Self>, skb: Skb);
+
+    /// `ndo_set_mac_address`; `addr` is not yet the device's address.
+    fn set_mac_address(_dev: &NetDevice<Self>, _rtnl: &Rtnl, _addr: &Mac) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ndo_change_mtu`: checks and applies `mtu`.
+    fn change_mtu(_dev: &NetDevice<Self>, _rtnl: &Rtnl, _mtu: u32) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ndo_get_stats64`.
+    fn get_stats64(_dev: &NetDevice<Self>, _stats: &mut Stats64) {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ndo_add_slave`: `ip link set PORT master DEV`.
+    fn add_slave(_dev: &NetDevice<Self>, _rtnl: &Rtnl, _port: &Device, _extack: &ExtAck) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ndo_del_slave`: `ip link set PORT nomaster`.
+    fn del_slave(_dev: &NetDevice<Self>, _rtnl: &Rtnl, _port: &Device) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ndo_change_rx_flags`: `IFF_PROMISC` or `IFF_ALLMULTI` toggled.
+    fn change_rx_flags(_dev: &NetDevice<Self>, _rtnl: &Rtnl, _change: u32) {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ndo_set_rx_mode`: the address lists changed; under the device's
+    /// address lock, BH disabled.
+    fn set_rx_mode(_dev: &NetDevice<Self>) {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// A frame arrived on one of the device's ports (its rx_handler, see
+    /// [`NetDevice::attach_port`]). Softirq, under RCU.
+    fn handle_frame(dev: &NetDevice<Self>, port: &Device, skb: Skb) -> RxHandled;
+
+    /// `ethtool` link speed in Mbit/s, if known.
+    fn link_speed(_dev: &NetDevice<Self>, _rtnl: &Rtnl) -> Option<u32> {
+        None
+    }
+
+    /// `ethtool -S`: how many counters.
+    fn stats_count(_dev: &NetDevice<Self>) -> usize {
+        0
+    }
+
+    /// `ethtool -S`: their names, [`Driver::stats_count`] of them.
+    fn stats_names(_dev: &NetDevice<Self>, _out: &mut EthtoolStrings<'_>) {}
+
+    /// `ethtool -S`: their values, in the same order.
+    fn stats_values(_dev: &NetDevice<Self>, _out: &mut [u64]) {}
+
+    /// Per-device sysfs files, `/sys/class/net/DEV/SYSFS_DIR/NAME`, one per
+    /// name in `SYSFS_ATTRS`; root may write them (0644).
+    const SYSFS_DIR: &'static CStr = c"";
+    /// See [`Driver::SYSFS_DIR`].
+    const SYSFS_ATTRS: &'static [&'static CStr] = &[];
+
+    /// Reads sysfs attribute `idx` (of [`Driver::SYSFS_ATTRS`]).
+    fn sysfs_show(_dev: &NetDevice<Self>, _idx: usize, _out: &mut TextBuf<'_>) {}
+
+    /// Writes sysfs attribute `idx`; `input` is what was written, trimmed.
+    fn sysfs_store(_dev: &NetDevice<Self>, _idx: usize, _input: &str) -> Result {
+        Err(EPERM)
+    }
+
+    /// `ip -d link show DEV`: the kind's attributes.
+    fn fill_info(_dev: &NetDevice<Self>, _msg: &mut NlMsg) -> Result {
+        Ok(())
+    }
+
+    /// `ip -d link show PORT`: the port's attributes.
+    fn fill_slave_info(_dev: &NetDevice<Self>, _port: &Device, _msg: &mut NlMsg) -> Result {
+        Ok(())
+    }
+}
+
+/// What `netdev_priv` holds for a driver `T`.
+struct Priv<T> {
+    /// Set once `data` is initialised (by `ndo_init`).
+    ready: bool,
+    data: MaybeUninit<T>,
+}
+
+/// A device of driver `T`.
+///
+/// # Invariants
+///
+/// A [`Device`] whose ops are `T`'s and whose private data, a `Priv<T>`, is
+/// initialised (`ready`) for as long as a `&NetDevice<T>` exists.
+#[repr(transparent)]
+pub struct NetDevice<T: Driver>(Device, PhantomData<T>);
+
+impl<T: Driver> core::ops::Deref for NetDevice<T> {
+    type Target = Device;
+    fn deref(&self) -> &Device {
+        &self.0
+    }
+}
+
+impl<T: Driver> NetDevice<T> {
+    fn priv_of(dev: *mut bindings::net_device) -> *mut Priv<T> {
+        // SAFETY: Our devices are allocated with room for a `Priv<T>`.
+        unsafe { bindings::netdev_priv(dev).cast() }
+    }
+
+    /// Borrows one of our devices whose private data is initialised.
+    ///
+    /// # Safety
+    ///
+    /// `dev` is a live device of `T` whose `ndo_init` succeeded and whose
+    /// data is not yet dropped, for the whole lifetime `'a`.
+    unsafe fn from_raw<'a>(dev: *mut bindings::net_device) -> &'a NetDevice<T> {
+        // SAFETY: Transparent wrapper over `Device`; caller's guarantee.
+        unsafe { &*dev.cast::<NetDevice<T>>() }
+    }
+
+    /// The device whose private data is `data`.
+    ///
+    /// # Safety
+    ///
+    /// `data` is the private data of a device of ours (every `T` the core
+    /// initialised in `ndo_init` is; one built elsewhere is not).
+    pub(crate) unsafe fn from_data(data: &T) -> &NetDevice<T> {
+        let data_off = core::mem::offset_of!(Priv<T>, data);
+        let align = bindings::NETDEV_ALIGN as usize;
+        let priv_off = (core::mem::size_of::<bindings::net_device>() + align - 1) & !(align - 1);
+        // SAFETY: `data` sits `data_off` into the `Priv<T>` that starts
+        // `priv_off` after its net_device (netdev_priv()), by the caller's
+        // guarantee; the device lives as long as its data.
+        unsafe {
+            let dev = (data as *const T).cast::<u8>().sub(data_off + priv_off);
+            NetDevice::from_raw(dev.cast_mut().cast())
+        }
+    }
+
+    /// The device's private data.
+    pub fn data(&self) -> &T {
+        // SAFETY: Initialised, by the type invariant.
+        unsafe { (*Self::priv_of(self.as_raw())).data.assume_init_ref() }
+    }
+
+    /// `dev` as a device of ours, if it is one.
+    pub fn of(dev: &Device) -> Option<&NetDevice<T>> {
+        if !dev.has_ops(Adapter::<T>::netdev_ops()) {
+            return None;
+        }
+        // SAFETY: Our ops; a registered device of ours got past ndo_init
+        // (ops are set in setup, but nothing hands out an unregistered
+        // device), and its data lives until after it is unregistered,
+        // which the borrow of `dev` precludes.
+        let ready = unsafe { (*Self::priv_of(dev.as_raw())).ready };
+        // SAFETY: As above.
+        ready.then(|| unsafe { NetDevice::from_raw(dev.as_raw()) })
+    }
+
+    /// `port`'s master, if it is a device of ours.
+    pub fn master_of<'a>(rtnl: &'a Rtnl, port: &'a Device) -> Option<&'a NetDevice<T>> {
+        port.master(rtnl).and_then(NetDevice::of)
+    }
+
+    /// Makes `port` ours: its frames go to [`Driver::handle_frame`] (an
+    /// rx_handler), and it is linked below us as a master's lower device,
+    /// so that no bond, bridge or team can take it. Refused if anything
+    /// already owns it.
+    pub fn attach_port(&self, _rtnl: &Rtnl, port: &Device, extack: &ExtAck) -> Result {
+        // SAFETY: Both alive; RTNL held. The handler's data is our device,
+        // which outlives the registration: `detach_port` (required before
+        // our uninit returns) unregisters it and waits for readers.
+        to_result(unsafe {
+            bindings::netdev_rx_handler_register(port.as_raw(), Some(rx_handler::<T>), self.as_raw().cast())
+        })?;
+        // SAFETY: As above; no upper/lag info.
+        let r = to_result(unsafe {
+            bindings::netdev_master_upper_dev_link(
+                port.as_raw(),
+                self.as_raw(),
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+                extack.0,
+            )
+        });
+        if r.is_err() {
+            // SAFETY: Registered just above.
+            unsafe { bindings::netdev_rx_handler_unregister(port.as_raw()) };
+        }
+        r
+    }
+
+    /// Undoes [`NetDevice::attach_port`]; when it returns, no handler call
+    /// for `port` is running or will run.
+    pub fn detach_port(&self, _rtnl: &Rtnl, port: &Device) {
+        // SAFETY: Attached by `attach_port`; RTNL held. Unregistering the
+        // handler waits for an RCU grace period (synchronize_net).
+        unsafe {
+            bindings::netdev_upper_dev_unlink(port.as_raw(), self.as_raw());
+            bindings::netdev_rx_handler_unregister(port.as_raw());
+        }
+    }
+
+    /// Creates and registers a device of ours outside of `ip link add`
+    /// (a module parameter, say), named from the template.
+    pub fn create<'a>(reg: &Registration<T>, rtnl: &'a Rtnl) -> Result<&'a NetDevice<T>> {
+        // SAFETY: Our setup; one queue each way.
+        let dev = unsafe {
+            bindings::alloc_netdev_mqs(
+                core::mem::size_of::<Priv<T>>() as i32,
+                T::NAME_TEMPLATE.as_char_ptr(),
+                bindings::NET_NAME_ENUM as u8,
+                Some(setup::<T>),
+                1,
+                1,
+            )
+        };
+        if dev.is_null() {
+            return Err(ENOMEM);
+        }
+        // SAFETY: Allocated and not registered: ours alone. The link ops
+        // make `ip link del` and module unload treat it like any other.
+        unsafe { (*dev).rtnl_link_ops = reg.ops.get() };
+        // SAFETY: RTNL held. On failure the core undid ndo_init (nothing to
+        // drop: priv_destructor runs only for registered devices), and the
+        // device is ours to free.
+        let r = unsafe { bindings::register_netdevice(dev) };
+        if r != 0 {
+            // SAFETY: Never registered.
+            unsafe { bindings::free_netdev(dev) };
+            return Err(Error::from_errno(r));
+        }
+        // SAFETY: Registered, so ndo_init succeeded; it lives while RTNL,
+        // which the borrow of `rtnl` holds, keeps it from being deleted.
+        let d = unsafe { NetDevice::from_raw(dev) };
+        if let Err(e) = T::registered(d, rtnl) {
+            d.delete(rtnl);
+            return Err(e);
+        }
+        Ok(d)
+    }
+
+    /// Unregisters the device (as `ip link del` does). The data is dropped
+    /// once the last reference is gone.
+    pub fn delete(&self, _rtnl: &Rtnl) {
+        // SAFETY: Registered; RTNL held; a NULL list unregisters at once.
+        unsafe { bindings::unregister_netdevice_queue(self.as_raw(), core::ptr::null_mut()) }
+    }
+}
+
+/// The link type of driver `T`, registered for as long as this lives:
+/// `ip link add NAME type KIND` creates devices, and dropping it deletes
+/// every device of the kind, in every namespace.
+#[pin_data(PinnedDrop)]
+pub struct Registration<T: Driver> {
+    /// The per-device sysfs files (before `ops`: registered devices point
+    /// at it until `ops` is unregistered, which deletes them).
+    sysfs: AttrGroup,
+    #[pin]
+    ops: Opaque<bindings::rtnl_link_ops>,
+    _p: PhantomData<T>,
+}
+
+// SAFETY: The ops table is only read by the core after registration.
+unsafe impl<T: Driver> Sync for Registration<T> {}
+// SAFETY: As above.
+unsafe impl<T: Driver> Send for Registration<T> {}
+
+impl<T: Driver> Registration<T> {
+    /// Registers the link type.
+    pub fn new() -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            sysfs: AttrGroup::new::<T>()?,
+            ops <- Opaque::try_ffi_init(|slot: *mut bindings::rtnl_link_ops| {
+                // SAFETY: `slot` is ours to write; the table then stays
+                // pinned inside `Self` until `drop` unregisters it.
+                unsafe {
+                    slot.write(Adapter::<T>::link_ops());
+                    to_result(bindings::rtnl_link_register(slot))
+                }
+            }),
+            _p: PhantomData,
+        })
+    }
+}
+
+#[pinned_drop]
+impl<T: Driver> PinnedDrop for Registration<T> {
+    fn drop(self: Pin<&mut Self>) {
+        // SAFETY: Registered in `new`; this deletes every device of the kind
+        // (under RTNL) and waits for them to go.
+        unsafe { bindings::rtnl_link_unregister(self.ops.get()) }
+    }
+}
+
+/// The C callbacks of driver `T`.
+struct Adapter<T>(PhantomData<T>);
+
+/// Runs `f` with the device of an ndo call.
+///
+/// # Safety
+///
+/// `dev` is a registered device of `T` (the core calls our ops only for
+/// those, after `ndo_init` succeeded).
+unsafe fn with<'a, T: Driver>(dev: *mut bindings::net_device) -> &'a NetDevice<T> {
+    // SAFETY: The caller's guarantee.
+    unsafe { NetDevice::from_raw(dev) }
+}
+
+unsafe extern "C" fn setup<T: Driver>(dev: *mut bindings::net_device) {
+    // SAFETY: alloc_netdev calls us with a fresh device.
+    let d = unsafe { Device::from_raw(dev) };
+    // SAFETY: Fresh device: ours alone.
+    unsafe {
+        bindings::ether_setup(dev);
+        (*dev).netdev_ops = Adapter::<T>::netdev_ops();
+        (*dev).ethtool_ops = &Adapter::<T>::ETHTOOL_OPS;
+        (*dev).needs_free_netdev = true;
+        (*dev).priv_destructor = Some(priv_destructor::<T>);
+        (*Priv::<T>::ptr(dev)).ready = false;
+    }
+    T::setup(&Setup(d));
+}
+
+impl<T> Priv<T> {
+    fn ptr(dev: *mut bindings::net_device) -> *mut Priv<T> {
+        // SAFETY: Our devices have room for a `Priv<T>`.
+        unsafe { bindings::netdev_priv(dev).cast() }
+    }
+}
+
+unsafe extern "C" fn priv_destructor<T: Driver>(dev: *mut bindings::net_device) {
+    let p = Priv::<T>::ptr(dev);
+    // SAFETY: The last reference is gone: nothing else uses the data. It is
+    // pinned in the device's memory, which the core frees after this.
+    unsafe {
+        if (*p).ready {
+            (*p).ready = false;
+            (*p).data.assume_init_drop();
+        }
+    }
+}
+
+unsafe extern "C" fn ndo_init<T: Driver>(dev: *mut bindings::net_device) -> i32 {
+    // SAFETY: register_netdevice calls us for a device allocated by setup.
+    let d = unsafe { Device::from_raw(dev) };
+    let p = Priv::<T>::ptr(dev);
+    // SAFETY: Both ways of creating a device of ours (`ip link add`,
+    // `NetDevice::create`) set its link ops, which are the `ops` field of
+    // the `Registration<T>` that outlives it; sysfs files are added after
+    // ndo_init, from `sysfs_groups`.
+    unsafe {
+        let reg = (*dev).rtnl_link_ops.cast::<u8>().sub(core::mem::offset_of!(Registration<T>, ops)).cast::<Registration<T>>();
+        if !(*reg).sysfs.attrs.is_empty() {
+            (*dev).sysfs_groups[0] = &(*reg).sysfs.group;
+        }
+    }
+    from_result(|| {
+        // SAFETY: The data slot is uninitialised and pinned in netdev_priv;
+        // on error it stays uninitialised and `ready` false.
+        unsafe { pin_init::raw_try_init((*p).data.as_mut_ptr(), T::init(d))? };
+        // SAFETY: Just initialised.
+        unsafe { (*p).ready = true };
+        Ok(0)
+    })
+}
+
+unsafe extern "C" fn ndo_uninit<T: Driver>(dev: *mut bindings::net_device) {
+    // SAFETY: Called under RTNL, for a device whose init succeeded.
+    unsafe { T::uninit(with::<T>(dev), Rtnl::assume_held()) }
+}
+
+unsafe extern "C" fn ndo_open<T: Driver>(dev: *mut bindings::net_device) -> i32 {
+    // SAFETY: Under RTNL, for a registered device of ours.
+    from_result(|| unsafe { T::open(with::<T>(dev), Rtnl::assume_held()) }.map(|()| 0))
+}
+
+unsafe extern "C" fn ndo_stop<T: Driver>(dev: *mut bindings::net_device) -> i32 {
+    // SAFETY: As in `ndo_open`.
+    from_result(|| unsafe { T::stop(with::<T>(dev), Rtnl::assume_held()) }.map(|()| 0))
+}
+
+unsafe extern "C" fn ndo_start_xmit<T: Driver>(
+    skb: *mut bindings::sk_buff,
+    dev: *mut bindings::net_device,
+) -> bindings::netdev_tx_t {
+    // SAFETY: The stack hands us a packet to own, for a registered device.
+    if let Some(skb) = unsafe { Skb::from_raw(skb) } {
+        // SAFETY: As above.
+        T::start_xmit(unsafe { with::<T>(dev) }, skb);
+    }
+    bindings::netdev_tx_NETDEV_TX_OK
+}
+
+unsafe extern "C" fn ndo_set_mac_address<T: Driver>(dev: *mut bindings::net_device, addr: *mut core::ffi::c_void) -> i32 {
+    // SAFETY: `addr` is a `struct sockaddr` whose `sa_data` holds the new
+    // address (6 bytes, at offset 2).
+    let mac: Mac = unsafe { core::ptr::read_unaligned(addr.cast::<u8>().add(2).cast::<Mac>()) };
+    from_result(|| {
+        // SAFETY: Under RTNL, for a registered device of ours.
+        unsafe { T::set_mac_address(with::<T>(dev), Rtnl::assume_held(), &mac)? };
+        // SAFETY: Validated by the driver; sets `dev_addr`.
+        unsafe { bindings::eth_hw_addr_set(dev, mac.as_ptr()) };
+        Ok(0)
+    })
+}
+
+unsafe extern "C" fn ndo_change_mtu<T: Driver>(dev: *mut bindings::net_device, mtu: i32) -> i32 {
+    // SAFETY: As in `ndo_open`.
+    from_result(|| unsafe { T::change_mtu(with::<T>(dev), Rtnl::assume_held(), mtu as u32) }.map(|()| 0))
+}
+
+unsafe extern "C" fn ndo_get_stats64<T: Driver>(dev: *mut bindings::net_device, s: *mut bindings::rtnl_link_stats64) {
+    let mut st = Stats64::default();
+    // SAFETY: A registered device of ours.
+    T::get_stats64(unsafe { with::<T>(dev) }, &mut st);
+    // SAFETY: `s` is the core's, writable for the call.
+    let s = unsafe { &mut *s };
+    s.rx_packets = st.rx_packets;
+    s.rx_bytes = st.rx_bytes;
+    s.tx_packets = st.tx_packets;
+    s.tx_bytes = st.tx_bytes;
+    s.rx_dropped = st.rx_dropped;
+    s.tx_dropped = st.tx_dropped;
+    s.rx_errors = st.rx_errors;
+    s.rx_frame_errors = st.rx_frame_errors;
+}
+
+unsafe extern "C" fn ndo_add_slave<T: Driver>(
+    dev: *mut bindings::net_device,
+    port: *mut bindings::net_device,
+    extack: *mut bindings::netlink_ext_ack,
+) -> i32 {
+    from_result(|| {
+        // SAFETY: Under RTNL; both devices are alive for the call.
+        unsafe { T::add_slave(with::<T>(dev), Rtnl::assume_held(), Device::from_raw(port), &ExtAck(extack)) }
+            .map(|()| 0)
+    })
+}
+
+unsafe extern "C" fn ndo_del_slave<T: Driver>(dev: *mut bindings::net_device, port: *mut bindings::net_device) -> i32 {
+    // SAFETY: As in `ndo_add_slave`.
+    from_result(|| unsafe { T::del_slave(with::<T>(dev), Rtnl::assume_held(), Device::from_raw(port)) }.map(|()| 0))
+}
+
+unsafe extern "C" fn ndo_change_rx_flags<T: Driver>(dev: *mut bindings::net_device, change: i32) {
+    // SAFETY: Under RTNL, for a registered device of ours.
+    unsafe { T::change_rx_flags(with::<T>(dev), Rtnl::assume_held(), change as u32) }
+}
+
+unsafe extern "C" fn ndo_set_rx_mode<T: Driver>(dev: *mut bindings::net_device) {
+    // SAFETY: Under the device's address lock, for a registered device.
+    T::set_rx_mode(unsafe { with::<T>(dev) })
+}
+
+unsafe extern "C" fn rx_handler<T: Driver>(pskb: *mut *mut bindings::sk_buff) -> bindings::rx_handler_result_t {
+    // SAFETY: The core passes the packet it owns, received on a port of
+    // ours, under RCU; the port's handler data is our device, alive until
+    // `detach_port` has waited for us.
+    unsafe {
+        let skb = bindings::skb_share_check(*pskb);
+        let Some(skb) = Skb::from_raw(skb) else {
+            return bindings::rx_handler_result_RX_HANDLER_CONSUMED;
+        };
+        let port = (*skb.as_raw()).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev;
+        let dev = bindings::rx_handler_data(port).cast::<bindings::net_device>();
+        match T::handle_frame(with::<T>(dev), Device::from_raw(port), skb) {
+            RxHandled::Consumed => bindings::rx_handler_result_RX_HANDLER_CONSUMED,
+            RxHandled::Pass(skb) => {
+                *pskb = skb.into_raw();
+                bindings::rx_handler_result_RX_HANDLER_PASS
+            }
+        }
+    }
+}
+
+unsafe extern "C" fn get_drvinfo<T: Driver>(_dev: *mut bindings::net_device, info: *mut bindings::ethtool_drvinfo) {
+    // SAFETY: `info` is writable for the call; the arrays are 32 bytes.
+    let info = unsafe { &mut *info };
+    copy_cstr(&mut info.driver, T::DRIVER);
+    copy_cstr(&mut info.version, T::VERSION);
+}
+
+fn copy_cstr(dst: &mut [kernel::ffi::c_char], src: &CStr) {
+    let b = src.to_bytes();
+    let n = b.len().min(dst.len() - 1);
+    for (d, s) in dst.iter_mut().zip(b[..n].iter()) {
+        *d = *s as _;
+    }
+    dst[n] = 0;
+}
+
+unsafe extern "C" fn get_link_ksettings<T: Driver>(
+    dev: *mut bindings::net_device,
+    ks: *mut bindings::ethtool_link_ksettings,
+) -> i32 {
+    // SAFETY: Under RTNL (ethtool ioctls and netlink take it), for a
+    // registered device of ours; `ks` is writable.
+    unsafe {
+        let speed = T::link_speed(with::<T>(dev), Rtnl::assume_held());
+        (*ks).base.speed = speed.unwrap_or(bindings::SPEED_UNKNOWN as u32);
+        (*ks).base.duplex = if speed.is_some() { bindings::DUPLEX_FULL } else { bindings::DUPLEX_UNKNOWN } as u8;
+        (*ks).base.port = bindings::PORT_OTHER as u8;
+    }
+    0
+}
+
+unsafe extern "C" fn get_sset_count<T: Driver>(dev: *mut bindings::net_device, sset: i32) -> i32 {
+    if sset as u32 != bindings::ethtool_stringset_ETH_SS_STATS {
+        return EOPNOTSUPP.to_errno();
+    }
+    // SAFETY: A registered device of ours.
+    T::stats_count(unsafe { with::<T>(dev) }) as i32
+}
+
+unsafe extern "C" fn get_strings<T: Driver>(dev: *mut bindings::net_device, sset: u32, buf: *mut u8) {
+    if sset != bindings::ethtool_stringset_ETH_SS_STATS {
+        return;
+    }
+    // SAFETY: A registered device of ours; the core sized `buf` from
+    // `get_sset_count` (ETH_GSTRING_LEN bytes each), under RTNL so the
+    // count cannot change in between.
+    unsafe {
+        let d = with::<T>(dev);
+        let n = T::stats_count(d) * bindings::ETH_GSTRING_LEN as usize;
+        T::stats_names(d, &mut EthtoolStrings { buf: core::slice::from_raw_parts_mut(buf, n), at: 0 });
+    }
+}
+
+unsafe extern "C" fn get_ethtool_stats<T: Driver>(
+    dev: *mut bindings::net_device,
+    _stats: *mut bindings::ethtool_stats,
+    data: *mut u64,
+) {
+    // SAFETY: As in `get_strings`: `data` has room for the count.
+    unsafe {
+        let d = with::<T>(dev);
+        let out = core::slice::from_raw_parts_mut(data, T::stats_count(d));
+        out.fill(0);
+        T::stats_values(d, out);
+    }
+}
+
+unsafe extern "C" fn newlink<T: Driver>(
+    dev: *mut bindings::net_device,
+    _params: *mut bindings::rtnl_newlink_params,
+    extack: *mut bindings::netlink_ext_ack,
+) -> i32 {
+    // SAFETY: Under RTNL; `dev` was allocated by the core with our setup
+    // and is not registered yet. On failure the core frees it; once
+    // registered, an error must unregister it ourselves.
+    unsafe {
+        let r = bindings::register_netdevice(dev);
+        if r != 0 {
+            return r;
+        }
+        let d = with::<T>(dev);
+        let _ = extack;
+        match T::registered(d, Rtnl::assume_held()) {
+            Ok(()) => 0,
+            Err(e) => {
+                bindings::unregister_netdevice_queue(dev, core::ptr::null_mut());
+                e.to_errno()
+            }
+        }
+    }
+}
+
+unsafe extern "C" fn get_size<T: Driver>(_dev: *const bindings::net_device) -> usize {
+    T::INFO_SIZE
+}
+
+unsafe extern "C" fn fill_info<T: Driver>(skb: *mut bindings::sk_buff, dev: *const bindings::net_device) -> i32 {
+    // SAFETY: Under RTNL, for a registered device of ours; `skb` is the
+    // message being built.
+    from_result(|| unsafe { T::fill_info(with::<T>(dev.cast_mut()), &mut NlMsg(skb)) }.map(|()| 0))
+}
+
+unsafe extern "C" fn get_slave_size<T: Driver>(_dev: *const bindings::net_device, _port: *const bindings::net_device) -> usize {
+    T::SLAVE_INFO_SIZE
+}
+
+unsafe extern "C" fn fill_slave_info<T: Driver>(
+    skb: *mut bindings::sk_buff,
+    dev: *const bindings::net_device,
+    port: *const bindings::net_device,
+) -> i32 {
+    // SAFETY: As in `fill_info`; the port is alive under RTNL.
+    from_result(|| unsafe {
+        T::fill_slave_info(with::<T>(dev.cast_mut()), Device::from_raw(port.cast_mut()), &mut NlMsg(skb))
+    }
+    .map(|()| 0))
+}
+
+impl<T: Driver> Adapter<T> {
+    /// The one address of `T`'s ops table: devices are told apart by it, and
+    /// a constant's address may differ between the places it is taken.
+    #[inline(never)]
+    fn netdev_ops() -> &'static bindings::net_device_ops {
+        &Self::NETDEV_OPS
+    }
+
+    const NETDEV_OPS: bindings::net_device_ops = bindings::net_device_ops {
+        ndo_init: Some(ndo_init::<T>),
+        ndo_uninit: Some(ndo_uninit::<T>),
+        ndo_open: Some(ndo_open::<T>),
+        ndo_stop: Some(ndo_stop::<T>),
+        ndo_start_xmit: Some(ndo_start_xmit::<T>),
+        ndo_validate_addr: Some(bindings::eth_validate_addr),
+        ndo_set_mac_address: if T::HAS_SET_MAC_ADDRESS { Some(ndo_set_mac_address::<T>) } else { None },
+        ndo_change_mtu: if T::HAS_CHANGE_MTU { Some(ndo_change_mtu::<T>) } else { None },
+        ndo_get_stats64: if T::HAS_GET_STATS64 { Some(ndo_get_stats64::<T>) } else { None },
+        ndo_add_slave: if T::HAS_ADD_SLAVE { Some(ndo_add_slave::<T>) } else { None },
+        ndo_del_slave: if T::HAS_DEL_SLAVE { Some(ndo_del_slave::<T>) } else { None },
+        ndo_change_rx_flags: if T::HAS_CHANGE_RX_FLAGS { Some(ndo_change_rx_flags::<T>) } else { None },
+        ndo_set_rx_mode: if T::HAS_SET_RX_MODE { Some(ndo_set_rx_mode::<T>) } else { None },
+        // SAFETY: All-zero is a valid ops table: every op absent.
+        ..unsafe { MaybeUninit::zeroed().assume_init() }
+    };
+
+    const ETHTOOL_OPS: bindings::ethtool_ops = bindings::ethtool_ops {
+        get_drvinfo: Some(get_drvinfo::<T>),
+        get_link: Some(bindings::ethtool_op_get_link),
+        get_link_ksettings: Some(get_link_ksettings::<T>),
+        get_sset_count: Some(get_sset_count::<T>),
+        get_strings: Some(get_strings::<T>),
+        get_ethtool_stats: Some(get_ethtool_stats::<T>),
+        // SAFETY: All-zero is a valid ops table: every op absent.
+        ..unsafe { MaybeUninit::zeroed().assume_init() }
+    };
+
+    fn link_ops() -> bindings::rtnl_link_ops {
+        bindings::rtnl_link_ops {
+            kind: T::KIND.as_char_ptr(),
+            priv_size: core::mem::size_of::<Priv<T>>(),
+            setup: Some(setup::<T>),
+            newlink: Some(newlink::<T>),
+            get_size: Some(get_size::<T>),
+            fill_info: Some(fill_info::<T>),
+            get_slave_size: Some(get_slave_size::<T>),
+            fill_slave_info: Some(fill_slave_info::<T>),
+            // SAFETY: All-zero is a valid table: every other op absent, no
+            // attributes (`maxtype` 0).
+            ..unsafe { MaybeUninit::zeroed().assume_init() }
+        }
+    }
+}
+
+/// A sysfs text buffer (one page) being filled by a `show`.
+pub struct TextBuf<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl kernel::fmt::Write for TextBuf<'_> {
+    fn write_str(&mut self, s: &str) -> kernel::fmt::Result {
+        let n = s.len().min(self.buf.len() - self.at);
+        self.buf[self.at..self.at + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.at += n;
+        Ok(())
+    }
+}
+
+/// A sysfs attribute and its index in the driver's list.
+#[repr(C)]
+struct IdxAttr {
+    attr: bindings::device_attribute,
+    idx: usize,
+}
+
+/// The `attribute_group` of a driver's per-device sysfs files.
+///
+/// # Invariants
+///
+/// `group.attrs` points into `ptrs`, a NULL-terminated array of pointers
+/// into `attrs`; neither vector is changed after `new`, so their buffers
+/// stay put when the `AttrGroup` moves.
+struct AttrGroup {
+    group: bindings::attribute_group,
+    attrs: KVec<IdxAttr>,
+    ptrs: KVec<*mut bindings::attribute>,
+}
+
+impl AttrGroup {
+    fn new<T: Driver>() -> Result<AttrGroup> {
+        let mut attrs = KVec::with_capacity(T::SYSFS_ATTRS.len(), GFP_KERNEL)?;
+        for (idx, name) in T::SYSFS_ATTRS.iter().enumerate() {
+            // SAFETY: All-zero is a valid attribute to fill in.
+            let mut attr: bindings::device_attribute = unsafe { core::mem::zeroed() };
+            attr.attr.name = name.as_char_ptr();
+            attr.attr.mode = 0o644;
+            attr.__bindgen_anon_1.show = Some(attr_show::<T>);
+            attr.__bindgen_anon_2.store = Some(attr_store::<T>);
+            attrs.push(IdxAttr { attr, idx }, GFP_KERNEL)?;
+        }
+        let mut ptrs = KVec::with_capacity(attrs.len() + 1, GFP_KERNEL)?;
+        for a in attrs.iter_mut() {
+            ptrs.push(core::ptr::addr_of_mut!(a.attr.attr), GFP_KERNEL)?;
+        }
+        ptrs.push(core::ptr::null_mut(), GFP_KERNEL)?;
+        // SAFETY: All-zero is an empty group.
+        let mut group: bindings::attribute_group = unsafe { core::mem::zeroed() };
+        group.name = T::SYSFS_DIR.as_char_ptr();
+        group.__bindgen_anon_2.attrs = ptrs.as_mut_ptr();
+        Ok(AttrGroup { group, attrs, ptrs })
+    }
+}
+
+/// The device and attribute index of a sysfs call.
+///
+/// # Safety
+///
+/// `d` is the `struct device` of a registered net_device of `T`, and `attr`
+/// one of the attributes of `T`'s [`AttrGroup`].
+unsafe fn attr_target<'a, T: Driver>(
+    d: *mut bindings::device,
+    attr: *mut bindings::device_attribute,
+) -> Option<(&'a NetDevice<T>, usize)> {
+    // SAFETY: `d` is embedded in a net_device (`to_net_dev`); `attr` is the
+    // first field of an `IdxAttr`; sysfs removal (at unregistration) waits
+    // for running callbacks, so the device and its data outlive the call.
+    unsafe {
+        let dev = d.cast::<u8>().sub(core::mem::offset_of!(bindings::net_device, dev)).cast::<bindings::net_device>();
+        let idx = (*attr.cast::<IdxAttr>()).idx;
+        NetDevice::<T>::of(Device::from_raw(dev)).map(|n| (n, idx))
+    }
+}
+
+unsafe extern "C" fn attr_show<T: Driver>(
+    d: *mut bindings::device,
+    attr: *mut bindings::device_attribute,
+    buf: *mut kernel::ffi::c_char,
+) -> isize {
+    // SAFETY: sysfs calls us for our attributes with a PAGE_SIZE buffer.
+    let Some((dev, idx)) = (unsafe { attr_target::<T>(d, attr) }) else { return ENODEV.to_errno() as isize };
+    // SAFETY: As above.
+    let mut out = TextBuf { buf: unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), 4096) }, at: 0 };
+    T::sysfs_show(dev, idx, &mut out);
+    out.at as isize
+}
+
+unsafe extern "C" fn attr_store<T: Driver>(
+    d: *mut bindings::device,
+    attr: *mut bindings::device_attribute,
+    buf: *const kernel::ffi::c_char,
+    count: usize,
+) -> isize {
+    // SAFETY: sysfs calls us for our attributes with `count` bytes.
+    let Some((dev, idx)) = (unsafe { attr_target::<T>(d, attr) }) else { return ENODEV.to_errno() as isize };
+    // SAFETY: As above.
+    let input = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), count) };
+    let Ok(text) = core::str::from_utf8(input) else { return EINVAL.to_errno() as isize };
+    match T::sysfs_store(dev, idx, text.trim()) {
+        Ok(()) => count as isize,
+        Err(e) => e.to_errno() as isize,
+    }
+}

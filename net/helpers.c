@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What Rust cannot call directly: static inline functions and macros of the
+ * networking headers, one line each, as the kernel's rust/helpers/ does.
+ * Nothing else lives here: tables and logic are in Rust (net/).
+ *
+ * bindgen reads this file (net/Kbuild.bindgen): each rnet_NAME becomes
+ * bindings::NAME, so no prototype is written twice.
+ */
+#include "bindings_helper.h"
+
+void *rnet_netdev_priv(const struct net_device *dev) { return netdev_priv(dev); }
+struct net *rnet_dev_net(const struct net_device *dev) { return dev_net(dev); }
+bool rnet_net_eq(const struct net *a, const struct net *b) { return net_eq(a, b); }
+void rnet_dev_hold(struct net_device *dev) { dev_hold(dev); }
+void rnet_dev_put(struct net_device *dev) { dev_put(dev); }
+bool rnet_netif_running(const struct net_device *dev) { return netif_running(dev); }
+bool rnet_netif_carrier_ok(const struct net_device *dev) { return netif_carrier_ok(dev); }
+bool rnet_netif_txq_stopped(const struct net_device *dev, unsigned int q) { return netif_xmit_stopped(netdev_get_tx_queue(dev, q)); }
+void *rnet_rx_handler_data(const struct net_device *dev) { return rcu_dereference(dev->rx_handler_data); }
+void rnet_eth_hw_addr_set(struct net_device *dev, const u8 *addr) { eth_hw_addr_set(dev, addr); }
+void rnet_eth_hw_addr_random(struct net_device *dev) { eth_hw_addr_random(dev); }
+void rnet_netif_addr_lock_bh(struct net_device *dev) { netif_addr_lock_bh(dev); }
+void rnet_netif_addr_unlock_bh(struct net_device *dev) { netif_addr_unlock_bh(dev); }
+int rnet_dev_uc_count(struct net_device *dev) { return netdev_uc_count(dev); }
+
+void rnet_consume_skb(struct sk_buff *skb) { consume_skb(skb); }
+struct sk_buff *rnet_skb_share_check(struct sk_buff *skb) { return skb_share_check(skb, GFP_ATOMIC); }
+bool rnet_pskb_may_pull(struct sk_buff *skb, unsigned int len) { return pskb_may_pull(skb, len); }
+int rnet_skb_cow_head(struct sk_buff *skb, unsigned int headroom) { return skb_cow_head(skb, headroom); }
+unsigned int rnet_skb_headlen(const struct sk_buff *skb) { return skb_headlen(skb); }
+unsigned char *rnet_skb_mac_header(const struct sk_buff *skb) { return skb_mac_header(skb); }
+void rnet_skb_reset_mac_header(struct sk_buff *skb) { skb_reset_mac_header(skb); }
+bool rnet_skb_is_gso(const struct sk_buff *skb) { return skb_is_gso(skb); }
+void *rnet_skb_put_zero(struct sk_buff *skb, unsigned int len) { return skb_put_zero(skb, len); }
+struct sk_buff *rnet_netdev_alloc_skb(struct net_device *dev, unsigned int len) { return netdev_alloc_skb(dev, len); }
+struct sk_buff *rnet_skb_gso_segment(struct sk_buff *skb, netdev_features_t features) { return skb_gso_segment(skb, features); }
+void rnet_skb_set_queue_mapping(struct sk_buff *skb, u16 q) { skb_set_queue_mapping(skb, q); }
+
+void rnet_spin_lock_bh(spinlock_t *lock) { spin_lock_bh(lock); }
+void rnet_spin_unlock_bh(spinlock_t *lock) { spin_unlock_bh(lock); }
+int rnet_spin_trylock_bh(spinlock_t *lock) { return spin_trylock_bh(lock); }
+void rnet_local_bh_disable(void) { local_bh_disable(); }
+void rnet_local_bh_enable(void) { local_bh_enable(); }
+void rnet_rcu_read_lock(void) { rcu_read_lock(); }
+void rnet_rcu_read_unlock(void) { rcu_read_unlock(); }
+int rnet_raw_smp_processor_id(void) { return raw_smp_processor_id(); }
+
+void rnet_timer_setup(struct timer_list *t, void (*fn)(struct timer_list *)) { timer_setup(t, fn, 0); }
+unsigned long rnet_jiffies(void) { return jiffies; }
+unsigned long rnet_msecs_to_jiffies(unsigned int ms) { return msecs_to_jiffies(ms); }
+u64 rnet_ktime_get_real_ns(void) { return ktime_get_real_ns(); }
+
+void *rnet_net_generic(const struct net *net, unsigned int id) { return net_generic(net, id); }
+struct proc_dir_entry *rnet_net_proc_dir(struct net *net) { return net->proc_net; }
+void *rnet_seq_private(struct seq_file *m) { return m->private; }
+
+int rnet_nla_put_u32(struct sk_buff *skb, int type, u32 v) { return nla_put_u32(skb, type, v); }
+int rnet_nla_put_u8(struct sk_buff *skb, int type, u8 v) { return nla_put_u8(skb, type, v); }
+int rnet_nla_put_u64(struct sk_buff *skb, int type, u64 v) { return nla_put_u64_64bit(skb, type, v, 0); }
+size_t rnet_nla_total_size(int payload) { return nla_total_size(payload); }
+bool rnet_net_ratelimit(void) { return net_ratelimit(); }

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Socket buffers: [`Skb`], one we own, and [`SkbList`], a list of them
+//! chained through their own `next` pointers (no allocation), so that work
+//! decided under a lock (deliver, transmit, free) can be done after it is
+//! released.
+
+use super::bindings;
+use super::device::Device;
+use core::ptr::NonNull;
+use kernel::error::to_result;
+use kernel::prelude::*;
+
+/// Why a packet is dropped (`enum skb_drop_reason`), for drop monitors.
+#[derive(Clone, Copy)]
+#[repr(u32)]
+pub enum DropReason {
+    /// Nothing more specific applies.
+    NotSpecified = bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED,
+    /// The device is down, or has no way to send it.
+    DevReady = bindings::skb_drop_reason_SKB_DROP_REASON_DEV_READY,
+    /// A header is malformed or short.
+    HdrTrunc = bindings::skb_drop_reason_SKB_DROP_REASON_HDR_TRUNC,
+    /// Not for this host.
+    OtherHost = bindings::skb_drop_reason_SKB_DROP_REASON_OTHERHOST,
+    /// Out of memory.
+    NoMem = bindings::skb_drop_reason_SKB_DROP_REASON_NOMEM,
+    /// A duplicate or a queue that is full.
+    Full = bindings::skb_drop_reason_SKB_DROP_REASON_FULL_RING,
+    /// A loop was detected on transmit.
+    Recursion = bindings::skb_drop_reason_SKB_DROP_REASON_RECURSION_LIMIT,
+}
+
+/// A socket buffer we own: dropped (`kfree_skb`) unless handed on.
+///
+/// # Invariants
+///
+/// `self.0` points to an sk_buff that nobody else uses and that is not
+/// shared (received ones went through `skb_share_check`).
+#[repr(transparent)]
+pub struct Skb(NonNull<bindings::sk_buff>);
+
+// SAFETY: An owned sk_buff may be passed on or freed on any CPU.
+unsafe impl Send for Skb {}
+
+impl Drop for Skb {
+    fn drop(&mut self) {
+        // SAFETY: We own it (type invariant).
+        unsafe { bindings::sk_skb_reason_drop(core::ptr::null_mut(), self.as_raw(), DropReason::NotSpecified as u32) }
+    }
+}
+
+impl Skb {
+    /// Takes ownership of `skb`.
+    ///
+    /// # Safety
+    ///
+    /// `skb` is a valid, unshared sk_buff whose ownership passes to the
+    /// returned value.
+    pub unsafe fn from_raw(skb: *mut bindings::sk_buff) -> Option<Skb> {
+        NonNull::new(skb).map(Skb)
+    }
+
+    /// The raw pointer, still owned by `self`.
+    pub fn as_raw(&self) -> *mut bindings::sk_buff {
+        self.0.as_ptr()
+    }
+
+    /// Gives up ownership.
+    pub fn into_raw(self) -> *mut bindings::sk_buff {
+        let p = self.as_raw();
+        core::mem::forget(self);
+        p
+    }
+
+    /// Allocates a packet for `dev` with `len` zeroed bytes of data (atomic).
+    pub fn alloc(dev: &Device, len: u32) -> Option<Skb> {
+        // SAFETY: `dev` is alive (reference); GFP_ATOMIC inside.
+        let skb = unsafe { Skb::from_raw(bindings::netdev_alloc_skb(dev.as_raw(), len))? };
+        // SAFETY: A fresh skb has `len` bytes of tailroom.
+        unsafe { bindings::skb_put_zero(skb.as_raw(), len) };
+        Some(skb)
+    }
+
+    /// Drops the packet, telling drop monitors why.
+    pub fn drop_reason(self, why: DropReason) {
+        // SAFETY: We own it.
+        unsafe { bindings::sk_skb_reason_drop(core::ptr::null_mut(), self.into_raw(), why as u32) }
+    }
+
+    /// Frees a packet that was handled, not dropped.
+    pub fn consume(self) {
+        // SAFETY: We own it.
+        unsafe { bindings::consume_skb(self.into_raw()) }
+    }
+
+    /// The Ethertype the receiving driver found (`skb->protocol`, host order).
+    pub fn protocol(&self) -> u16 {
+        // SAFETY: We own it; a plain field read.
+        u16::from_be(unsafe { (*self.as_raw()).__bindgen_anon_4.__bindgen_anon_1.as_ref().protocol })
+    }
+
+    /// Bytes in the packet.
+    pub fn len(&self) -> u32 {
+        // SAFETY: We own it; a plain field read.
+        unsafe { (*self.as_raw()).len }
+    }
+
+    /// Whether the packet is a GSO packet (several segments in one).
+    pub fn is_gso(&self) -> bool {
+        // SAFETY: We own it.
+        unsafe { bindings::skb_is_gso(self.as_raw()) }
+    }
+
+    /// Software GSO: the packet cut into its segments, each a packet of its
+    /// own; checksums and scatter-gather are left to the device the
+    /// segments go to (`features`). On failure the packet comes back.
+    pub fn gso_segments(self, features: u64) -> core::result::Result<SkbList, Skb> {
+        // SAFETY: We own the skb; skb_gso_segment leaves it untouched and
+        // returns a new list, an ERR_PTR or NULL.
+        let segs = unsafe { bindings::skb_gso_segment(self.as_raw(), features) };
+        if segs.is_null() || kernel::error::from_err_ptr(segs).is_err() {
+            return Err(self);
+        }
+        self.consume();
+        // SAFETY: A list of fresh segments, ours alone.
+        Ok(unsafe { SkbList::from_raw_chain(segs) })
+    }
+
+    /// A clone sharing the data (to send one frame on several devices).
+    pub fn clone_skb(&self) -> Option<Skb> {
+        // SAFETY: We own `self`; skb_clone leaves both usable.
+        unsafe { Skb::from_raw(bindings::skb_clone(self.as_raw(), kernel::bindings::GFP_ATOMIC)) }
+    }
+
+    /// Makes the first `len` bytes linear; false if the packet is shorter.
+    pub fn may_pull(&mut self, len: u32) -> bool {
+        // SAFETY: We own it.
+        unsafe { bindings::pskb_may_pull(self.as_raw(), len) }
+    }
+
+    /// The linear data from `skb->data`.
+    pub fn data(&self) -> &[u8] {
+        // SAFETY: We own it; `data` has `headlen` linear bytes, valid while
+        // we do not change the skb (the borrow).
+        unsafe {
+            let p = self.as_raw();
+            core::slice::from_raw_parts((*p).data, bindings::skb_headlen(p) as usize)
+        }
+    }
+
+    /// The linear data, writable: the header is private (after
+    /// [`Skb::make_writable`], or in a packet we allocated).
+    fn data_mut(&mut self) -> &mut [u8] {
+        // SAFETY: We own it and its header is not shared (callers'
+        // precondition); `data` has `headlen` linear bytes.
+        unsafe {
+            let p = self.as_raw();
+            core::slice::from_raw_parts_mut((*p).data, bindings::skb_headlen(p) as usize)
+        }
+    }
+
+    /// Ensures `headroom` bytes before the data and a private header.
+    pub fn make_writable(&mut self, headroom: u32) -> Result {
+        // SAFETY: We own it.
+        to_result(unsafe { bindings::skb_cow_head(self.as_raw(), headroom) })
+    }
+
+    /// The 12 address bytes (destination, source) of the Ethernet header of
+    /// a received packet.
+    pub fn mac_addrs(&self) -> [u8; 12] {
+        let mut a = [0u8; 12];
+        // SAFETY: Received skbs have their mac header set, and the
+        // receiving driver made the 14-byte Ethernet header linear.
+        unsafe { core::ptr::copy_nonoverlapping(bindings::skb_mac_header(self.as_raw()), a.as_mut_ptr(), 12) };
+        a
+    }
+
+    /// Transmit side: inserts `shim` between the Ethernet header at `data`
+    /// and the payload, and sets the Ethertype to `ethertype`. Returns the
+    /// original Ethertype.
+    pub fn insert_after_eth(&mut self, ethertype: u16, shim: &[u8]) -> Result<u16> {
+        let n = shim.len();
+        if !self.may_pull(14) {
+            return Err(EINVAL);
+        }
+        self.make_writable(n as u32)?;
+        // SAFETY: cow_head made `n` bytes of private headroom.
+        unsafe { bindings::skb_push(self.as_raw(), n as u32) };
+        let d = self.data_mut();
+        d.copy_within(n..n + 12, 0);
+        let orig = u16::from_be_bytes([d[12 + n], d[13 + n]]);
+        d[12..14].copy_from_slice(&ethertype.to_be_bytes());
+        d[14..14 + n].copy_from_slice(shim);
+        // SAFETY: We own it.
+        unsafe { bindings::skb_reset_mac_header(self.as_raw()) };
+        Ok(orig)
+    }
+
+    /// Receive side: `data` is at a shim of `shim_len` bytes that follows
+    /// the Ethernet header. Drops the shim, rebuilds the Ethernet header
+    /// right before the payload with `ethertype`, and runs
+    /// `eth_type_trans()` as `dev` would (protocol, packet type, `skb->dev`).
+    pub fn strip_shim(&mut self, shim_len: u32, ethertype: u16, dev: &Device) -> Result {
+        let addrs = self.mac_addrs();
+        if !self.may_pull(shim_len) {
+            return Err(EINVAL);
+        }
+        self.make_writable(0)?;
+        // SAFETY: `shim_len` bytes are linear (may_pull); pull_rcsum keeps a
+        // CHECKSUM_COMPLETE sum right.
+        unsafe { bindings::skb_pull_rcsum(self.as_raw(), shim_len) };
+        // SAFETY: The Ethernet header and the shim were before the payload,
+        // so 14 bytes of private headroom exist.
+        unsafe { bindings::skb_push(self.as_raw(), 14) };
+        let d = self.data_mut();
+        d[..12].copy_from_slice(&addrs);
+        d[12..14].copy_from_slice(&ethertype.to_be_bytes());
+        // eth_type_trans() only changes pkt_type when the destination is not
+        // `dev`'s own address; the port's driver set it for the port's
+        // address, so start again from PACKET_HOST.
+        // SAFETY: We own the skb; `dev` is alive; eth_type_trans pulls the
+        // 14 linear bytes just written.
+        unsafe {
+            let p = self.as_raw();
+            let h = (*p).__bindgen_anon_4.__bindgen_anon_1.as_mut();
+            h.set_pkt_type(bindings::PACKET_HOST as u8);
+            h.protocol = bindings::eth_type_trans(p, dev.as_raw());
+        }
+        Ok(())
+    }
+
+    /// Writes `bytes` at offset `at` of a packet we allocated.
+    pub fn write(&mut self, at: usize, bytes: &[u8]) {
+        self.data_mut()[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
+    /// Prepares the packet to leave through `dev` as a frame of Ethertype
+    /// `protocol`, on transmit queue `queue` of it.
+    pub fn set_out(&mut self, dev: &Device, protocol: u16, queue: u16) {
+        // SAFETY: We own the skb; `dev` is alive (reference) and the caller
+        // keeps it alive until the packet is queued.
+        unsafe {
+            let p = self.as_raw();
+            (*p).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev = dev.as_raw();
+            (*p).__bindgen_anon_4.__bindgen_anon_1.as_mut().protocol = protocol.to_be();
+            bindings::skb_reset_mac_header(p);
+            bindings::skb_set_queue_mapping(p, queue);
+        }
+    }
+
+    /// Sends the packet on the device `set_out` named (`dev_queue_xmit`),
+    /// which consumes it. Must not be called with a spinlock held.
+    pub fn queue_xmit(self) -> i32 {
+        // SAFETY: We own the skb, whose device was set by `set_out` and is
+        // kept alive by the caller; dev_queue_xmit takes ownership.
+        unsafe { bindings::__dev_queue_xmit(self.into_raw(), core::ptr::null_mut()) }
+    }
+}
+
+/// A FIFO of packets we own, chained through `skb->next`; whatever is left
+/// is freed on drop. Pushing and popping never allocate.
+///
+/// # Invariants
+///
+/// `head` is NULL or the first of a `next`-linked chain of sk_buffs we own,
+/// whose last one is `tail` and has `next == NULL`; `len` counts them.
+pub struct SkbList {
+    head: *mut bindings::sk_buff,
+    tail: *mut bindings::sk_buff,
+    len: usize,
+}
+
+// SAFETY: It owns its packets, which may move between CPUs.
+unsafe impl Send for SkbList {}
+
+impl Default for SkbList {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SkbList {
+    /// An empty list.
+    pub const fn new() -> SkbList {
+        SkbList { head: core::ptr::null_mut(), tail: core::ptr::null_mut(), len: 0 }
+    }
+
+    /// Takes over a NULL-terminated chain of packets.
+    ///
+    /// # Safety
+    ///
+    /// `head` is NULL or a `next`-linked, NULL-terminated chain of sk_buffs
+    /// whose ownership passes to the list.
+    unsafe fn from_raw_chain(head: *mut bindings::sk_buff) -> SkbList {
+        let mut l = SkbList::new();
+        let mut p = head;
+        while !p.is_null() {
+            // SAFETY: Each element is valid and ours (precondition).
+            let next = unsafe { (*p).__bindgen_anon_1.__bindgen_anon_1.next };
+            // SAFETY: As above; `push` relinks it.
+            l.push(unsafe { Skb::from_raw(p).unwrap_unchecked() });
+            p = next;
+        }
+        l
+    }
+
+    /// Packets in the list.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends `skb`.
+    pub fn push(&mut self, skb: Skb) {
+        let p = skb.into_raw();
+        // SAFETY: We own `p` now and, by the invariant, `tail`.
+        unsafe {
+            (*p).__bindgen_anon_1.__bindgen_anon_1.next = core::ptr::null_mut();
+            if self.tail.is_null() {
+                self.head = p;
+            } else {
+                (*self.tail).__bindgen_anon_1.__bindgen_anon_1.next = p;
+            }
+        }
+        self.tail = p;
+        self.len += 1;
+    }
+
+    /// Removes and returns the first packet.
+    pub fn pop(&mut self) -> Option<Skb> {
+        let p = self.head;
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: `p` is the head of our chain (invariant).
+        unsafe {
+            self.head = (*p).__bindgen_anon_1.__bindgen_anon_1.next;
+            (*p).__bindgen_anon_1.__bindgen_anon_1.next = core::ptr::null_mut();
+        }
+        if self.head.is_null() {
+            self.tail = core::ptr::null_mut();
+        }
+        self.len -= 1;
+        // SAFETY: Unlinked, and ours.
+        unsafe { Skb::from_raw(p) }
+    }
+
+    /// Moves every packet of `other` to the end of `self`.
+    pub fn append(&mut self, other: &mut SkbList) {
+        while let Some(s) = other.pop() {
+            self.push(s);
+        }
+    }
+}
+
+impl Iterator for SkbList {
+    type Item = Skb;
+
+    fn next(&mut self) -> Option<Skb> {
+        self.pop()
+    }
+}
+
+impl Drop for SkbList {
+    fn drop(&mut self) {
+        while let Some(s) = self.pop() {
+            drop(s);
+        }
+    }
+}

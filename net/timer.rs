@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Kernel timers (`timer_list`, softirq context) inside a device's private
+//! data, each calling back into the driver with the device.
+//!
+//! A driver embeds a [`Timer`] in its private data `T` and implements
+//! [`DeviceTimer<ID>`] for it through [`device_timer!`], which names the
+//! field. The timer runs [`DeviceTimer::fired`] with the device; it is
+//! stopped synchronously by [`Timer::stop`] and for good when the data is
+//! dropped.
+
+use super::bindings;
+use super::device::{Driver, NetDevice};
+use kernel::prelude::*;
+use kernel::types::Opaque;
+
+/// A `timer_list`.
+///
+/// # Invariants
+///
+/// Set up (`timer_setup`) by [`Timer::new`] for the driver data that holds
+/// it, and pinned there.
+#[pin_data(PinnedDrop)]
+pub struct Timer {
+    #[pin]
+    t: Opaque<bindings::timer_list>,
+}
+
+// SAFETY: The timer API serialises its own state.
+unsafe impl Send for Timer {}
+// SAFETY: As above.
+unsafe impl Sync for Timer {}
+
+/// A driver whose private data holds timer number `ID`.
+///
+/// # Safety
+///
+/// `OFFSET` is the byte offset of a [`Timer`] field within `Self`
+/// (implement it with [`device_timer!`]).
+pub unsafe trait DeviceTimer<const ID: u64>: Driver {
+    /// Where the timer is.
+    const OFFSET: usize;
+
+    /// The timer fired (softirq context).
+    fn fired(dev: &NetDevice<Self>);
+}
+
+/// Implements [`DeviceTimer`]: `device_timer!(Type, field, ID, callback)`.
+#[macro_export]
+macro_rules! device_timer {
+    ($t:ty, $field:ident, $id:literal, $cb:path) => {
+        // SAFETY: The offset is that of the named `Timer` field.
+        unsafe impl $crate::net::timer::DeviceTimer<$id> for $t {
+            const OFFSET: usize = core::mem::offset_of!($t, $field);
+            fn fired(dev: &$crate::net::device::NetDevice<$t>) {
+                $cb(dev)
+            }
+        }
+    };
+}
+
+unsafe extern "C" fn timer_fn<T: DeviceTimer<ID>, const ID: u64>(t: *mut bindings::timer_list) {
+    // SAFETY: The timer was set up by `Timer::new::<T, ID>` inside a `T`
+    // (`OFFSET` tells where), which is the private data of a registered
+    // device; the data outlives the timer (dropping it shuts the timer down
+    // and waits for this callback).
+    unsafe {
+        let data = &*t.cast::<u8>().sub(T::OFFSET).cast::<T>();
+        T::fired(NetDevice::from_data(data));
+    }
+}
+
+impl Timer {
+    /// A timer that calls `T`'s [`DeviceTimer<ID>::fired`].
+    pub fn new<T: DeviceTimer<ID>, const ID: u64>() -> impl PinInit<Self> {
+        pin_init!(Self {
+            // SAFETY: `slot` is valid for the call; the timer is pinned.
+            t <- Opaque::ffi_init(|slot| unsafe { bindings::timer_setup(slot, Some(timer_fn::<T, ID>)) }),
+        })
+    }
+
+    /// Fires `ms` milliseconds from now (moves a pending timer).
+    pub fn arm_ms(&self, ms: u32) {
+        // SAFETY: Set up (invariant).
+        unsafe { bindings::mod_timer(self.t.get(), bindings::jiffies().wrapping_add(bindings::msecs_to_jiffies(ms))) };
+    }
+
+    /// Stops the timer and waits for a running callback. Process context;
+    /// the caller makes sure the callback does not re-arm it.
+    pub fn stop(&self) {
+        // SAFETY: Set up (invariant); process context.
+        unsafe { bindings::timer_delete_sync(self.t.get()) };
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for Timer {
+    fn drop(self: Pin<&mut Self>) {
+        // SAFETY: Set up (invariant); stops it for good, even if a callback
+        // re-arms, and waits for it.
+        unsafe { bindings::timer_shutdown_sync(self.t.get()) };
+    }
+}

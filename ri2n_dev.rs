@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The ri2n device: its private data and the operations the kernel calls
+//! on it (net_device, ethtool, rtnl_link and sysfs), each handed to the
+//! file that owns the mechanism.
+//!
+//! Locking: [`Ri2n::state`] is a BH-disabling spinlock, taken from softirq
+//! (receive, timers), with BH disabled (transmit) and from process context
+//! (ndo ops, notifier, sysfs, procfs); never held across `dev_queue_xmit`
+//! or while a packet is freed. Slaves are added and removed under RTNL
+//! *and* the lock, so RTNL alone is enough to read them.
+
+use crate::net::device::{Device, Driver, EthtoolStrings, ExtAck, NetDevice, NlMsg, RxHandled, Rtnl, Setup, Stats64, TextBuf};
+use crate::net::gro::GroCells;
+use crate::net::lock::SpinLockBh;
+use crate::net::proc::{DeviceFile, DirName, ProcShow};
+use crate::net::skb::Skb;
+use crate::net::timer::Timer;
+use crate::net::{bindings, Mac, MacFmt};
+use crate::proto::header::HEADER_LEN;
+use crate::proto::params::{Param, Params, NPARAMS};
+use crate::proto::MAX_LINKS;
+use crate::ri2n_state::State;
+use kernel::prelude::*;
+use kernel::seq_file::SeqFile;
+use kernel::sync::Mutex;
+
+/// The private data of a ri2n device.
+#[pin_data]
+pub(crate) struct Ri2n {
+    #[pin]
+    pub(crate) state: SpinLockBh<State>,
+    /// `HBSPAN`: heartbeats to every known peer (ri2n_hb.rs).
+    #[pin]
+    pub(crate) hb_timer: Timer,
+    /// `FAST_TOUT / 4`: releases, probes, queued heartbeats (ri2n_hb.rs).
+    #[pin]
+    pub(crate) sweep_timer: Timer,
+    #[pin]
+    pub(crate) gro: GroCells,
+    /// Our incarnation, carried by heartbeats (never 0).
+    pub(crate) epoch: u32,
+    /// `/proc/net/ri2n/NAME`; replaced on rename, removed at uninit.
+    #[pin]
+    proc: Mutex<DeviceFile>,
+}
+
+crate::device_timer!(Ri2n, hb_timer, 0, crate::ri2n_hb::heartbeat_timer);
+crate::device_timer!(Ri2n, sweep_timer, 1, crate::ri2n_hb::sweep_timer);
+
+/// A ri2n device.
+pub(crate) type Ri2nDev = NetDevice<Ri2n>;
+
+/// MTU of a device with no slave yet (Ethernet's, minus our header).
+const DEFAULT_MTU: u32 = 1500 - HEADER_LEN as u32;
+/// Smallest MTU (IPv4's minimum).
+const MIN_MTU: u32 = 68;
+
+/// sysfs file names, in `Param::ALL` order (checked at module load).
+pub(crate) const PARAM_FILES: [&CStr; NPARAMS] =
+    [c"ft_hthresh", c"ft_lthresh", c"slow_tout", c"hbspan", c"hbweight", c"fast_tout", c"maxbuf", c"max_peers"];
+
+/// `IFLA_INFO_DATA` attributes of `ip -d link show ri2n0` (ours; 0 unused).
+mod ifla {
+    /// The parameters, `Param` order: 1..=8.
+    pub(crate) const PARAM0: u16 = 1;
+    pub(crate) const EPOCH: u16 = 9;
+    pub(crate) const VERSION: u16 = 10;
+    pub(crate) const SLAVES: u16 = 11;
+    pub(crate) const PEERS: u16 = 12;
+    /// Slave attributes (`IFLA_INFO_SLAVE_DATA`).
+    pub(crate) const SLAVE_LINK: u16 = 1;
+    pub(crate) const SLAVE_CARRIER: u16 = 2;
+    pub(crate) const SLAVE_PEERS_UP: u16 = 3;
+    pub(crate) const SLAVE_PEERS_DOWN: u16 = 4;
+}
+
+impl Ri2n {
+    /// Recomputes the largest MTU from the slaves', and lowers the MTU to it
+    /// if needed. RTNL.
+    pub(crate) fn update_mtu(dev: &Ri2nDev, rtnl: &Rtnl) {
+        let min_slave = {
+            let st = dev.data().state.lock();
+            st.slaves().map(|(_, s)| s.dev.mtu()).min()
+        };
+        let max = min_slave.map_or(DEFAULT_MTU, |m| m.saturating_sub(HEADER_LEN as u32)).max(MIN_MTU);
+        dev.set_max_mtu(rtnl, max);
+        if dev.mtu() > max {
+            let _ = dev.set_mtu(rtnl, max);
+            pr_info!("{}: mtu lowered to {} (a slave's mtu is smaller)\n", dev.name_str(), max);
+        }
+    }
+
+    /// Whether any slave is usable: ri2n0's carrier.
+    pub(crate) fn update_carrier(dev: &Ri2nDev) {
+        let any = dev.data().state.lock().carrier() != 0;
+        if any != dev.carrier_ok() {
+            dev.set_carrier(any);
+        }
+    }
+
+    /// Creates the procfs file under the device's current name.
+    pub(crate) fn proc_create(dev: &Ri2nDev) {
+        let mut f = dev.data().proc.lock();
+        *f = DeviceFile::none();
+        match DeviceFile::create(dev) {
+            Ok(file) => *f = file,
+            Err(e) => pr_warn!("{}: no procfs file: {:?}\n", dev.name_str(), e),
+        }
+    }
+}
+
+/// The module parameters' values, the defaults of a new device.
+pub(crate) fn default_params() -> Params {
+    crate::module_defaults()
+}
+
+#[vtable]
+impl Driver for Ri2n {
+    const KIND: &'static CStr = c"ri2n";
+    const NAME_TEMPLATE: &'static CStr = c"ri2n%d";
+    const DRIVER: &'static CStr = c"ri2n";
+    const VERSION: &'static CStr = c"1";
+    // Five u32 attributes more than the parameters, each 8 bytes.
+    const INFO_SIZE: usize = (NPARAMS + 4) * NlMsg::attr_size(4);
+    const SLAVE_INFO_SIZE: usize = 4 * NlMsg::attr_size(4);
+    const SYSFS_DIR: &'static CStr = c"ri2n";
+    const SYSFS_ATTRS: &'static [&'static CStr] = &PARAM_FILES;
+
+    fn setup(dev: &Setup<'_>) {
+        dev.set_virtual(true);
+        // Room for the RI2N header, so transmit rarely reallocates.
+        dev.set_needed_headroom(HEADER_LEN as u16);
+        dev.set_mtu(DEFAULT_MTU, MIN_MTU, DEFAULT_MTU);
+        // Checksum and scatter-gather are the slaves' to do: the RI2N header
+        // goes in front of the payload without moving it, so a partial
+        // checksum's offsets stay right. TSO and the other GSO kinds are
+        // done in software at transmit, as WireGuard does: the stack builds
+        // one large packet, and every segment still gets its own number.
+        dev.set_features(&[
+            bindings::NETIF_F_SG_BIT,
+            bindings::NETIF_F_HW_CSUM_BIT,
+            bindings::NETIF_F_HIGHDMA_BIT,
+            bindings::NETIF_F_GSO_BIT,
+            bindings::NETIF_F_TSO_BIT,
+            bindings::NETIF_F_TSO6_BIT,
+            bindings::NETIF_F_TSO_ECN_BIT,
+            bindings::NETIF_F_TSO_MANGLEID_BIT,
+            bindings::NETIF_F_GSO_UDP_L4_BIT,
+        ]);
+        dev.random_addr();
+    }
+
+    fn init(dev: &Device) -> impl PinInit<Self, Error> {
+        try_pin_init!(Ri2n {
+            state <- crate::new_spinlock_bh!(State::new(default_params())?, "ri2n_state"),
+            hb_timer <- Timer::new::<Ri2n, 0>(),
+            sweep_timer <- Timer::new::<Ri2n, 1>(),
+            gro <- GroCells::new(dev),
+            epoch: crate::net::random_u32().max(1),
+            proc <- kernel::new_mutex!(DeviceFile::none(), "ri2n_proc"),
+        })
+    }
+
+    fn registered(dev: &Ri2nDev, _rtnl: &Rtnl) -> Result {
+        Ri2n::proc_create(dev);
+        pr_info!("{}: RI2N/DRV device created (mac {}, epoch {:08x})\n", dev.name_str(), MacFmt(&dev.addr()), dev.data().epoch);
+        Ok(())
+    }
+
+    fn uninit(dev: &Ri2nDev, rtnl: &Rtnl) {
+        crate::ri2n_slave::release_all(dev, rtnl);
+        dev.data().gro.destroy();
+        *dev.data().proc.lock() = DeviceFile::none();
+        pr_info!("{}: removed\n", dev.name_str());
+    }
+
+    fn open(dev: &Ri2nDev, _rtnl: &Rtnl) -> Result {
+        crate::ri2n_hb::start(dev);
+        Ok(())
+    }
+
+    fn stop(dev: &Ri2nDev, _rtnl: &Rtnl) -> Result {
+        crate::ri2n_hb::stop(dev);
+        Ok(())
+    }
+
+    fn start_xmit(dev: &Ri2nDev, skb: Skb) {
+        crate::ri2n_tx::xmit(dev, skb);
+    }
+
+    fn set_mac_address(dev: &Ri2nDev, rtnl: &Rtnl, addr: &Mac) -> Result {
+        crate::ri2n_slave::move_mac(dev, rtnl, addr)
+    }
+
+    fn get_stats64(dev: &Ri2nDev, out: &mut Stats64) {
+        let s = *dev.data().state.lock().stats();
+        out.rx_packets = s.rx_packets;
+        out.rx_bytes = s.rx_bytes;
+        out.tx_packets = s.tx_packets;
+        out.tx_bytes = s.tx_bytes;
+        out.rx_dropped = s.rx_dropped;
+        out.tx_dropped = s.tx_dropped;
+        out.rx_errors = s.rx_malformed;
+        out.rx_frame_errors = s.rx_malformed;
+    }
+
+    fn add_slave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck) -> Result {
+        crate::ri2n_slave::enslave(dev, rtnl, port, extack)
+    }
+
+    fn del_slave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device) -> Result {
+        crate::ri2n_slave::release(dev, rtnl, port, false)
+    }
+
+    fn change_rx_flags(dev: &Ri2nDev, rtnl: &Rtnl, change: u32) {
+        crate::ri2n_slave::change_rx_flags(dev, rtnl, change);
+    }
+
+    fn set_rx_mode(dev: &Ri2nDev) {
+        crate::ri2n_slave::sync_rx_mode(dev);
+    }
+
+    fn handle_frame(dev: &Ri2nDev, port: &Device, skb: Skb) -> RxHandled {
+        crate::ri2n_rx::receive(dev, port, skb)
+    }
+
+    fn link_speed(dev: &Ri2nDev, rtnl: &Rtnl) -> Option<u32> {
+        let (refs, carrier) = {
+            let st = dev.data().state.lock();
+            (st.slave_refs(), st.carrier())
+        };
+        let mut sum = 0u32;
+        for (l, s) in refs.iter().enumerate() {
+            if let Some(s) = s {
+                if carrier & (1 << l) != 0 {
+                    sum = sum.saturating_add(s.speed(rtnl).unwrap_or(0));
+                }
+            }
+        }
+        (sum > 0).then_some(sum)
+    }
+
+    fn stats_count(_dev: &Ri2nDev) -> usize {
+        DEV_STATS.len() + MAX_LINKS * LINK_STATS.len()
+    }
+
+    fn stats_names(dev: &Ri2nDev, out: &mut EthtoolStrings<'_>) {
+        for n in DEV_STATS {
+            out.push(format_args!("{}", n));
+        }
+        let st = dev.data().state.lock();
+        for l in 0..MAX_LINKS {
+            for n in LINK_STATS {
+                match st.slave(l) {
+                    Some(s) => out.push(format_args!("{}.{}", s.name(), n)),
+                    None => out.push(format_args!("link{}.{}", l, n)),
+                }
+            }
+        }
+    }
+
+    fn stats_values(dev: &Ri2nDev, out: &mut [u64]) {
+        let st = dev.data().state.lock();
+        let s = st.stats();
+        let dev_vals = [
+            s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link,
+            s.tx_queue_full, s.tx_loop, s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates,
+            s.peers_refused, s.peers_evicted, s.hb_sent,
+        ];
+        let mut i = 0;
+        for v in dev_vals {
+            if let Some(o) = out.get_mut(i) {
+                *o = v;
+            }
+            i += 1;
+        }
+        for l in 0..MAX_LINKS {
+            let ls = st.link_stats(l);
+            for v in [ls.rx_packets, ls.tx_packets, ls.tx_dropped] {
+                if let Some(o) = out.get_mut(i) {
+                    *o = v;
+                }
+                i += 1;
+            }
+        }
+    }
+
+    fn fill_info(dev: &Ri2nDev, msg: &mut NlMsg) -> Result {
+        let (params, nslaves, npeers) = {
+            let st = dev.data().state.lock();
+            (*st.params(), st.nslaves(), st.npeers())
+        };
+        for (i, p) in Param::ALL.iter().enumerate() {
+            msg.put_u32(ifla::PARAM0 + i as u16, params.get(*p))?;
+        }
+        msg.put_u32(ifla::EPOCH, dev.data().epoch)?;
+        msg.put_u32(ifla::VERSION, crate::proto::header::VERSION as u32)?;
+        msg.put_u32(ifla::SLAVES, nslaves as u32)?;
+        msg.put_u32(ifla::PEERS, npeers as u32)
+    }
+
+    fn fill_slave_info(dev: &Ri2nDev, port: &Device, msg: &mut NlMsg) -> Result {
+        let (link, carrier, (up, down)) = {
+            let st = dev.data().state.lock();
+            let Some(l) = st.link_of(port) else { return Ok(()) };
+            (l, st.carrier() & (1 << l) != 0, st.link_peer_counts(l))
+        };
+        msg.put_u32(ifla::SLAVE_LINK, link as u32)?;
+        msg.put_u32(ifla::SLAVE_CARRIER, carrier as u32)?;
+        msg.put_u32(ifla::SLAVE_PEERS_UP, up)?;
+        msg.put_u32(ifla::SLAVE_PEERS_DOWN, down)
+    }
+
+    fn sysfs_show(dev: &Ri2nDev, idx: usize, out: &mut TextBuf<'_>) {
+        let Some(&p) = Param::ALL.get(idx) else { return };
+        let v = dev.data().state.lock().params().get(p);
+        let _ = kernel::fmt::Write::write_fmt(out, format_args!("{}\n", v));
+    }
+
+    fn sysfs_store(dev: &Ri2nDev, idx: usize, input: &str) -> Result {
+        let Some(&p) = Param::ALL.get(idx) else { return Err(EINVAL) };
+        let spec = p.spec();
+        let Ok(v) = input.parse::<u32>() else {
+            pr_err!("{}: {}: '{}' is not a number\n", dev.name_str(), spec.name, input);
+            return Err(EINVAL);
+        };
+        if let Err(e) = dev.data().state.lock().set_param(p, v) {
+            pr_err!(
+                "{}: {} = {} refused: {} ({}..={} {})\n",
+                dev.name_str(), spec.name, v, e.reason(), spec.min, spec.max, spec.unit
+            );
+            return Err(EINVAL);
+        }
+        Ok(())
+    }
+}
+
+/// `ethtool -S` device counters, in `stats_values` order.
+const DEV_STATS: [&str; 17] = [
+    "rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_dropped", "tx_dropped", "tx_no_link",
+    "tx_queue_full", "tx_loop", "rx_malformed", "rx_not_for_us", "rx_unordered", "rx_bcast_copies", "rx_duplicates",
+    "peers_refused", "peers_evicted", "hb_sent",
+];
+/// `ethtool -S` per-link counters, after the device's.
+const LINK_STATS: [&str; 3] = ["rx_packets", "tx_packets", "tx_dropped"];
+
+impl DirName for Ri2n {
+    const NAME: &'static CStr = c"ri2n";
+}
+
+impl ProcShow for Ri2n {
+    fn show(dev: &Ri2nDev, m: &SeqFile) {
+        crate::ri2n_proc::show(dev, m);
+    }
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `/proc/net/ri2n/DEV`, in the spirit of `/proc/net/bonding/bond0`: the
+//! device, its parameters, its slaves, and every peer's endpoints.
+
+use crate::net::MacFmt;
+use crate::proto::params::Param;
+use crate::proto::time::Instant;
+use crate::ri2n_dev::Ri2nDev;
+use kernel::seq_file::SeqFile;
+use kernel::seq_print;
+
+/// Writes the file.
+pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
+    let d = dev.data();
+    let st = d.state.lock();
+    let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
+    seq_print!(m, "RI2N/DRV: protocol version {}\n", crate::proto::header::VERSION);
+    // The ages below (`*_ms`) count back from this moment.
+    seq_print!(m, "Clock: {} ms since the epoch\n\n", wall);
+    seq_print!(m, "Device: {}\n", dev.name_str());
+    seq_print!(m, "MAC: {}\nMTU: {}\nState: {}\n", MacFmt(&dev.addr()), dev.mtu(), if st.is_up() { "up" } else { "down" });
+    seq_print!(m, "Epoch: {:08x}\n", d.epoch);
+    seq_print!(m, "Parameters:");
+    for p in Param::ALL {
+        seq_print!(m, " {}={}", p.spec().name, st.params().get(p));
+    }
+    seq_print!(m, "\n\n");
+    for (l, s) in st.slaves() {
+        let carrier = st.carrier() & (1 << l) != 0;
+        seq_print!(
+            m,
+            "Slave {}: {} carrier {} changed_ms {}\n",
+            l,
+            s.name(),
+            if carrier { "up" } else { "down" },
+            st.carrier_age(l, now).as_ms()
+        );
+    }
+    let s = st.stats();
+    seq_print!(
+        m,
+        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_refused {} peers_evicted {} hb_sent {}\n",
+        s.rx_packets, s.tx_packets, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
+        s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_refused,
+        s.peers_evicted, s.hb_sent
+    );
+    seq_print!(m, "Peers: {}\n", st.npeers());
+    for (mac, p) in st.peers() {
+        let w = &p.rx().window;
+        let r = w.stats;
+        seq_print!(m, "\nPeer {}:\n", MacFmt(mac));
+        seq_print!(m, "  epoch {:08x} tx_next {} rx_next {} held {}\n", p.rx().epoch, p.tx_seq().0, w.next_expected().0, w.held());
+        seq_print!(
+            m,
+            "  released in_order {} timeout {} loss {} flushes {} jumps {} gaps {} late {} late_loss {} duplicates {} restarts {}\n",
+            r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late, r.late_loss, r.duplicates, r.resyncs
+        );
+        for (l, sl) in st.slaves() {
+            let e = &p.det().endpoints[l];
+            let state = if st.carrier() & (1 << l) == 0 {
+                "no-carrier"
+            } else if e.failed {
+                "failed"
+            } else if e.peer_failed {
+                "peer-failed"
+            } else {
+                "up"
+            };
+            seq_print!(
+                m,
+                "  endpoint {}: state {} counter {} last_rx_ms {} rx {} hb {} fails {} recoveries {} changed_ms {}\n",
+                sl.name(),
+                state,
+                e.counter,
+                now.since(e.last_rx).as_ms(),
+                e.rx_packets,
+                e.rx_heartbeats,
+                e.fails,
+                e.recoveries,
+                now.since(e.changed).as_ms()
+            );
+        }
+    }
+}

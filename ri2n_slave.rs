@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Slaves: enslaving a NIC (`ip link set eth0 master ri2n0`, or
+//! `slaves=` at load), releasing it (`nomaster`, its unregistration, or
+//! ri2n0's deletion), and what the slaves' own events mean for ri2n0.
+//!
+//! A slave is owned as bonding and team own theirs: an rx_handler takes
+//! its frames and it is linked below ri2n0 as a master's lower device, so
+//! no bond, bridge or team can take it while we have it. Everything
+//! enslaving changes on the NIC is recorded and undone on release: our
+//! MAC in its unicast filter, all-multicast, promiscuity (while ri2n0 is
+//! promiscuous), ri2n0's secondary addresses, and up if we opened it.
+//!
+//! Slave carrier loss is also polled by the sweep (ri2n_hb.rs), since the
+//! notifier hears of it only when linkwatch gets to it; carrier back is
+//! taken from the notifier alone, because linkwatch reactivates the
+//! slave's qdisc first, and a probe sent before would be dropped.
+
+use crate::net::device::{Device, ExtAck, NetDevice, Rtnl};
+use crate::net::notifier::{Event, Handler};
+use crate::net::skb::SkbList;
+use crate::net::{bindings, Mac, MacFmt};
+use crate::proto::header::HEADER_LEN;
+use crate::proto::MAX_LINKS;
+use crate::ri2n_dev::{Ri2n, Ri2nDev};
+use crate::ri2n_state::{log_carrier, Slave};
+use kernel::prelude::*;
+
+/// Fewest slaves a device keeps when one is released on request.
+pub(crate) const MIN_SLAVES: usize = 2;
+
+/// Why a NIC cannot be a slave, if it cannot: one message for the log
+/// and for `ip`.
+fn refusal(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device) -> Option<(Error, &'static CStr)> {
+    if port.as_raw() == dev.as_raw() {
+        return Some((EINVAL, c"ri2n: a device cannot be its own slave"));
+    }
+    if NetDevice::<Ri2n>::of(port).is_some() {
+        return Some((EINVAL, c"ri2n: a ri2n device cannot be a slave"));
+    }
+    if port.is_loopback() || !port.is_ether() {
+        return Some((EINVAL, c"ri2n: slaves must be Ethernet devices"));
+    }
+    if !port.same_netns(dev) {
+        return Some((EINVAL, c"ri2n: slave and device must be in one network namespace"));
+    }
+    if port.master(rtnl).is_some() || port.rx_handler_busy(rtnl) {
+        return Some((EBUSY, c"ri2n: the device is already in use (a bond, bridge, team, macvlan or ri2n port)"));
+    }
+    if port.mtu() < min_slave_mtu() {
+        return Some((EINVAL, c"ri2n: the slave's MTU is too small for the RI2N header"));
+    }
+    None
+}
+
+/// `ndo_add_slave`: makes `port` a slave of `dev`.
+pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck) -> Result {
+    if let Some((err, msg)) = refusal(dev, rtnl, port) {
+        extack.set_msg(msg);
+        pr_err!("{}: cannot enslave {}: {}\n", dev.name_str(), port.name_str(), msg.to_str().unwrap_or("?"));
+        return Err(err);
+    }
+    let Some(link) = dev.data().state.lock().free_link() else {
+        extack.set_msg(c"ri2n: at most 8 slaves");
+        pr_err!("{}: cannot enslave {}: at most {} slaves\n", dev.name_str(), port.name_str(), MAX_LINKS);
+        return Err(EINVAL);
+    };
+    let mac = dev.addr();
+    let opened = !port.running();
+    if opened {
+        port.open(rtnl)?;
+    }
+    let undo_open = |r: Error| {
+        if opened {
+            port.close(rtnl);
+        }
+        r
+    };
+    port.uc_add(rtnl, &mac).map_err(undo_open)?;
+    if let Err(e) = port.set_allmulti(rtnl, 1) {
+        let _ = port.uc_del(rtnl, &mac);
+        return Err(undo_open(e));
+    }
+    let promisc = dev.flags() & bindings::net_device_flags_IFF_PROMISC != 0;
+    if promisc {
+        if let Err(e) = port.set_promiscuity(rtnl, 1) {
+            let _ = port.set_allmulti(rtnl, -1);
+            let _ = port.uc_del(rtnl, &mac);
+            return Err(undo_open(e));
+        }
+    }
+    if let Err(e) = dev.attach_port(rtnl, port, extack) {
+        if promisc {
+            let _ = port.set_promiscuity(rtnl, -1);
+        }
+        let _ = port.set_allmulti(rtnl, -1);
+        let _ = port.uc_del(rtnl, &mac);
+        pr_err!("{}: cannot enslave {}: {:?}\n", dev.name_str(), port.name_str(), e);
+        return Err(undo_open(e));
+    }
+    if dev.running() {
+        port.sync_addrs_from_unlocked(rtnl, dev);
+    }
+    let mut name = [0u8; 16];
+    let n = port.name().to_bytes();
+    name[..n.len().min(15)].copy_from_slice(&n[..n.len().min(15)]);
+    let carrier = port.running() && port.carrier_ok();
+    dev.data().state.lock().add_slave(link, Slave { dev: port.get(), name, opened, promisc }, carrier);
+    Ri2n::update_mtu(dev, rtnl);
+    Ri2n::update_carrier(dev);
+    crate::ri2n_hb::kick(dev);
+    pr_info!("{}: link {}: {} enslaved (carrier {})\n", dev.name_str(), link, port.name_str(), if carrier { "up" } else { "down" });
+    Ok(())
+}
+
+/// Releases slave `port` of `dev`: on request (`ndo_del_slave`, refused if
+/// fewer than [`MIN_SLAVES`] would be left), or `forced` (it goes away, or
+/// `dev` does).
+pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, forced: bool) -> Result {
+    let mut garbage = SkbList::new();
+    let slave = {
+        let mut st = dev.data().state.lock();
+        let Some(link) = st.link_of(port) else {
+            drop(st);
+            pr_err!("{}: {} is not a slave\n", dev.name_str(), port.name_str());
+            return Err(EINVAL);
+        };
+        if !forced && st.nslaves() <= MIN_SLAVES {
+            drop(st);
+            pr_err!(
+                "{}: cannot release {}: a ri2n device keeps at least {} slaves (delete the device instead)\n",
+                dev.name_str(), port.name_str(), MIN_SLAVES
+            );
+            return Err(EBUSY);
+        }
+        st.remove_slave(link, &mut garbage)
+    };
+    drop(garbage);
+    let Some(slave) = slave else { return Ok(()) };
+    // No more frames reach our handler after this, and none is running.
+    dev.detach_port(rtnl, port);
+    give_back(dev, rtnl, &slave);
+    Ri2n::update_mtu(dev, rtnl);
+    Ri2n::update_carrier(dev);
+    crate::ri2n_hb::kick(dev);
+    pr_info!("{}: link {}: slave released{}\n", dev.name_str(), slave.name(), if forced { " (it went away)" } else { "" });
+    Ok(())
+}
+
+/// Undoes what enslaving changed on the slave.
+fn give_back(dev: &Ri2nDev, rtnl: &Rtnl, slave: &Slave) {
+    let port = &*slave.dev;
+    if dev.running() {
+        port.unsync_addrs_from(rtnl, dev);
+    }
+    if slave.promisc {
+        let _ = port.set_promiscuity(rtnl, -1);
+    }
+    let _ = port.set_allmulti(rtnl, -1);
+    let _ = port.uc_del(rtnl, &dev.addr());
+    if slave.opened {
+        port.close(rtnl);
+    }
+}
+
+/// Releases every slave (ri2n0 is being deleted).
+pub(crate) fn release_all(dev: &Ri2nDev, rtnl: &Rtnl) {
+    let refs = dev.data().state.lock().slave_refs();
+    for port in refs.iter().flatten() {
+        let _ = release(dev, rtnl, port, true);
+    }
+}
+
+/// `ndo_set_mac_address`: `addr` must be a unicast address; the slaves'
+/// filters move to it, all or none.
+pub(crate) fn move_mac(dev: &Ri2nDev, rtnl: &Rtnl, addr: &Mac) -> Result {
+    if addr[0] & 1 != 0 || *addr == [0; 6] {
+        pr_err!("{}: {} is not a unicast address\n", dev.name_str(), MacFmt(addr));
+        return Err(EADDRNOTAVAIL);
+    }
+    let old = dev.addr();
+    let refs = dev.data().state.lock().slave_refs();
+    for (i, s) in refs.iter().enumerate() {
+        let Some(s) = s else { continue };
+        if let Err(e) = s.uc_add(rtnl, addr) {
+            for t in refs[..i].iter().flatten() {
+                let _ = t.uc_del(rtnl, addr);
+            }
+            return Err(e);
+        }
+    }
+    for s in refs.iter().flatten() {
+        // Best effort: a stale entry only costs a filter slot.
+        let _ = s.uc_del(rtnl, &old);
+    }
+    Ok(())
+}
+
+/// `ndo_change_rx_flags`: ri2n0's promiscuity reaches the slaves (a bridge
+/// over ri2n0 needs it). All-multicast is always on for slaves.
+pub(crate) fn change_rx_flags(dev: &Ri2nDev, rtnl: &Rtnl, change: u32) {
+    if change & bindings::net_device_flags_IFF_PROMISC == 0 {
+        return;
+    }
+    let on = dev.flags() & bindings::net_device_flags_IFF_PROMISC != 0;
+    let mut st = dev.data().state.lock();
+    let refs = st.slave_refs();
+    for (l, s) in refs.iter().enumerate() {
+        let Some(s) = s else { continue };
+        if st.set_slave_promisc(l, on) {
+            // The count change itself needs no lock of ours; RTNL keeps the
+            // slave ours.
+            drop(st);
+            let _ = s.set_promiscuity(rtnl, if on { 1 } else { -1 });
+            st = dev.data().state.lock();
+        }
+    }
+}
+
+/// `ndo_set_rx_mode`: ri2n0's secondary unicast and multicast addresses
+/// (macvlan, IPv6 multicast) go to every slave. Under ri2n0's address lock.
+pub(crate) fn sync_rx_mode(dev: &Ri2nDev) {
+    let refs = dev.data().state.lock().slave_refs();
+    for s in refs.iter().flatten() {
+        s.sync_addrs_from(dev);
+    }
+}
+
+/// The netdev notifier: events of our slaves and of our own devices.
+pub(crate) struct Events;
+
+impl Handler for Events {
+    fn event(&self, rtnl: &Rtnl, event: Event, dev: &Device) {
+        if let Some(ours) = NetDevice::<Ri2n>::of(dev) {
+            if event == Event::ChangeName {
+                Ri2n::proc_create(ours);
+            }
+            return;
+        }
+        let Some(master) = NetDevice::<Ri2n>::master_of(rtnl, dev) else { return };
+        match event {
+            Event::Up | Event::Down | Event::Change => {
+                let up = dev.running() && dev.carrier_ok();
+                let changed = {
+                    let mut st = master.data().state.lock();
+                    let Some(l) = st.link_of(dev) else { return };
+                    st.carrier_changed_to(l, up).then(|| st.carrier())
+                };
+                if let Some(carrier) = changed {
+                    log_carrier(master.name_str(), dev.name_str(), up, carrier);
+                    Ri2n::update_carrier(master);
+                    crate::ri2n_hb::kick(master);
+                }
+            }
+            Event::ChangeMtu => Ri2n::update_mtu(master, rtnl),
+            // Unregistered, or moved to another namespace: it is no longer
+            // ours to use.
+            Event::Unregister => {
+                let _ = release(master, rtnl, dev, true);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The smallest slave MTU that leaves room for an IPv4 packet.
+pub(crate) const fn min_slave_mtu() -> u32 {
+    68 + HEADER_LEN as u32
+}

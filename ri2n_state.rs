@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The state of one ri2n device that the data path, the timers and the
+//! configuration share: slaves (links), peers, counters and the per-link
+//! transmit queues. It lives behind [`crate::ri2n_dev::Ri2n::state`], a
+//! BH-disabling spinlock, and is changed only through the methods below, one
+//! group per path (transmit, receive, timers, slaves), so every rule has
+//! one owner.
+//!
+//! Nothing here frees a packet: whatever must go is moved to an
+//! [`SkbList`] the caller frees after dropping the lock, and whatever must
+//! be handed up goes to another list the caller delivers.
+
+use crate::net::device::Device;
+use crate::net::skb::{Skb, SkbList};
+use crate::net::{Mac, MacFmt};
+use crate::proto::detector::{Detector, Transitions};
+use crate::proto::header::HB_PROBE;
+use crate::proto::params::{Param, Params, MAX_PEERS_LIMIT};
+use crate::proto::peers::PeerTable;
+use crate::proto::rx::{Epoch, PeerRx};
+use crate::proto::sched::RoundRobin;
+use crate::proto::seq::Seq;
+use crate::proto::time::{Duration, Instant};
+use crate::proto::MAX_LINKS;
+use kernel::prelude::*;
+use kernel::sync::aref::ARef;
+
+/// Most packets waiting in one link's transmit queue; more are dropped.
+pub(crate) const TXQ_LIMIT: usize = 1024;
+
+/// Device counters, shown by `ip -s link`, `ethtool -S` and procfs.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct DevStats {
+    pub(crate) rx_packets: u64,
+    pub(crate) rx_bytes: u64,
+    pub(crate) tx_packets: u64,
+    pub(crate) tx_bytes: u64,
+    /// Frames dropped on receive, for any of the reasons below or while down.
+    pub(crate) rx_dropped: u64,
+    /// Packets dropped on transmit (no usable link, no memory, no peer room).
+    pub(crate) tx_dropped: u64,
+    /// Malformed RI2N frames (short, bad version, unknown kind).
+    pub(crate) rx_malformed: u64,
+    /// RI2N frames addressed to another node.
+    pub(crate) rx_not_for_us: u64,
+    /// Frames for another of ri2n0's addresses (macvlan) or, promiscuous,
+    /// for another host: passed up unordered.
+    pub(crate) rx_unordered: u64,
+    /// Second copies of broadcasts (sent on every link), dropped.
+    pub(crate) rx_bcast_copies: u64,
+    /// Duplicates of held packets, dropped.
+    pub(crate) rx_duplicates: u64,
+    /// Transmit drops because no link to the peer was usable.
+    pub(crate) tx_no_link: u64,
+    /// Transmit drops because a link's queue was full.
+    pub(crate) tx_queue_full: u64,
+    /// Transmits that re-entered ri2n from its own slave transmit (a tc
+    /// mirred or redirect loop), dropped.
+    pub(crate) tx_loop: u64,
+    /// New peers refused because `max_peers` are known and none is idle.
+    pub(crate) peers_refused: u64,
+    /// Peers evicted for being idle when the table was full.
+    pub(crate) peers_evicted: u64,
+    /// Heartbeats sent.
+    pub(crate) hb_sent: u64,
+}
+
+/// Per-link counters.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct LinkStats {
+    pub(crate) tx_packets: u64,
+    pub(crate) rx_packets: u64,
+    pub(crate) tx_dropped: u64,
+}
+
+/// A slave NIC and what enslaving it changed, to give it back as found.
+pub(crate) struct Slave {
+    pub(crate) dev: ARef<Device>,
+    pub(crate) name: [u8; 16],
+    /// It was down and we opened it.
+    pub(crate) opened: bool,
+    /// We added one to its promiscuity (ri2n0 is promiscuous).
+    pub(crate) promisc: bool,
+}
+
+impl Slave {
+    pub(crate) fn name(&self) -> &str {
+        let len = self.name.iter().position(|&c| c == 0).unwrap_or(self.name.len());
+        core::str::from_utf8(&self.name[..len]).unwrap_or("?")
+    }
+}
+
+/// One link's transmit queue: frames numbered for their peer wait here in
+/// order, and one CPU at a time (the drainer) hands them to the slave, so
+/// each link carries every peer's numbers in increasing order (the loss
+/// rule's assumption) without a lock held across `dev_queue_xmit`.
+#[derive(Default)]
+struct TxQueue {
+    frames: SkbList,
+    /// A CPU is draining this queue.
+    draining: bool,
+    /// That CPU.
+    cpu: i32,
+}
+
+/// Per-peer state (one node at the other end of the links).
+pub(crate) struct Peer {
+    rx: PeerRx<Skb>,
+    det: Detector,
+    rr: RoundRobin,
+    /// Next data sequence number to this peer.
+    tx_seq: Seq,
+    /// Links on which a heartbeat is to go soon (answers, news of failure).
+    hb_pending: u8,
+    /// Links on which that heartbeat asks for an answer (HB_PROBE).
+    hb_probe: u8,
+}
+
+/// What transmit decided for a unicast packet.
+pub(crate) enum TxRoute {
+    /// Send on link `link` with number `seq`.
+    Send { link: usize, seq: Seq },
+    /// No usable link to the peer (counted).
+    NoLink,
+    /// No room or memory for a new peer (counted).
+    NoPeer,
+}
+
+/// A heartbeat to build: peer, link, our next number for the peer, flags,
+/// our unusable links.
+pub(crate) struct HbOrder {
+    pub(crate) peer: Mac,
+    pub(crate) link: usize,
+    pub(crate) next: Seq,
+    pub(crate) flags: u8,
+    pub(crate) down: u8,
+}
+
+/// What a received frame carries, decoded.
+pub(crate) enum RxKind {
+    Data(Seq),
+    Bcast(Seq),
+    Heartbeat { next: Seq, epoch: u32, flags: u8, peer_link: u8, down: u8 },
+}
+
+/// What receive must do after the lock is dropped.
+#[derive(Default)]
+pub(crate) struct RxAfter {
+    /// Send queued heartbeats now (probe answers, news of a failure).
+    pub(crate) kick: bool,
+}
+
+/// See the module documentation.
+pub(crate) struct State {
+    up: bool,
+    params: Params,
+    slaves: [Option<Slave>; MAX_LINKS],
+    /// Links whose slave is present, up and has carrier.
+    carrier: u8,
+    /// When each link's bit in `carrier` last changed.
+    carrier_changed: [Instant; MAX_LINKS],
+    table: KBox<PeerTable>,
+    /// Indexed like `table`'s slots.
+    peers: KVec<Option<KBox<Peer>>>,
+    /// Next number for our broadcasts.
+    bcast_seq: Seq,
+    stats: DevStats,
+    link_stats: [LinkStats; MAX_LINKS],
+    txq: [TxQueue; MAX_LINKS],
+}
+
+fn now() -> Instant {
+    Instant(crate::net::ktime_ns())
+}
+
+impl State {
+    /// A device with no slave and no peer, with parameters `params`.
+    pub(crate) fn new(params: Params) -> Result<State> {
+        let mut table = crate::ri2n_peer::alloc_peer_table()?;
+        table.set_key(((crate::net::random_u32() as u64) << 32) | crate::net::random_u32() as u64);
+        let mut peers = KVec::with_capacity(MAX_PEERS_LIMIT as usize, GFP_KERNEL)?;
+        for _ in 0..MAX_PEERS_LIMIT {
+            peers.push(None, GFP_KERNEL)?;
+        }
+        Ok(State {
+            up: false,
+            params,
+            slaves: Default::default(),
+            carrier: 0,
+            carrier_changed: [now(); MAX_LINKS],
+            table,
+            peers,
+            bcast_seq: Seq(crate::net::random_u32()),
+            stats: DevStats::default(),
+            link_stats: [LinkStats::default(); MAX_LINKS],
+            txq: Default::default(),
+        })
+    }
+
+    // --- Reading -------------------------------------------------------------
+
+    pub(crate) fn params(&self) -> &Params {
+        &self.params
+    }
+
+    pub(crate) fn stats(&self) -> &DevStats {
+        &self.stats
+    }
+
+    pub(crate) fn link_stats(&self, l: usize) -> &LinkStats {
+        &self.link_stats[l]
+    }
+
+    pub(crate) fn is_up(&self) -> bool {
+        self.up
+    }
+
+    pub(crate) fn slave(&self, l: usize) -> Option<&Slave> {
+        self.slaves.get(l).and_then(|s| s.as_ref())
+    }
+
+    /// Present slaves, as (link, slave).
+    pub(crate) fn slaves(&self) -> impl Iterator<Item = (usize, &Slave)> {
+        self.slaves.iter().enumerate().filter_map(|(l, s)| s.as_ref().map(|s| (l, s)))
+    }
+
+    pub(crate) fn nslaves(&self) -> usize {
+        self.slaves.iter().flatten().count()
+    }
+
+    /// Links: one past the highest present slave's index.
+    fn nlinks(&self) -> usize {
+        self.slaves.iter().rposition(|s| s.is_some()).map_or(0, |l| l + 1)
+    }
+
+    /// The link index of `dev`, if it is one of our slaves.
+    pub(crate) fn link_of(&self, dev: &Device) -> Option<usize> {
+        self.slaves.iter().position(|s| s.as_ref().is_some_and(|s| s.dev.as_raw() == dev.as_raw()))
+    }
+
+    pub(crate) fn carrier(&self) -> u8 {
+        self.carrier
+    }
+
+    pub(crate) fn carrier_age(&self, l: usize, now: Instant) -> Duration {
+        now.since(self.carrier_changed[l])
+    }
+
+    /// Counted references to the present slaves (to act on them unlocked).
+    pub(crate) fn slave_refs(&self) -> [Option<ARef<Device>>; MAX_LINKS] {
+        core::array::from_fn(|l| self.slaves[l].as_ref().map(|s| s.dev.clone()))
+    }
+
+    pub(crate) fn npeers(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Every peer, for procfs: MAC and state.
+    pub(crate) fn peers(&self) -> impl Iterator<Item = (&Mac, &Peer)> {
+        self.table.slots().filter_map(|s| self.peers[s].as_deref().map(|p| (self.table.mac(s), p)))
+    }
+
+    /// Peers usable and failed on link `l` (for `ip -d link`).
+    pub(crate) fn link_peer_counts(&self, l: usize) -> (u32, u32) {
+        let (mut up, mut failed) = (0, 0);
+        for (_, p) in self.peers() {
+            if p.det.usable() & (1 << l) != 0 {
+                up += 1;
+            } else {
+                failed += 1;
+            }
+        }
+        (up, failed)
+    }
+
+    // --- Configuration -------------------------------------------------------
+
+    /// Sets a parameter if the whole set stays valid.
+    pub(crate) fn set_param(&mut self, p: Param, v: u32) -> core::result::Result<(), crate::proto::params::ParamError> {
+        self.params.set(p, v)
+    }
+
+    /// ri2n0 goes up or down. Down frees every held packet (into `garbage`).
+    pub(crate) fn set_up(&mut self, up: bool, garbage: &mut SkbList) {
+        self.up = up;
+        if !up {
+            for p in self.peers.iter_mut().flatten() {
+                p.rx.window.drain(&mut |s| garbage.push(s));
+            }
+        }
+    }
+
+    /// A free link index for a new slave.
+    pub(crate) fn free_link(&self) -> Option<usize> {
+        self.slaves.iter().position(|s| s.is_none())
+    }
+
+    /// Adds `slave` as link `l` (free); `carrier` says whether it is up.
+    pub(crate) fn add_slave(&mut self, l: usize, slave: Slave, carrier: bool) {
+        self.slaves[l] = Some(slave);
+        self.link_stats[l] = LinkStats::default();
+        self.carrier_changed[l] = now();
+        let nlinks = self.nlinks();
+        let t = now();
+        for p in self.peers.iter_mut().flatten() {
+            p.det.set_links(nlinks, 1 << l, t);
+        }
+        if carrier {
+            self.carrier_changed_to(l, true);
+        }
+    }
+
+    /// Records whether link `l`'s slave has our promiscuity count; true if
+    /// that changed (and the caller is to change the count).
+    pub(crate) fn set_slave_promisc(&mut self, l: usize, on: bool) -> bool {
+        match self.slaves[l].as_mut() {
+            Some(s) if s.promisc != on => {
+                s.promisc = on;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Removes link `l`'s slave; its queued frames go to `garbage`.
+    pub(crate) fn remove_slave(&mut self, l: usize, garbage: &mut SkbList) -> Option<Slave> {
+        let s = self.slaves[l].take()?;
+        if self.carrier & (1 << l) != 0 {
+            self.carrier_changed_to(l, false);
+        }
+        garbage.append(&mut self.txq[l].frames);
+        let nlinks = self.nlinks();
+        let t = now();
+        for p in self.peers.iter_mut().flatten() {
+            p.det.set_links(nlinks, 1 << l, t);
+        }
+        Some(s)
+    }
+
+    /// Link `l`'s carrier (slave up with carrier) became `up`: every peer is
+    /// told on the links left, and a link that came back is probed.
+    /// Returns false if nothing changed.
+    pub(crate) fn carrier_changed_to(&mut self, l: usize, up: bool) -> bool {
+        let bit = 1u8 << l;
+        if (self.carrier & bit != 0) == up {
+            return false;
+        }
+        self.carrier_changed[l] = now();
+        if up {
+            self.carrier |= bit;
+        } else {
+            self.carrier &= !bit;
+        }
+        let carrier = self.carrier;
+        for p in self.peers.iter_mut().flatten() {
+            p.hb_pending |= carrier;
+            if up {
+                p.hb_probe |= bit;
+            }
+        }
+        true
+    }
+
+    // --- Transmit ------------------------------------------------------------
+
+    /// Whether this CPU is inside the transmit of one of our links: a
+    /// packet for ri2n0 now comes from our own slave's egress (a tc mirred
+    /// or redirect back into ri2n0), and sending it would loop forever.
+    pub(crate) fn tx_reentered(&mut self, cpu: i32) -> bool {
+        let looped = self.txq.iter().any(|q| q.draining && q.cpu == cpu);
+        if looped {
+            self.stats.tx_loop += 1;
+            self.stats.tx_dropped += 1;
+        }
+        looped
+    }
+
+    /// Picks link and number for a unicast packet of `len` bytes to `dst`
+    /// (creating the peer if new; a peer evicted for it leaves its held
+    /// packets in `garbage`). Counts the packet, or the drop.
+    pub(crate) fn tx_route(&mut self, dst: &Mac, len: u32, garbage: &mut SkbList) -> TxRoute {
+        let t = now();
+        let mut queues_ok = 0u8;
+        for (l, s) in self.slaves() {
+            if !s.dev.tx_queue_stopped(0) {
+                queues_ok |= 1 << l;
+            }
+        }
+        let carrier = self.carrier;
+        let Some(slot) = self.peer_slot(dst, t, garbage) else {
+            self.stats.tx_dropped += 1;
+            return TxRoute::NoPeer;
+        };
+        let Some(peer) = self.peers[slot].as_deref_mut() else { return TxRoute::NoPeer };
+        // A stopped queue is skipped when another link has room (§5.3), but
+        // is no reason to drop: the slave's qdisc still queues.
+        let usable = peer.det.usable() & carrier;
+        let Some(link) = peer.rr.pick(usable & queues_ok).or_else(|| peer.rr.pick(usable)) else {
+            self.stats.tx_no_link += 1;
+            self.stats.tx_dropped += 1;
+            return TxRoute::NoLink;
+        };
+        let seq = peer.tx_seq;
+        peer.tx_seq = seq.next();
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += len as u64;
+        TxRoute::Send { link, seq }
+    }
+
+    /// Numbers a broadcast of `len` bytes: returns the number and the links
+    /// it goes on (every link with carrier), or `None` if there is none.
+    pub(crate) fn tx_bcast(&mut self, len: u32) -> Option<(Seq, u8)> {
+        if self.carrier == 0 {
+            self.stats.tx_no_link += 1;
+            self.stats.tx_dropped += 1;
+            return None;
+        }
+        let seq = self.bcast_seq;
+        self.bcast_seq = seq.next();
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += len as u64;
+        Some((seq, self.carrier))
+    }
+
+    /// A packet counted as sent could not be sent after all.
+    pub(crate) fn tx_failed(&mut self, len: u32) {
+        self.stats.tx_packets -= 1;
+        self.stats.tx_bytes -= len as u64;
+        self.stats.tx_dropped += 1;
+    }
+
+    /// A packet could not be sent before it was counted (no memory, say).
+    pub(crate) fn tx_drop(&mut self) {
+        self.stats.tx_dropped += 1;
+    }
+
+    /// Queues `frame` (RI2N header in place) on link `l`. Returns true if
+    /// the caller is to drain the queue ([`State::txq_take`]) after
+    /// dropping the lock; a frame that does not fit goes to `garbage`.
+    pub(crate) fn txq_push(&mut self, l: usize, frame: Skb, cpu: i32, garbage: &mut SkbList) -> bool {
+        let q = &mut self.txq[l];
+        if self.slaves[l].is_none() || q.frames.len() >= TXQ_LIMIT {
+            garbage.push(frame);
+            self.link_stats[l].tx_dropped += 1;
+            self.stats.tx_queue_full += 1;
+            self.stats.tx_dropped += 1;
+            return false;
+        }
+        q.frames.push(frame);
+        if q.draining {
+            return false;
+        }
+        q.draining = true;
+        q.cpu = cpu;
+        true
+    }
+
+    /// For the drainer of link `l`: every frame queued now, and the slave
+    /// to send them on; `None` (and draining ends) once the queue is empty
+    /// or the slave is gone.
+    pub(crate) fn txq_take(&mut self, l: usize, garbage: &mut SkbList) -> Option<(SkbList, ARef<Device>)> {
+        let q = &mut self.txq[l];
+        let Some(s) = self.slaves[l].as_ref() else {
+            garbage.append(&mut q.frames);
+            q.draining = false;
+            return None;
+        };
+        if q.frames.is_empty() {
+            q.draining = false;
+            return None;
+        }
+        let mut batch = SkbList::new();
+        batch.append(&mut q.frames);
+        self.link_stats[l].tx_packets += batch.len() as u64;
+        Some((batch, s.dev.clone()))
+    }
+
+    // --- Peers ---------------------------------------------------------------
+
+    /// The slot of the peer `mac`, created if new (evicting an idle one if
+    /// the table is full; its held packets go to `garbage`). `None` if there
+    /// is no room or memory.
+    fn peer_slot(&mut self, mac: &Mac, t: Instant, garbage: &mut SkbList) -> Option<usize> {
+        let slot = match self.table.lookup(mac) {
+            Some(s) => s,
+            None => self.new_peer(mac, t, garbage)?,
+        };
+        self.table.touch(slot, t);
+        Some(slot)
+    }
+
+    fn new_peer(&mut self, mac: &Mac, t: Instant, garbage: &mut SkbList) -> Option<usize> {
+        let max = self.params.max_peers();
+        if self.table.len() >= max {
+            // Real peers send heartbeats every HBSPAN; three missed is dead.
+            let idle = Duration(self.params.hbspan().0.saturating_mul(3));
+            match self.table.idle_slot(t, idle) {
+                Some(s) => {
+                    self.table.remove(s);
+                    if let Some(mut old) = self.peers[s].take() {
+                        old.rx.window.drain(&mut |p| garbage.push(p));
+                    }
+                    self.stats.peers_evicted += 1;
+                }
+                None => {
+                    self.stats.peers_refused += 1;
+                    return None;
+                }
+            }
+        }
+        let mut peer = crate::ri2n_peer::alloc_peer()?;
+        peer.det.start(self.nlinks(), t);
+        let slot = self.table.insert(mac, t, max).ok()?;
+        self.peers[slot] = Some(peer);
+        Some(slot)
+    }
+
+    // --- Receive -------------------------------------------------------------
+
+    /// Counts a receive drop (not a slave's frame, malformed, down...).
+    pub(crate) fn rx_drop(&mut self) {
+        self.stats.rx_dropped += 1;
+    }
+
+    /// Counts a malformed frame.
+    pub(crate) fn rx_malformed(&mut self) {
+        self.stats.rx_malformed += 1;
+        self.stats.rx_dropped += 1;
+    }
+
+    /// A frame from `src` arrived on link `l`, for us (`for_us`: our
+    /// address or a broadcast; frames for another address are only
+    /// passed up when ri2n0 is promiscuous, outside every peer's order).
+    /// Data is reordered into `up`; what must be dropped goes to `garbage`.
+    pub(crate) fn rx_frame(
+        &mut self,
+        dev_name: &str,
+        l: usize,
+        src: &Mac,
+        kind: RxKind,
+        skb: Option<Skb>,
+        up: &mut SkbList,
+        garbage: &mut SkbList,
+    ) -> RxAfter {
+        let mut after = RxAfter::default();
+        let t = now();
+        if !self.up {
+            self.stats.rx_dropped += 1;
+            if let Some(s) = skb {
+                garbage.push(s);
+            }
+            return after;
+        }
+        let Some(slot) = self.peer_slot(src, t, garbage) else {
+            self.stats.rx_dropped += 1;
+            if let Some(s) = skb {
+                garbage.push(s);
+            }
+            return after;
+        };
+        self.link_stats[l].rx_packets += 1;
+        let (params, carrier) = (self.params, self.carrier);
+        let stats = &mut self.stats;
+        let Some(peer) = self.peers[slot].as_deref_mut() else { return after };
+        let mut deliver = |s: Skb| {
+            stats.rx_packets += 1;
+            stats.rx_bytes += s.len() as u64;
+            up.push(s);
+        };
+        let tr = match kind {
+            RxKind::Heartbeat { next, epoch, flags, peer_link, down } => {
+                let tr = peer.det.heartbeat(l, t, peer_link as usize, down, &params);
+                let active = peer.det.usable() & carrier;
+                if peer.rx.heartbeat(l, next, epoch, t, active, &params, &mut deliver) == Epoch::Restarted
+                    && crate::net::ratelimit()
+                {
+                    pr_info!("{}: peer {} restarted (new epoch {:08x})\n", dev_name, MacFmt(src), epoch);
+                }
+                if flags & HB_PROBE != 0 {
+                    peer.hb_pending |= 1 << l;
+                    after.kick = true;
+                }
+                if let Some(s) = skb {
+                    garbage.push(s);
+                }
+                tr
+            }
+            RxKind::Bcast(seq) => {
+                let tr = peer.det.data(l, t, &params);
+                if let Some(s) = skb {
+                    if peer.rx.bcast.accept(seq) {
+                        deliver(s);
+                    } else {
+                        stats.rx_bcast_copies += 1;
+                        garbage.push(s);
+                    }
+                }
+                tr
+            }
+            RxKind::Data(seq) => {
+                let tr = peer.det.data(l, t, &params);
+                let active = peer.det.usable() & carrier;
+                if let Some(s) = skb {
+                    if let Some(dup) = peer.rx.data(l, seq, s, t, active, &params, &mut deliver) {
+                        stats.rx_duplicates += 1;
+                        stats.rx_dropped += 1;
+                        garbage.push(dup);
+                    }
+                }
+                tr
+            }
+        };
+        if !tr.is_empty() {
+            if tr.failed | tr.recovered != 0 {
+                // Tell the peer at once, on every link that is up: our
+                // heartbeats' down mask changed, and a one-way failure must
+                // stop its sending too.
+                peer.hb_pending |= carrier;
+                after.kick = true;
+            }
+            log_transitions(dev_name, &self.slaves, src, &tr, t, &peer.det);
+        }
+        after
+    }
+
+    /// A frame for another of our addresses, or (promiscuous) another
+    /// host's, passed up unordered.
+    pub(crate) fn rx_unordered(&mut self, len: u32) {
+        self.stats.rx_packets += 1;
+        self.stats.rx_bytes += len as u64;
+        self.stats.rx_unordered += 1;
+    }
+
+    /// A frame for another host, dropped.
+    pub(crate) fn rx_not_for_us(&mut self) {
+        self.stats.rx_not_for_us += 1;
+        self.stats.rx_dropped += 1;
+    }
+
+    // --- Timers --------------------------------------------------------------
+
+    /// HBSPAN: a heartbeat is due to every known peer on every link up.
+    pub(crate) fn hb_all(&mut self) {
+        let links = self.carrier;
+        for p in self.peers.iter_mut().flatten() {
+            p.hb_pending |= links;
+        }
+    }
+
+    /// The sweep: polls the slaves' carrier (loss only, see ri2n_hb.rs),
+    /// starts and ends probe rounds, and releases what waited FAST_TOUT or
+    /// was proved lost, into `up`. Returns whether heartbeats are pending.
+    pub(crate) fn sweep(&mut self, dev_name: &str, up: &mut SkbList) -> bool {
+        if !self.up {
+            return false;
+        }
+        let t = now();
+        for l in 0..MAX_LINKS {
+            let lost = self.slaves[l].as_ref().is_some_and(|s| !(s.dev.running() && s.dev.carrier_ok()));
+            if lost && self.carrier_changed_to(l, false) {
+                log_carrier(dev_name, self.slaves[l].as_ref().map_or("?", |s| s.name()), false, self.carrier);
+            }
+        }
+        let (params, carrier) = (self.params, self.carrier);
+        let stats = &mut self.stats;
+        let mut pending = false;
+        for (slot, p) in self.peers.iter_mut().enumerate() {
+            let Some(p) = p.as_deref_mut() else { continue };
+            // Probes for a link that fell silent, or to bring a failed one
+            // back (core/detector.rs).
+            let probe = p.det.probe_due(t, carrier, &params) | p.det.retry_due(t, carrier, &params);
+            p.hb_pending |= probe;
+            p.hb_probe |= probe;
+            let tr = p.det.probe_end(t, &params);
+            if !tr.is_empty() {
+                p.hb_pending |= carrier;
+                log_transitions(dev_name, &self.slaves, self.table.mac(slot), &tr, t, &p.det);
+            }
+            let active = p.det.usable() & carrier;
+            p.rx.sweep(t, active, &params, &mut |s| {
+                stats.rx_packets += 1;
+                stats.rx_bytes += s.len() as u64;
+                up.push(s);
+            });
+            pending |= p.hb_pending & carrier != 0;
+        }
+        pending
+    }
+
+    /// Takes the heartbeats queued for the first peer at or after table
+    /// slot `from` that has any: its slot and up to one order per link.
+    /// `None` when no peer from there on has any.
+    pub(crate) fn take_heartbeats(&mut self, from: usize) -> Option<(usize, [Option<HbOrder>; MAX_LINKS])> {
+        let links = self.carrier;
+        let nlinks = self.nlinks();
+        let all = ((1u16 << nlinks) - 1) as u8;
+        let mut slot = from;
+        loop {
+            let s = self.table.slots().find(|&s| s >= slot)?;
+            slot = s + 1;
+            let mac = *self.table.mac(s);
+            let Some(p) = self.peers[s].as_deref_mut() else { continue };
+            let pending = p.hb_pending & links;
+            if pending == 0 {
+                continue;
+            }
+            // Our links unusable toward this peer: failed, no carrier, removed.
+            let down = (p.det.failed() | !links) & all;
+            let mut orders: [Option<HbOrder>; MAX_LINKS] = Default::default();
+            for (l, o) in orders.iter_mut().enumerate() {
+                let bit = 1u8 << l;
+                if pending & bit != 0 {
+                    let flags = if p.hb_probe & bit != 0 { HB_PROBE } else { 0 };
+                    *o = Some(HbOrder { peer: mac, link: l, next: p.tx_seq, flags, down });
+                }
+            }
+            p.hb_pending &= !pending;
+            p.hb_probe &= !pending;
+            return Some((s, orders));
+        }
+    }
+
+    /// Counts heartbeats sent.
+    pub(crate) fn hb_sent(&mut self, n: u64) {
+        self.stats.hb_sent += n;
+    }
+}
+
+/// One log line for a carrier change.
+pub(crate) fn log_carrier(dev_name: &str, slave: &str, up: bool, carrier: u8) {
+    if crate::net::ratelimit() {
+        let what = if up { "up, probing peers" } else { "down, not used for any peer" };
+        let left = if carrier != 0 { "" } else { " (no link left)" };
+        pr_info!("{}: link {}: carrier {}{}\n", dev_name, slave, what, left);
+    }
+}
+
+/// One log line per endpoint state change, naming device, peer and slave
+/// (like bonding's "link status definitely down for interface eth1").
+fn log_transitions(dev_name: &str, slaves: &[Option<Slave>; MAX_LINKS], peer: &Mac, t: &Transitions, now: Instant, det: &Detector) {
+    if !crate::net::ratelimit() {
+        return;
+    }
+    for (l, s) in slaves.iter().enumerate() {
+        let Some(s) = s else { continue };
+        let bit = 1u8 << l;
+        let e = &det.endpoints[l];
+        let (name, mac, link) = (dev_name, MacFmt(peer), s.name());
+        if t.failed & bit != 0 {
+            pr_info!(
+                "{}: peer {} link {}: failed, nothing received for {} ms (fail #{})\n",
+                name, mac, link, now.since(e.last_rx).as_ms(), e.fails
+            );
+        }
+        if t.recovered & bit != 0 {
+            pr_info!("{}: peer {} link {}: recovered by heartbeat (recovery #{})\n", name, mac, link, e.recoveries);
+        }
+        if t.peer_failed & bit != 0 {
+            pr_info!("{}: peer {} link {}: peer receives nothing from us, not sending on it\n", name, mac, link);
+        }
+        if t.peer_recovered & bit != 0 {
+            pr_info!("{}: peer {} link {}: peer receives again, sending on it\n", name, mac, link);
+        }
+    }
+}
+
+impl Peer {
+    pub(crate) fn rx(&self) -> &PeerRx<Skb> {
+        &self.rx
+    }
+    pub(crate) fn det(&self) -> &Detector {
+        &self.det
+    }
+    pub(crate) fn tx_seq(&self) -> Seq {
+        self.tx_seq
+    }
+}
