@@ -391,16 +391,13 @@ impl Device {
         }
     }
 
-    /// Removes what [`Device::sync_addrs_from`] added. Takes `from`'s
-    /// address lock.
+    /// Removes what [`Device::sync_addrs_from`] added. The unsync
+    /// functions take `from`'s address lock (and this device's) themselves.
     pub fn unsync_addrs_from(&self, _rtnl: &Rtnl, from: &Device) {
-        // SAFETY: Both alive; RTNL held; the address lock as the unsync
-        // functions require.
+        // SAFETY: Both alive; RTNL held; no address lock held by the caller.
         unsafe {
-            bindings::netif_addr_lock_bh(from.as_raw());
             bindings::dev_uc_unsync(self.as_raw(), from.as_raw());
             bindings::dev_mc_unsync(self.as_raw(), from.as_raw());
-            bindings::netif_addr_unlock_bh(from.as_raw());
         }
     }
 }

@@ -60,7 +60,7 @@ lab_up() {
 			ns ip tuntap add dev n${i}e$k mode tap
 			ns ip link set n${i}e$k master br$k up
 			netargs+=(-netdev tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no
-				-device virtio-net-pci,netdev=l$k,mac=$(lab_mac $i $k))
+				-device virtio-net-pci,netdev=l$k,mac=$(lab_mac $i $k),speed=1000,duplex=full)
 		done
 		# la57=off: with 5-level paging, the KASAN kernel sometimes took an
 		# interrupt mid-way through identify_cpu() and panicked at boot.

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Bad configuration is refused with one clear log line and nothing left
-# half-registered; parameters are tunable at run time, validated, root-only.
+# half-registered. Module parameters are the defaults of new devices;
+# each device's own are tunable at run time in /sys/class/net/DEV/ri2n/,
+# validated, root-only.
 set -u
 . "$(dirname "$0")/lib.sh"
 lab_up 1 2
@@ -19,11 +21,13 @@ refused() {
 	not on n1 ip link show ri2n0 || return 1
 	not on n1 test -e /proc/net/ri2n
 }
-check "no slaves= refused" refused "" "slaves= is required"
+check "modprobe without slaves= loads, makes no device" on n1 modprobe ri2n
+check "  ... no ri2n0" not on n1 ip link show ri2n0
+on n1 rmmod ri2n
 check "one slave refused" refused "slaves=eth0" "at least 2 slaves"
 check "unknown slave refused" refused "slaves=eth0,eth7" "slave eth7: no such device"
 check "duplicate slave refused" refused "slaves=eth0,eth0" "slave eth0 listed twice"
-check "loopback slave refused" refused "slaves=lo,eth0" "slave lo: not an Ethernet device"
+check "loopback slave refused" refused "slaves=lo,eth0" "cannot enslave lo: .*Ethernet"
 check "ri2n0 as a slave refused" refused "slaves=ri2n0,eth0" "slave ri2n0: no such device"
 on n1 modprobe dummy numdummies=0
 for i in $(seq 0 8); do on n1 ip link add dum$i type dummy; done
@@ -34,7 +38,7 @@ check "ft_lthresh=20 (>= ft_hthresh 10) refused" refused "slaves=eth0,eth1 ft_lt
 
 check "ft_lthresh=20 ft_hthresh=40 accepted (order free)" on n1 modprobe ri2n slaves=eth0,eth1 ft_lthresh=20 ft_hthresh=40
 check "  ... and in effect" out_has n1 "ft_hthresh=40 ft_lthresh=20" cat /proc/net/ri2n/ri2n0
-P=/sys/module/ri2n/parameters
+P=/sys/class/net/ri2n0/ri2n
 check "sysfs parameters are root-writable only (0644)" test "$(on n1 stat -c %a $P/fast_tout)" = 644
 check "run time: fast_tout=5 accepted" on n1 sh -c "echo 5 > $P/fast_tout"
 check "  ... and in effect" out_has n1 "fast_tout=5 " cat /proc/net/ri2n/ri2n0
@@ -42,7 +46,8 @@ check "run time: fast_tout=0 refused" not on n1 sh -c "echo 0 > $P/fast_tout"
 check "run time: ft_lthresh=40 (= ft_hthresh) refused" not on n1 sh -c "echo 40 > $P/ft_lthresh"
 check "run time: garbage refused" not on n1 sh -c "echo abc > $P/hbspan"
 check "  ... values unchanged" test "$(on n1 cat $P/ft_lthresh)/$(on n1 cat $P/hbspan)" = 20/2000
-check "slaves= is read-only" test "$(on n1 stat -c %a $P/slaves)" = 444
+check "slaves= is read-only" test "$(on n1 stat -c %a /sys/module/ri2n/parameters/slaves)" = 444
+check "numeric module parameters are load-time defaults, not files" not on n1 test -e /sys/module/ri2n/parameters/fast_tout
 check "unload" on n1 rmmod ri2n
 check "load again with defaults" on n1 modprobe ri2n slaves=eth1,eth0
 check "  ... defaults back" out_has n1 "ft_hthresh=10 ft_lthresh=1 slow_tout=100 hbspan=2000 hbweight=3 fast_tout=20 maxbuf=300" cat /proc/net/ri2n/ri2n0
