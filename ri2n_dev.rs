@@ -163,6 +163,8 @@ impl Driver for Ri2n {
     }
 
     fn registered(dev: &Ri2nDev, _rtnl: &Rtnl) -> Result {
+        // No slave yet: no carrier.
+        Ri2n::update_carrier(dev);
         Ri2n::proc_create(dev);
         pr_info!("{}: RI2N/DRV device created (mac {}, epoch {:08x})\n", dev.name_str(), MacFmt(&dev.addr()), dev.data().epoch);
         Ok(())

@@ -147,17 +147,20 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, forced: bool) -
     Ok(())
 }
 
-/// Undoes what enslaving changed on the slave.
+/// Undoes what enslaving changed on the slave. The filter entries go
+/// first: the all-multicast change after them runs the slave's deferred rx
+/// mode update at once, while it is still up, so a slave that had to go
+/// promiscuous for our address (no unicast filter) leaves that mode too.
 fn give_back(dev: &Ri2nDev, rtnl: &Rtnl, slave: &Slave) {
     let port = &*slave.dev;
     if dev.running() {
         port.unsync_addrs_from(rtnl, dev);
     }
+    let _ = port.uc_del(rtnl, &dev.addr());
     if slave.promisc {
         let _ = port.set_promiscuity(rtnl, -1);
     }
     let _ = port.set_allmulti(rtnl, -1);
-    let _ = port.uc_del(rtnl, &dev.addr());
     if slave.opened {
         port.close(rtnl);
     }

@@ -36,6 +36,8 @@ for b in "${GUEST_BINS[@]}"; do
 	copy_with_libs "$root" "$src" "$d/$b"
 done
 for m in modprobe insmod rmmod lsmod modinfo depmod; do ln -sf /usr/bin/kmod "$root/usr/sbin/$m"; done
+# The kernel runs /sbin/modprobe for request_module() (`ip link add ... type ri2n`).
+rm -f "$root/sbin/modprobe"; ln -s /usr/bin/kmod "$root/sbin/modprobe"
 ln -sf /usr/bin/bash "$root/bin/sh.real"
 rm -f "$root/bin/sh" "$root/bin/bash"
 ln -s /usr/bin/bash "$root/bin/sh"

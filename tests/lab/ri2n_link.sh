@@ -12,11 +12,12 @@ lab_up 2 2
 ri2n_up n2 || fail "ri2n_up n2"
 
 check "ip link add ri2n0 type ri2n (loads the module)" on n1 ip link add ri2n0 type ri2n
-check "  ... a device without slaves, no carrier" out_has n1 "NO-CARRIER" ip link show ri2n0
+on n1 ip link set ri2n0 up
+check "  ... a device without slaves has no carrier" out_has n1 "NO-CARRIER" ip link show ri2n0
 check "ip link set eth0 master ri2n0" on n1 ip link set eth0 master ri2n0
 check "ip link set eth1 master ri2n0" on n1 ip link set eth1 master ri2n0
 check "eth1 shows its master" out_has n1 "master ri2n0" ip link show eth1
-on n1 ip link set ri2n0 up
+check "  ... and carrier with them" not out_has n1 "NO-CARRIER" ip link show ri2n0
 on n1 ip addr add 10.0.0.1/24 dev ri2n0
 check "n1 -> n2 over a device made with ip link" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
 check "procfs file of ri2n0" out_has n1 "^Slave 1: eth1 carrier up" cat /proc/net/ri2n/ri2n0
@@ -84,5 +85,5 @@ check "  ... its slaves are free" not out_has n1 "master" ip link show dum0
 check "  ... and down again, as found ($(flags dum0))" test "$(flags dum0)" = "$(flags dum8)"
 check "  ... its procfs file is gone" not on n1 test -e /proc/net/ri2n/ri2n1
 check "ri2n0 unaffected" on n1 ping -c 2 -i 0.2 -W 2 -q 10.0.0.2
-check "log lines carry the module name once" not out_has n1 "ri2n: ri2n" dmesg
+check "log lines carry the module name once" not out_has n1 "ri2n: ri2n: " dmesg
 finish
