@@ -284,3 +284,31 @@ fn failed_links_are_probed_every_eighth_of_hbspan() {
     assert_eq!(d.heartbeat(L1, ms(511), L1, 0, &p).recovered, 1 << L1);
     assert_eq!(d.retry_due(ms(1000), BOTH, &p), 0);
 }
+
+#[test]
+fn a_vacated_link_starts_afresh_and_a_new_one_is_judged() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    // L1 fails; the peer's heartbeat on our L0 says it left on its link 0.
+    for t in 0..11 {
+        d.data(L0, ms(150 + t), &p);
+    }
+    d.heartbeat(L0, ms(200), 0, 0, &p);
+    assert!(d.endpoints[L1].failed);
+    // L1's slave is released and another NIC takes its index.
+    d.set_links(2, 1 << L1, ms(300));
+    assert!(!d.endpoints[L1].failed, "nothing of the old NIC's state");
+    assert_eq!(d.endpoints[L1].fails, 0);
+    assert_eq!(d.endpoints[L1].last_rx, ms(300), "SLOW_TOUT counts from now");
+    assert_eq!(d.usable(), 0b11);
+    assert_eq!(d.endpoints[L0].rx_heartbeats, 1, "other links untouched");
+    // A third link is added: usable at once, and judged like the others.
+    d.set_links(3, 0, ms(400));
+    assert_eq!(d.usable(), 0b111);
+    d.data(L1, ms(500), &p);
+    for t in 0..11 {
+        d.data(L0, ms(510 + t), &p);
+    }
+    assert!(d.endpoints[2].failed, "the new link delivered nothing");
+    assert!(!d.endpoints[L1].failed);
+}
