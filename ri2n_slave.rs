@@ -33,22 +33,22 @@ pub(crate) const MIN_SLAVES: usize = 2;
 /// and for `ip`.
 fn refusal(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device) -> Option<(Error, &'static CStr)> {
     if port.as_raw() == dev.as_raw() {
-        return Some((EINVAL, c"ri2n: a device cannot be its own slave"));
+        return Some((EINVAL, c"a device cannot be its own slave"));
     }
     if NetDevice::<Ri2n>::of(port).is_some() {
-        return Some((EINVAL, c"ri2n: a ri2n device cannot be a slave"));
+        return Some((EINVAL, c"a ri2n device cannot be a slave"));
     }
     if port.is_loopback() || !port.is_ether() {
-        return Some((EINVAL, c"ri2n: slaves must be Ethernet devices"));
+        return Some((EINVAL, c"slaves must be Ethernet devices"));
     }
     if !port.same_netns(dev) {
-        return Some((EINVAL, c"ri2n: slave and device must be in one network namespace"));
+        return Some((EINVAL, c"slave and device must be in one network namespace"));
     }
     if port.master(rtnl).is_some() || port.rx_handler_busy(rtnl) {
-        return Some((EBUSY, c"ri2n: the device is already in use (a bond, bridge, team, macvlan or ri2n port)"));
+        return Some((EBUSY, c"the device is already in use (a bond, bridge, team, macvlan or ri2n port)"));
     }
     if port.mtu() < min_slave_mtu() {
-        return Some((EINVAL, c"ri2n: the slave's MTU is too small for the RI2N header"));
+        return Some((EINVAL, c"the slave's MTU is too small for the RI2N header"));
     }
     None
 }
@@ -61,7 +61,7 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
         return Err(err);
     }
     let Some(link) = dev.data().state.lock().free_link() else {
-        extack.set_msg(c"ri2n: at most 8 slaves");
+        extack.set_msg(c"at most 8 slaves");
         pr_err!("{}: cannot enslave {}: at most {} slaves\n", dev.name_str(), port.name_str(), MAX_LINKS);
         return Err(EINVAL);
     };
