@@ -65,6 +65,13 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
         pr_err!("{}: cannot enslave {}: at most {} slaves\n", dev.name_str(), port.name_str(), MAX_LINKS);
         return Err(EINVAL);
     };
+    if !dev.data().state.lock().choose_mac() {
+        // The first slave gives the device its lasting address.
+        let stable = stable_mac(port);
+        if let Err(e) = dev.set_mac(rtnl, &stable) {
+            pr_warn!("{}: keeps a random MAC address: {:?}\n", dev.name_str(), e);
+        }
+    }
     let mac = dev.addr();
     let opened = !port.running();
     if opened {
@@ -174,13 +181,36 @@ pub(crate) fn release_all(dev: &Ri2nDev, rtnl: &Rtnl) {
     }
 }
 
+/// The address a device takes from its first slave, the same across
+/// reloads and reboots, so that a node that restarts is reachable at once
+/// under the address its peers' neighbour tables hold (bonding takes its
+/// first slave's address for the same reason). Derived from the slave's
+/// permanent address (its current one if it has none), mixed so that it is
+/// not the slave's own, and locally administered.
+fn stable_mac(port: &Device) -> Mac {
+    let mut base = port.perm_addr();
+    if base == [0; 6] {
+        base = port.addr();
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in base {
+        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    let b = h.to_be_bytes();
+    let mut m: Mac = [b[2], b[3], b[4], b[5], b[6], b[7]];
+    m[0] = (m[0] | 0x02) & !0x01;
+    m
+}
+
 /// `ndo_set_mac_address`: `addr` must be a unicast address; the slaves'
-/// filters move to it, all or none.
+/// filters move to it, all or none. Peers are told (gratuitous ARP,
+/// unsolicited NA) once the core has set it.
 pub(crate) fn move_mac(dev: &Ri2nDev, rtnl: &Rtnl, addr: &Mac) -> Result {
     if addr[0] & 1 != 0 || *addr == [0; 6] {
         pr_err!("{}: {} is not a unicast address\n", dev.name_str(), MacFmt(addr));
         return Err(EADDRNOTAVAIL);
     }
+    dev.data().state.lock().choose_mac();
     let old = dev.addr();
     let refs = dev.data().state.lock().slave_refs();
     for (i, s) in refs.iter().enumerate() {
@@ -235,8 +265,12 @@ pub(crate) struct Events;
 impl Handler for Events {
     fn event(&self, rtnl: &Rtnl, event: Event, dev: &Device) {
         if let Some(ours) = NetDevice::<Ri2n>::of(dev) {
-            if event == Event::ChangeName {
-                Ri2n::proc_create(ours);
+            match event {
+                Event::ChangeName => Ri2n::proc_create(ours),
+                // Neighbours learn the address at once (gratuitous ARP,
+                // unsolicited NA), not when their entries time out.
+                Event::Up | Event::ChangeAddr if ours.running() => ours.notify_peers_locked(rtnl),
+                _ => {}
             }
             return;
         }

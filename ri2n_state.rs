@@ -165,6 +165,9 @@ pub(crate) struct State {
     peers: KVec<Option<KBox<Peer>>>,
     /// Next number for our broadcasts.
     bcast_seq: Seq,
+    /// The MAC address was set by the administrator or derived from the
+    /// first slave: it is no longer the random one of a new device.
+    mac_chosen: bool,
     stats: DevStats,
     link_stats: [LinkStats; MAX_LINKS],
     txq: [TxQueue; MAX_LINKS],
@@ -192,6 +195,7 @@ impl State {
             table,
             peers,
             bcast_seq: Seq(crate::net::random_u32()),
+            mac_chosen: false,
             stats: DevStats::default(),
             link_stats: [LinkStats::default(); MAX_LINKS],
             txq: Default::default(),
@@ -279,6 +283,11 @@ impl State {
     /// Sets a parameter if the whole set stays valid.
     pub(crate) fn set_param(&mut self, p: Param, v: u32) -> core::result::Result<(), crate::proto::params::ParamError> {
         self.params.set(p, v)
+    }
+
+    /// Records that the MAC address is chosen; returns whether it was.
+    pub(crate) fn choose_mac(&mut self) -> bool {
+        core::mem::replace(&mut self.mac_chosen, true)
     }
 
     /// ri2n0 goes up or down. Down frees every held packet (into `garbage`).
@@ -511,6 +520,10 @@ impl State {
         }
         let mut peer = crate::ri2n_peer::alloc_peer()?;
         peer.det.start(self.nlinks(), t);
+        // A new peer learns our epoch and links at once (the next sweep),
+        // not at the next HBSPAN: after a restart, on either side, that is
+        // what resynchronises the numbering.
+        peer.hb_pending = self.carrier;
         let slot = self.table.insert(mac, t, max).ok()?;
         self.peers[slot] = Some(peer);
         Some(slot)

@@ -147,11 +147,25 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
             drop(garbage);
             let Some((frames, slave)) = batch else { break };
             for mut f in frames {
-                f.set_out(&slave, ETH_P_RI2N, 0);
+                let hash = flow_hash(&f, l);
+                f.set_out(&slave, ETH_P_RI2N, hash);
                 f.queue_xmit();
             }
         }
     }
+}
+
+/// The flow of a frame on link `l`: its destination and the link. All of
+/// a peer's frames on one link (data and heartbeats) are one flow, which
+/// the slave keeps in order; different peers spread over the slave's
+/// queues.
+fn flow_hash(frame: &Skb, l: usize) -> u32 {
+    let d = frame.data();
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ l as u64;
+    for &b in d.get(..6).unwrap_or(&[]) {
+        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    ((h >> 32) as u32 ^ h as u32).max(1)
 }
 
 /// Builds the heartbeats of `orders` (one peer's) and queues them on their

@@ -280,6 +280,22 @@ impl Device {
         unsafe { (*self.as_raw()).max_mtu = mtu };
     }
 
+    /// Sets the MAC address as `ip link set DEV address` does
+    /// (`dev_set_mac_address`: the driver's check, then the notifiers).
+    pub fn set_mac(&self, _rtnl: &Rtnl, addr: &Mac) -> Result {
+        // SAFETY: All-zero is a valid sockaddr_storage to fill in.
+        let mut ss: bindings::__kernel_sockaddr_storage = unsafe { core::mem::zeroed() };
+        // SAFETY: The storage is large enough for the family and an Ethernet
+        // address, which is what `ss_family == ARPHRD_ETHER` announces.
+        unsafe {
+            let b = core::ptr::addr_of_mut!(ss).cast::<u8>();
+            core::ptr::write_unaligned(b.cast::<u16>(), bindings::ARPHRD_ETHER as u16);
+            core::ptr::copy_nonoverlapping(addr.as_ptr(), b.add(2), 6);
+        }
+        // SAFETY: Alive; RTNL held; `ss` is valid for the call.
+        to_result(unsafe { bindings::dev_set_mac_address(self.as_raw(), &mut ss, core::ptr::null_mut()) })
+    }
+
     /// `dev_set_mtu()`.
     pub fn set_mtu(&self, _rtnl: &Rtnl, mtu: u32) -> Result {
         // SAFETY: Alive; RTNL held.

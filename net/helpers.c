@@ -35,7 +35,6 @@ bool rnet_skb_is_gso(const struct sk_buff *skb) { return skb_is_gso(skb); }
 void *rnet_skb_put_zero(struct sk_buff *skb, unsigned int len) { return skb_put_zero(skb, len); }
 struct sk_buff *rnet_netdev_alloc_skb(struct net_device *dev, unsigned int len) { return netdev_alloc_skb(dev, len); }
 struct sk_buff *rnet_skb_gso_segment(struct sk_buff *skb, netdev_features_t features) { return skb_gso_segment(skb, features); }
-void rnet_skb_set_queue_mapping(struct sk_buff *skb, u16 q) { skb_set_queue_mapping(skb, q); }
 
 void rnet_spin_lock_bh(spinlock_t *lock) { spin_lock_bh(lock); }
 void rnet_spin_unlock_bh(spinlock_t *lock) { spin_unlock_bh(lock); }

@@ -236,16 +236,31 @@ impl Skb {
     }
 
     /// Prepares the packet to leave through `dev` as a frame of Ethertype
-    /// `protocol`, on transmit queue `queue` of it.
-    pub fn set_out(&mut self, dev: &Device, protocol: u16, queue: u16) {
+    /// `protocol`, as part of the flow `flow_hash` (never 0).
+    ///
+    /// The device's qdisc and queue selection then keep the flow's packets
+    /// in the order they are sent, whatever they are: the hash is the flow's
+    /// for flow-queueing qdiscs (fq_codel, fq); the packet has no priority
+    /// of its own (pfifo_fast's bands); and its transmit queue comes from
+    /// the hash, not from the sending CPU (XPS) nor from a socket's cached
+    /// queue, which differ from packet to packet of one flow.
+    pub fn set_out(&mut self, dev: &Device, protocol: u16, flow_hash: u32) {
         // SAFETY: We own the skb; `dev` is alive (reference) and the caller
-        // keeps it alive until the packet is queued.
+        // keeps it alive until the packet is queued. The header fields are
+        // the `headers` struct group, the union's only member in use.
         unsafe {
             let p = self.as_raw();
             (*p).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev = dev.as_raw();
-            (*p).__bindgen_anon_4.__bindgen_anon_1.as_mut().protocol = protocol.to_be();
+            let h = (*p).__bindgen_anon_4.__bindgen_anon_1.as_mut();
+            h.protocol = protocol.to_be();
+            h.priority = 0;
+            h.hash = flow_hash;
+            h.set_sw_hash(1);
+            h.set_l4_hash(1);
+            // No CPU has this number: XPS does not apply, the hash does.
+            h.__bindgen_anon_3.sender_cpu = u32::MAX;
+            h.set_ooo_okay(1);
             bindings::skb_reset_mac_header(p);
-            bindings::skb_set_queue_mapping(p, queue);
         }
     }
 

@@ -33,6 +33,10 @@ LAB_DIR=${LAB_DIR:-$(mktemp -d /tmp/ri2n-lab.XXXXXX)}
 LAB_NODES=0
 LAB_LINKS=0
 LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-120}
+# Queues per data NIC (1: the default single-queue virtio NIC) and vCPUs
+# per guest.
+LAB_QUEUES=${LAB_QUEUES:-1}
+LAB_SMP=${LAB_SMP:-1}
 
 pretty() { printf '\e[1m[%s]\e[0m %s\n' "$1" "$2" >&2; }
 fail() { pretty FAIL "$*"; exit 1; }
@@ -47,6 +51,7 @@ lab_up() {
 	((links >= 1 && links <= 8)) || fail "lab_up: 1 to 8 links, not $links."
 	LAB_NODES=$nodes
 	LAB_LINKS=$links
+	mkdir -p "$LAB_DIR"
 	trap lab_down EXIT
 	ip netns add "$LAB_NS"
 	ns ip link set lo up
@@ -57,15 +62,22 @@ lab_up() {
 	for ((i = 1; i <= nodes; i++)); do
 		local netargs=()
 		for ((k = 0; k < links; k++)); do
-			ns ip tuntap add dev n${i}e$k mode tap
+			if ((LAB_QUEUES > 1)); then
+				# A multiqueue NIC: LAB_QUEUES transmit and receive queues.
+				ns ip tuntap add dev n${i}e$k mode tap multi_queue
+				netargs+=(-netdev tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no,queues=$LAB_QUEUES
+					-device virtio-net-pci,netdev=l$k,mac=$(lab_mac $i $k),speed=1000,duplex=full,mq=on,vectors=$((2 * LAB_QUEUES + 2)))
+			else
+				ns ip tuntap add dev n${i}e$k mode tap
+				netargs+=(-netdev tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no
+					-device virtio-net-pci,netdev=l$k,mac=$(lab_mac $i $k),speed=1000,duplex=full)
+			fi
 			ns ip link set n${i}e$k master br$k up
-			netargs+=(-netdev tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no
-				-device virtio-net-pci,netdev=l$k,mac=$(lab_mac $i $k),speed=1000,duplex=full)
 		done
 		# la57=off: with 5-level paging, the KASAN kernel sometimes took an
 		# interrupt mid-way through identify_cpu() and panicked at boot.
 		ns qemu-system-x86_64 -nodefaults -display none -no-reboot \
-			-accel tcg -cpu max,la57=off -smp 1 -m "$LAB_MEM" \
+			-accel tcg -cpu max,la57=off -smp "$LAB_SMP" -m "$LAB_MEM" \
 			-kernel "$LAB_KERNEL" -initrd "$LAB_INITRD" \
 			-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic lab.node=n$i ${LAB_CMDLINE:-}" \
 			"${netargs[@]}" \
