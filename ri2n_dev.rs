@@ -10,7 +10,7 @@
 //! or while a packet is freed. Slaves are added and removed under RTNL
 //! *and* the lock, so RTNL alone is enough to read them.
 
-use crate::net::device::{Device, Driver, EthtoolStrings, ExtAck, NetDevice, NlMsg, RxHandled, Rtnl, Setup, Stats64, TextBuf};
+use crate::net::device::{AddrListLocked, Device, Driver, EthtoolStrings, ExtAck, NetDevice, NlMsg, RxHandled, Rtnl, Setup, Stats64, TextBuf};
 use crate::net::gro::GroCells;
 use crate::net::lock::SpinLockBh;
 use crate::net::proc::{DeviceFile, DirName, ProcShow};
@@ -26,16 +26,20 @@ use kernel::seq_file::SeqFile;
 use kernel::sync::Mutex;
 
 /// The private data of a ri2n device.
+///
+/// Fields drop in order: the timers first (shut down before the state
+/// their callbacks use goes), then the state.
 #[pin_data]
 pub(crate) struct Ri2n {
-    #[pin]
-    pub(crate) state: SpinLockBh<State>,
     /// `HBSPAN`: heartbeats to every known peer (ri2n_hb.rs).
     #[pin]
     pub(crate) hb_timer: Timer,
-    /// `FAST_TOUT / 4`: releases, probes, queued heartbeats (ri2n_hb.rs).
+    /// `FAST_TOUT / 4`: releases, probes, queued heartbeats, paused
+    /// transmit queues (ri2n_hb.rs).
     #[pin]
     pub(crate) sweep_timer: Timer,
+    #[pin]
+    pub(crate) state: SpinLockBh<State>,
     #[pin]
     pub(crate) gro: GroCells,
     /// Our incarnation, carried by heartbeats (never 0).
@@ -153,9 +157,9 @@ impl Driver for Ri2n {
 
     fn init(dev: &Device) -> impl PinInit<Self, Error> {
         try_pin_init!(Ri2n {
-            state <- crate::new_spinlock_bh!(State::new(default_params())?, "ri2n_state"),
             hb_timer <- Timer::new::<Ri2n, 0>(),
             sweep_timer <- Timer::new::<Ri2n, 1>(),
+            state <- crate::new_spinlock_bh!(State::new(default_params())?, "ri2n_state"),
             gro <- GroCells::new(dev),
             epoch: crate::net::random_u32().max(1),
             proc <- kernel::new_mutex!(DeviceFile::none(), "ri2n_proc"),
@@ -172,6 +176,9 @@ impl Driver for Ri2n {
 
     fn uninit(dev: &Ri2nDev, rtnl: &Rtnl) {
         crate::ri2n_slave::release_all(dev, rtnl);
+        // Closed already; no callback may run once the data goes.
+        dev.data().hb_timer.shutdown();
+        dev.data().sweep_timer.shutdown();
         dev.data().gro.destroy();
         *dev.data().proc.lock() = DeviceFile::none();
         pr_info!("{}: removed\n", dev.name_str());
@@ -219,8 +226,8 @@ impl Driver for Ri2n {
         crate::ri2n_slave::change_rx_flags(dev, rtnl, change);
     }
 
-    fn set_rx_mode(dev: &Ri2nDev) {
-        crate::ri2n_slave::sync_rx_mode(dev);
+    fn set_rx_mode(dev: &Ri2nDev, locked: &AddrListLocked<'_>) {
+        crate::ri2n_slave::sync_rx_mode(dev, locked);
     }
 
     fn handle_frame(dev: &Ri2nDev, port: &Device, skb: Skb) -> RxHandled {
@@ -243,9 +250,7 @@ impl Driver for Ri2n {
         (sum > 0).then_some(sum)
     }
 
-    fn stats_count(_dev: &Ri2nDev) -> usize {
-        DEV_STATS.len() + MAX_LINKS * LINK_STATS.len()
-    }
+    const STATS_COUNT: usize = DEV_STATS.len() + MAX_LINKS * LINK_STATS.len();
 
     fn stats_names(dev: &Ri2nDev, out: &mut EthtoolStrings<'_>) {
         for n in DEV_STATS {

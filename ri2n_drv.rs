@@ -176,9 +176,11 @@ impl kernel::Module for Ri2nModule {
                 return Err(EINVAL);
             }
         }
+        // The notifier before the link type: a slave enslaved right away
+        // must be released when it goes.
         let proc = KBox::pin_init(net::proc::PernetDir::<Ri2n>::new(), GFP_KERNEL)?;
-        let link = KBox::pin_init(Registration::<Ri2n>::new(), GFP_KERNEL)?;
         let events = KBox::pin_init(net::notifier::Registration::new(ri2n_slave::Events), GFP_KERNEL)?;
+        let link = KBox::pin_init(Registration::<Ri2n>::new(), GFP_KERNEL)?;
         create_from_param(&link)?;
         Ok(Ri2nModule { link, _events: events, _proc: proc })
     }

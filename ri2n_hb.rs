@@ -49,10 +49,14 @@ pub(crate) fn stop(dev: &Ri2nDev) {
 }
 
 /// Runs the sweep (and sends queued heartbeats) as soon as possible.
+/// Armed under the state lock, so that it cannot race `stop` and leave
+/// the timer armed on a stopped device.
 pub(crate) fn kick(dev: &Ri2nDev) {
-    if dev.data().state.lock().is_up() {
+    let st = dev.data().state.lock();
+    if st.is_up() {
         dev.data().sweep_timer.arm_ms(0);
     }
+    drop(st);
 }
 
 /// `hb_timer`: heartbeats to every known peer on every link that is up.
@@ -75,10 +79,12 @@ pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
 pub(crate) fn sweep_timer(dev: &Ri2nDev) {
     let d = dev.data();
     let mut up = SkbList::new();
-    let (pending, was_up) = {
+    let (pending, was_up, paused) = {
         let mut st = d.state.lock();
-        (st.sweep(dev.name_str(), &mut up), st.is_up())
+        (st.sweep(dev.name_str(), &mut up), st.is_up(), st.txq_adopt_paused(crate::net::task_id()))
     };
+    // Queues a drainer left over its budget go on, up or down.
+    crate::ri2n_tx::drain_links(dev, paused);
     if !was_up {
         return;
     }
@@ -92,12 +98,17 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev) {
     d.sweep_timer.arm_ms(sweep_period_ms(dev));
 }
 
-/// Queues every pending heartbeat, peer by peer, and drains the links.
+/// Most peers whose heartbeats one call sends: the rest wait for the next
+/// sweep, so that many new peers at once (a flood of new source MACs)
+/// cannot fill the links' queues with heartbeats.
+const HB_PEERS_PER_CALL: usize = 64;
+
+/// Queues pending heartbeats, peer by peer, and drains the links.
 fn send_pending(dev: &Ri2nDev) {
     let d = dev.data();
     let mut from = 0;
     let mut drain = 0u8;
-    loop {
+    for _ in 0..HB_PEERS_PER_CALL {
         let Some((slot, mut orders)) = d.state.lock().take_heartbeats(from) else { break };
         from = slot + 1;
         drain |= crate::ri2n_tx::queue_heartbeats(dev, &mut orders).1;

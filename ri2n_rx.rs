@@ -34,7 +34,11 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         Ok(h) => h,
         Err(e) => return malformed(dev, port, skb, e),
     };
-    let addrs = skb.mac_addrs();
+    let Some(addrs) = skb.mac_addrs() else {
+        d.state.lock().rx_malformed();
+        skb.drop_reason(DropReason::HdrTrunc);
+        return RxHandled::Consumed;
+    };
     let mut dst: Mac = [0; 6];
     let mut src: Mac = [0; 6];
     dst.copy_from_slice(&addrs[..6]);
@@ -80,7 +84,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         return RxHandled::Consumed;
     }
 
-    let (mut up, mut garbage) = (SkbList::new(), SkbList::new());
+    let (mut up, mut done, mut garbage) = (SkbList::new(), SkbList::new(), SkbList::new());
     let after = {
         let mut st = d.state.lock();
         let Some(link) = st.link_of(port) else {
@@ -90,11 +94,12 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
             drop(skb);
             return RxHandled::Consumed;
         };
-        st.rx_frame(dev.name_str(), link, &src, kind, skb, &mut up, &mut garbage)
+        st.rx_frame(dev.name_str(), link, &src, kind, skb, &mut up, &mut done, &mut garbage)
     };
     for s in up {
         d.gro.receive(s);
     }
+    done.for_each(Skb::consume);
     drop(garbage);
     if after.kick {
         crate::ri2n_hb::kick(dev);

@@ -16,8 +16,8 @@
 //! taken from the notifier alone, because linkwatch reactivates the
 //! slave's qdisc first, and a probe sent before would be dropped.
 
-use crate::net::device::{Device, ExtAck, NetDevice, Rtnl};
-use crate::net::notifier::{Event, Handler};
+use crate::net::device::{AddrListLocked, Device, ExtAck, NetDevice, Rtnl};
+use crate::net::notifier::{Event, Handler, Verdict};
 use crate::net::skb::SkbList;
 use crate::net::{bindings, Mac, MacFmt};
 use crate::proto::header::HEADER_LEN;
@@ -160,9 +160,9 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, forced: bool) -
 /// promiscuous for our address (no unicast filter) leaves that mode too.
 fn give_back(dev: &Ri2nDev, rtnl: &Rtnl, slave: &Slave) {
     let port = &*slave.dev;
-    if dev.running() {
-        port.unsync_addrs_from(rtnl, dev);
-    }
+    // Whether or not ri2n0 is up: it syncs only while up, but a release
+    // after it went down must still take its addresses back.
+    port.unsync_addrs_from(rtnl, dev);
     let _ = port.uc_del(rtnl, &dev.addr());
     if slave.promisc {
         let _ = port.set_promiscuity(rtnl, -1);
@@ -236,26 +236,23 @@ pub(crate) fn change_rx_flags(dev: &Ri2nDev, rtnl: &Rtnl, change: u32) {
         return;
     }
     let on = dev.flags() & bindings::net_device_flags_IFF_PROMISC != 0;
-    let mut st = dev.data().state.lock();
-    let refs = st.slave_refs();
+    let refs = dev.data().state.lock().slave_refs();
     for (l, s) in refs.iter().enumerate() {
         let Some(s) = s else { continue };
-        if st.set_slave_promisc(l, on) {
-            // The count change itself needs no lock of ours; RTNL keeps the
-            // slave ours.
-            drop(st);
-            let _ = s.set_promiscuity(rtnl, if on { 1 } else { -1 });
-            st = dev.data().state.lock();
+        // RTNL keeps the slave ours; the count changes without our lock,
+        // and is recorded only once it did.
+        if dev.data().state.lock().slave_promisc(l) != on && s.set_promiscuity(rtnl, if on { 1 } else { -1 }).is_ok() {
+            dev.data().state.lock().set_slave_promisc(l, on);
         }
     }
 }
 
 /// `ndo_set_rx_mode`: ri2n0's secondary unicast and multicast addresses
 /// (macvlan, IPv6 multicast) go to every slave. Under ri2n0's address lock.
-pub(crate) fn sync_rx_mode(dev: &Ri2nDev) {
+pub(crate) fn sync_rx_mode(dev: &Ri2nDev, locked: &AddrListLocked<'_>) {
     let refs = dev.data().state.lock().slave_refs();
     for s in refs.iter().flatten() {
-        s.sync_addrs_from(dev);
+        s.sync_addrs_from(locked);
     }
 }
 
@@ -263,7 +260,7 @@ pub(crate) fn sync_rx_mode(dev: &Ri2nDev) {
 pub(crate) struct Events;
 
 impl Handler for Events {
-    fn event(&self, rtnl: &Rtnl, event: Event, dev: &Device) {
+    fn event(&self, rtnl: &Rtnl, event: Event, dev: &Device) -> Verdict {
         if let Some(ours) = NetDevice::<Ri2n>::of(dev) {
             match event {
                 Event::ChangeName => Ri2n::proc_create(ours),
@@ -272,15 +269,24 @@ impl Handler for Events {
                 Event::Up | Event::ChangeAddr if ours.running() => ours.notify_peers_locked(rtnl),
                 _ => {}
             }
-            return;
+            return Verdict::Done;
         }
-        let Some(master) = NetDevice::<Ri2n>::master_of(rtnl, dev) else { return };
+        let Some(master) = NetDevice::<Ri2n>::master_of(rtnl, dev) else { return Verdict::Done };
         match event {
+            // A slave stays Ethernet, with room for the RI2N header.
+            Event::PreTypeChange => {
+                pr_err!("{}: {} cannot change type while a slave\n", master.name_str(), dev.name_str());
+                return Verdict::Veto;
+            }
+            Event::PreChangeMtu(mtu) if mtu < min_slave_mtu() => {
+                pr_err!("{}: {}: mtu {} leaves no room for the RI2N header\n", master.name_str(), dev.name_str(), mtu);
+                return Verdict::Veto;
+            }
             Event::Up | Event::Down | Event::Change => {
                 let up = dev.running() && dev.carrier_ok();
                 let changed = {
                     let mut st = master.data().state.lock();
-                    let Some(l) = st.link_of(dev) else { return };
+                    let Some(l) = st.link_of(dev) else { return Verdict::Done };
                     st.carrier_changed_to(l, up).then(|| st.carrier())
                 };
                 if let Some(carrier) = changed {
@@ -297,6 +303,7 @@ impl Handler for Events {
             }
             _ => {}
         }
+        Verdict::Done
     }
 }
 

@@ -92,17 +92,27 @@ impl Slave {
 }
 
 /// One link's transmit queue: frames numbered for their peer wait here in
-/// order, and one CPU at a time (the drainer) hands them to the slave, so
+/// order, and one task at a time (the drainer) hands them to the slave, so
 /// each link carries every peer's numbers in increasing order (the loss
 /// rule's assumption) without a lock held across `dev_queue_xmit`.
+///
+/// A drainer hands over at most [`DRAIN_BUDGET`] frames per call; if more
+/// are left it sets the queue `paused` (still `draining`, so nobody else
+/// starts) and the sweep timer adopts and drains it.
 #[derive(Default)]
 struct TxQueue {
     frames: SkbList,
-    /// A CPU is draining this queue.
+    /// A task is draining this queue, or it is paused for the sweep.
     draining: bool,
-    /// That CPU.
-    cpu: i32,
+    /// Waiting for the sweep to go on draining it.
+    paused: bool,
+    /// The draining task (`net::task_id`), 0 while paused.
+    task: usize,
 }
+
+/// Most frames one drainer hands to a slave per call, so that a busy link
+/// cannot keep one CPU in a bottom-half section for long.
+pub(crate) const DRAIN_BUDGET: usize = 256;
 
 /// Per-peer state (one node at the other end of the links).
 pub(crate) struct Peer {
@@ -320,8 +330,13 @@ impl State {
         }
     }
 
+    /// Whether link `l`'s slave has our promiscuity count.
+    pub(crate) fn slave_promisc(&self, l: usize) -> bool {
+        self.slaves[l].as_ref().is_some_and(|s| s.promisc)
+    }
+
     /// Records whether link `l`'s slave has our promiscuity count; true if
-    /// that changed (and the caller is to change the count).
+    /// that changed.
     pub(crate) fn set_slave_promisc(&mut self, l: usize, on: bool) -> bool {
         match self.slaves[l].as_mut() {
             Some(s) if s.promisc != on => {
@@ -373,11 +388,11 @@ impl State {
 
     // --- Transmit ------------------------------------------------------------
 
-    /// Whether this CPU is inside the transmit of one of our links: a
+    /// Whether this task is inside the transmit of one of our links: a
     /// packet for ri2n0 now comes from our own slave's egress (a tc mirred
     /// or redirect back into ri2n0), and sending it would loop forever.
-    pub(crate) fn tx_reentered(&mut self, cpu: i32) -> bool {
-        let looped = self.txq.iter().any(|q| q.draining && q.cpu == cpu);
+    pub(crate) fn tx_reentered(&mut self, task: usize) -> bool {
+        let looped = self.txq.iter().any(|q| q.draining && q.task == task);
         if looped {
             self.stats.tx_loop += 1;
             self.stats.tx_dropped += 1;
@@ -447,7 +462,7 @@ impl State {
     /// Queues `frame` (RI2N header in place) on link `l`. Returns true if
     /// the caller is to drain the queue ([`State::txq_take`]) after
     /// dropping the lock; a frame that does not fit goes to `garbage`.
-    pub(crate) fn txq_push(&mut self, l: usize, frame: Skb, cpu: i32, garbage: &mut SkbList) -> bool {
+    pub(crate) fn txq_push(&mut self, l: usize, frame: Skb, task: usize, garbage: &mut SkbList) -> bool {
         let q = &mut self.txq[l];
         if self.slaves[l].is_none() || q.frames.len() >= TXQ_LIMIT {
             garbage.push(frame);
@@ -461,14 +476,14 @@ impl State {
             return false;
         }
         q.draining = true;
-        q.cpu = cpu;
+        q.task = task;
         true
     }
 
-    /// For the drainer of link `l`: every frame queued now, and the slave
-    /// to send them on; `None` (and draining ends) once the queue is empty
-    /// or the slave is gone.
-    pub(crate) fn txq_take(&mut self, l: usize, garbage: &mut SkbList) -> Option<(SkbList, ARef<Device>)> {
+    /// For the drainer of link `l`: up to `max` frames queued now, and the
+    /// slave to send them on; `None` (and draining ends) once the queue is
+    /// empty or the slave is gone.
+    pub(crate) fn txq_take(&mut self, l: usize, max: usize, garbage: &mut SkbList) -> Option<(SkbList, ARef<Device>)> {
         let q = &mut self.txq[l];
         let Some(s) = self.slaves[l].as_ref() else {
             garbage.append(&mut q.frames);
@@ -480,9 +495,38 @@ impl State {
             return None;
         }
         let mut batch = SkbList::new();
-        batch.append(&mut q.frames);
+        while batch.len() < max {
+            let Some(f) = q.frames.pop() else { break };
+            batch.push(f);
+        }
         self.link_stats[l].tx_packets += batch.len() as u64;
         Some((batch, s.dev.clone()))
+    }
+
+    /// The drainer of link `l` used its budget: the sweep goes on (true),
+    /// unless the queue emptied meanwhile (false, draining ends).
+    pub(crate) fn txq_pause(&mut self, l: usize) -> bool {
+        let q = &mut self.txq[l];
+        if q.frames.is_empty() {
+            q.draining = false;
+            return false;
+        }
+        q.paused = true;
+        q.task = 0;
+        true
+    }
+
+    /// The sweep takes over every paused queue; returns their links.
+    pub(crate) fn txq_adopt_paused(&mut self, task: usize) -> u8 {
+        let mut links = 0;
+        for (l, q) in self.txq.iter_mut().enumerate() {
+            if q.paused {
+                q.paused = false;
+                q.task = task;
+                links |= 1 << l;
+            }
+        }
+        links
     }
 
     // --- Peers ---------------------------------------------------------------
@@ -554,6 +598,7 @@ impl State {
         kind: RxKind,
         skb: Option<Skb>,
         up: &mut SkbList,
+        done: &mut SkbList,
         garbage: &mut SkbList,
     ) -> RxAfter {
         let mut after = RxAfter::default();
@@ -575,7 +620,12 @@ impl State {
         self.link_stats[l].rx_packets += 1;
         let (params, carrier) = (self.params, self.carrier);
         let stats = &mut self.stats;
-        let Some(peer) = self.peers[slot].as_deref_mut() else { return after };
+        let Some(peer) = self.peers[slot].as_deref_mut() else {
+            if let Some(s) = skb {
+                garbage.push(s);
+            }
+            return after;
+        };
         let mut deliver = |s: Skb| {
             stats.rx_packets += 1;
             stats.rx_bytes += s.len() as u64;
@@ -595,7 +645,7 @@ impl State {
                     after.kick = true;
                 }
                 if let Some(s) = skb {
-                    garbage.push(s);
+                    done.push(s);
                 }
                 tr
             }

@@ -11,10 +11,13 @@
 //!
 //! Each link carries a peer's numbers in increasing order, as the loss rule
 //! assumes, without a lock held across `dev_queue_xmit`: a frame is
-//! numbered and queued on its link under the state lock, and one CPU at a
-//! time (the drainer) hands a link's queue to its slave, in order. A
-//! transmit that re-enters from the drainer's own `dev_queue_xmit` (a tc
-//! mirred or redirect from a slave back into ri2n0) is dropped and counted.
+//! numbered and queued on its link under the state lock, and one task at a
+//! time (the drainer) hands a link's queue to its slave, in order, at most
+//! `DRAIN_BUDGET` frames per call (the sweep timer goes on with the rest).
+//! The slave keeps the order too: all of a peer's frames on a link are one
+//! flow to it (`flow_hash`). A transmit that re-enters from the drainer's
+//! own `dev_queue_xmit` (a tc mirred or redirect from a slave back into
+//! ri2n0) is dropped and counted.
 
 use crate::net::bindings;
 use crate::net::skb::{DropReason, Skb, SkbList};
@@ -22,7 +25,7 @@ use crate::net::Mac;
 use crate::proto::header::{Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
-use crate::ri2n_state::{HbOrder, TxRoute};
+use crate::ri2n_state::{HbOrder, TxRoute, DRAIN_BUDGET};
 
 const ETH_HLEN: usize = 14;
 
@@ -31,15 +34,15 @@ const ETH_HLEN: usize = 14;
 /// a slave that cannot).
 const SEG_FEATURES: u64 = (1u64 << bindings::NETIF_F_SG_BIT) | (1u64 << bindings::NETIF_F_HW_CSUM_BIT) | (1u64 << bindings::NETIF_F_HIGHDMA_BIT);
 
-fn cpu() -> i32 {
-    crate::net::cpu_id()
+fn task() -> usize {
+    crate::net::task_id()
 }
 
 /// `ndo_start_xmit`: consumes `skb` whatever happens. A GSO packet is cut
 /// into its segments here, each numbered and scheduled like any packet.
 pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
     let d = dev.data();
-    if d.state.lock().tx_reentered(cpu()) {
+    if d.state.lock().tx_reentered(task()) {
         skb.drop_reason(DropReason::Recursion);
         return;
     }
@@ -105,7 +108,7 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
         frames[last] = Some(skb);
         for (l, f) in frames.iter_mut().enumerate() {
             if let Some(f) = f.take() {
-                if st.txq_push(l, f, cpu(), &mut garbage) {
+                if st.txq_push(l, f, task(), &mut garbage) {
                     drain |= 1 << l;
                 }
             }
@@ -121,7 +124,7 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
                     // Cannot happen: the headroom was made above.
                     st.tx_failed(len);
                     garbage.push(skb);
-                } else if st.txq_push(link, skb, cpu(), &mut garbage) {
+                } else if st.txq_push(link, skb, task(), &mut garbage) {
                     drain |= 1 << link;
                 }
             }
@@ -132,26 +135,36 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
     drain
 }
 
-/// Hands every frame queued on the links in `links` to their slaves, in
-/// order, until the queues are empty. Called without the state lock by the
-/// CPU that became each queue's drainer.
+/// Hands the frames queued on the links in `links` to their slaves, in
+/// order, until the queues are empty or `DRAIN_BUDGET` frames per link are
+/// sent (the sweep then goes on). Called without the state lock by the
+/// task that became each queue's drainer.
 pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
     let d = dev.data();
+    let mut paused = false;
     for l in 0..MAX_LINKS {
         if links & (1 << l) == 0 {
             continue;
         }
+        let mut sent = 0;
         loop {
+            if sent >= DRAIN_BUDGET {
+                paused |= d.state.lock().txq_pause(l);
+                break;
+            }
             let mut garbage = SkbList::new();
-            let batch = d.state.lock().txq_take(l, &mut garbage);
+            let batch = d.state.lock().txq_take(l, DRAIN_BUDGET - sent, &mut garbage);
             drop(garbage);
             let Some((frames, slave)) = batch else { break };
-            for mut f in frames {
+            sent += frames.len();
+            for f in frames {
                 let hash = flow_hash(&f, l);
-                f.set_out(&slave, ETH_P_RI2N, hash);
-                f.queue_xmit();
+                f.xmit_on(&slave, ETH_P_RI2N, hash);
             }
         }
+    }
+    if paused {
+        crate::ri2n_hb::kick(dev);
     }
 }
 
@@ -183,16 +196,18 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         let Some(o) = o.take() else { continue };
         let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else { continue };
         let Some(mut skb) = Skb::alloc(&slave, len as u32) else { continue };
-        skb.write(0, &o.peer);
-        skb.write(6, &me);
-        skb.write(12, &ETH_P_RI2N.to_be_bytes());
-        let mut h = [0u8; HEADER_LEN];
-        Header { kind: Kind::Heartbeat, protocol: 0, seq: o.next }.encode(&mut h);
-        skb.write(ETH_HLEN, &h);
-        let mut b = [0u8; HEARTBEAT_LEN];
-        Heartbeat { epoch: d.epoch, flags: o.flags, link: o.link as u8, down: o.down }.encode(&mut b);
-        skb.write(ETH_HLEN + HEADER_LEN, &b);
-        if st.txq_push(o.link, skb, cpu(), &mut garbage) {
+        let mut frame = [0u8; ETH_HLEN + HEADER_LEN + HEARTBEAT_LEN];
+        frame[..6].copy_from_slice(&o.peer);
+        frame[6..12].copy_from_slice(&me);
+        frame[12..14].copy_from_slice(&ETH_P_RI2N.to_be_bytes());
+        Header { kind: Kind::Heartbeat, protocol: 0, seq: o.next }.encode(&mut frame[ETH_HLEN..]);
+        Heartbeat { epoch: d.epoch, flags: o.flags, link: o.link as u8, down: o.down }
+            .encode(&mut frame[ETH_HLEN + HEADER_LEN..]);
+        if !skb.write(0, &frame) {
+            garbage.push(skb);
+            continue;
+        }
+        if st.txq_push(o.link, skb, task(), &mut garbage) {
             drain |= 1 << o.link;
         }
         sent += 1;

@@ -19,7 +19,9 @@
 //! `unregister_netdevice`, under RTNL) lets the driver release what hangs on
 //! other devices (its ports). `priv_destructor` (from `netdev_run_todo`,
 //! once the last reference is gone) drops the `T`, and the core frees the
-//! device (`needs_free_netdev`).
+//! device (`needs_free_netdev`). A registration that fails after `ndo_init`
+//! runs `ndo_uninit` and `priv_destructor` at once; `ready` makes the drop
+//! happen once, and `free_netdev` defers to the core when it must.
 
 use super::bindings;
 use super::skb::Skb;
@@ -308,14 +310,20 @@ impl Device {
         unsafe { bindings::dev_close(self.as_raw()) }
     }
 
-    /// Adds `addr` to the device's unicast filter.
+    /// Adds `addr` to the device's unicast filter (Ethernet devices only).
     pub fn uc_add(&self, _rtnl: &Rtnl, addr: &Mac) -> Result {
-        // SAFETY: Alive; RTNL held; `addr` has 6 bytes.
+        if !self.is_ether() {
+            return Err(EINVAL);
+        }
+        // SAFETY: Alive; RTNL held; `addr` has the device's 6 bytes.
         to_result(unsafe { bindings::dev_uc_add(self.as_raw(), addr.as_ptr()) })
     }
 
     /// Removes `addr` from the device's unicast filter.
     pub fn uc_del(&self, _rtnl: &Rtnl, addr: &Mac) -> Result {
+        if !self.is_ether() {
+            return Err(EINVAL);
+        }
         // SAFETY: As in `uc_add`.
         to_result(unsafe { bindings::dev_uc_del(self.as_raw(), addr.as_ptr()) })
     }
@@ -339,7 +347,7 @@ impl Device {
     }
 
     /// The device's master (bond, bridge, team, ...), if it has one.
-    pub fn master(&self, _rtnl: &Rtnl) -> Option<&Device> {
+    pub fn master<'a>(&self, _rtnl: &'a Rtnl) -> Option<&'a Device> {
         // SAFETY: Alive; RTNL held, which keeps the upper device alive for
         // the borrow (it cannot be unlinked without RTNL).
         let p = unsafe { bindings::netdev_master_upper_dev_get(self.as_raw()) };
@@ -384,14 +392,14 @@ impl Device {
     }
 
     /// Copies `from`'s secondary unicast and multicast addresses into this
-    /// device's filters (`dev_uc_sync_multiple`, `dev_mc_sync_multiple`).
-    /// Called from `from`'s `set_rx_mode`, under its address lock.
-    pub fn sync_addrs_from(&self, from: &Device) {
-        // SAFETY: Both alive; the caller holds `from`'s address lock, as the
-        // sync functions require; they lock `self`'s.
+    /// device's filters (`dev_uc_sync_multiple`, `dev_mc_sync_multiple`),
+    /// from `from`'s `set_rx_mode`, which holds its address lock (`from`).
+    pub fn sync_addrs_from(&self, from: &AddrListLocked<'_>) {
+        // SAFETY: Both alive; `from`'s address lock is held (the witness's
+        // invariant), as the sync functions require; they lock `self`'s.
         unsafe {
-            bindings::dev_uc_sync_multiple(self.as_raw(), from.as_raw());
-            bindings::dev_mc_sync_multiple(self.as_raw(), from.as_raw());
+            bindings::dev_uc_sync_multiple(self.as_raw(), from.0.as_raw());
+            bindings::dev_mc_sync_multiple(self.as_raw(), from.0.as_raw());
         }
     }
 
@@ -415,6 +423,21 @@ impl Device {
             bindings::dev_uc_unsync(self.as_raw(), from.as_raw());
             bindings::dev_mc_unsync(self.as_raw(), from.as_raw());
         }
+    }
+}
+
+/// A device whose address lists are locked (`netif_addr_lock_bh`): what
+/// `set_rx_mode` is given.
+///
+/// # Invariants
+///
+/// The device's address lock is held while this exists.
+pub struct AddrListLocked<'a>(&'a Device);
+
+impl core::ops::Deref for AddrListLocked<'_> {
+    type Target = Device;
+    fn deref(&self) -> &Device {
+        self.0
     }
 }
 
@@ -564,11 +587,16 @@ impl Setup<'_> {
         // SAFETY: Reading a bitfield of a union member that is always the
         // struct (the other member is a view of the same bits).
         let f = unsafe { &mut d.__bindgen_anon_1.__bindgen_anon_1 };
+        // No IFF_TX_SKB_SHARING (ether_setup sets it): the driver changes
+        // the packets it is given, so pktgen must not hand one over twice.
+        // IFF_UNICAST_FLT: secondary unicast addresses go to the ports'
+        // filters (set_rx_mode), not into promiscuous mode.
         f.set_priv_flags(
-            f.priv_flags()
+            (f.priv_flags() & !(bindings::netdev_priv_flags_IFF_TX_SKB_SHARING as kernel::ffi::c_ulong))
                 | (bindings::netdev_priv_flags_IFF_NO_QUEUE
                     | bindings::netdev_priv_flags_IFF_LIVE_ADDR_CHANGE
-                    | bindings::netdev_priv_flags_IFF_DISABLE_NETPOLL) as kernel::ffi::c_ulong,
+                    | bindings::netdev_priv_flags_IFF_DISABLE_NETPOLL
+                    | bindings::netdev_priv_flags_IFF_UNICAST_FLT) as kernel::ffi::c_ulong,
         );
         f.set_lltx(1);
         if pinned {
@@ -660,8 +688,8 @@ pub trait Driver: Sized + Send + Sync + 'static {
     }
 
     /// `ndo_set_rx_mode`: the address lists changed; under the device's
-    /// address lock, BH disabled.
-    fn set_rx_mode(_dev: &NetDevice<Self>) {
+    /// address lock (`locked`), BH disabled.
+    fn set_rx_mode(_dev: &NetDevice<Self>, _locked: &AddrListLocked<'_>) {
         build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
     }
 
@@ -674,12 +702,11 @@ pub trait Driver: Sized + Send + Sync + 'static {
         None
     }
 
-    /// `ethtool -S`: how many counters.
-    fn stats_count(_dev: &NetDevice<Self>) -> usize {
-        0
-    }
+    /// `ethtool -S`: how many counters (a constant: the core sizes its
+    /// buffers from one call and fills them in another).
+    const STATS_COUNT: usize = 0;
 
-    /// `ethtool -S`: their names, [`Driver::stats_count`] of them.
+    /// `ethtool -S`: their names, [`Driver::STATS_COUNT`] of them.
     fn stats_names(_dev: &NetDevice<Self>, _out: &mut EthtoolStrings<'_>) {}
 
     /// `ethtool -S`: their values, in the same order.
@@ -758,8 +785,10 @@ impl<T: Driver> NetDevice<T> {
     /// initialised in `ndo_init` is; one built elsewhere is not).
     pub(crate) unsafe fn from_data(data: &T) -> &NetDevice<T> {
         let data_off = core::mem::offset_of!(Priv<T>, data);
-        let align = bindings::NETDEV_ALIGN as usize;
-        let priv_off = (core::mem::size_of::<bindings::net_device>() + align - 1) & !(align - 1);
+        // netdev_priv() is the `priv` flexible array at the end of the
+        // device, cacheline aligned: `Priv<T>` must need no more.
+        const { assert!(core::mem::align_of::<Priv<T>>() <= 64) };
+        let priv_off = core::mem::offset_of!(bindings::net_device, priv_);
         // SAFETY: `data` sits `data_off` into the `Priv<T>` that starts
         // `priv_off` after its net_device (netdev_priv()), by the caller's
         // guarantee; the device lives as long as its data.
@@ -784,13 +813,13 @@ impl<T: Driver> NetDevice<T> {
         // (ops are set in setup, but nothing hands out an unregistered
         // device), and its data lives until after it is unregistered,
         // which the borrow of `dev` precludes.
-        let ready = unsafe { (*Self::priv_of(dev.as_raw())).ready };
+        let ready = unsafe { core::ptr::read_volatile(&(*Self::priv_of(dev.as_raw())).ready) };
         // SAFETY: As above.
         ready.then(|| unsafe { NetDevice::from_raw(dev.as_raw()) })
     }
 
     /// `port`'s master, if it is a device of ours.
-    pub fn master_of<'a>(rtnl: &'a Rtnl, port: &'a Device) -> Option<&'a NetDevice<T>> {
+    pub fn master_of<'a>(rtnl: &'a Rtnl, port: &Device) -> Option<&'a NetDevice<T>> {
         port.master(rtnl).and_then(NetDevice::of)
     }
 
@@ -1016,6 +1045,14 @@ unsafe extern "C" fn ndo_start_xmit<T: Driver>(
     skb: *mut bindings::sk_buff,
     dev: *mut bindings::net_device,
 ) -> bindings::netdev_tx_t {
+    // A shared packet cannot be changed in place; with IFF_TX_SKB_SHARING
+    // off nothing should hand one over.
+    // SAFETY: The stack hands us a packet, for a registered device.
+    if unsafe { bindings::skb_shared(skb) } {
+        // SAFETY: As above; dropping our reference is what xmit must do.
+        unsafe { bindings::sk_skb_reason_drop(core::ptr::null_mut(), skb, bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED) };
+        return bindings::netdev_tx_NETDEV_TX_OK;
+    }
     // SAFETY: The stack hands us a packet to own, for a registered device.
     if let Some(skb) = unsafe { Skb::from_raw(skb) } {
         // SAFETY: As above.
@@ -1082,7 +1119,8 @@ unsafe extern "C" fn ndo_change_rx_flags<T: Driver>(dev: *mut bindings::net_devi
 
 unsafe extern "C" fn ndo_set_rx_mode<T: Driver>(dev: *mut bindings::net_device) {
     // SAFETY: Under the device's address lock, for a registered device.
-    T::set_rx_mode(unsafe { with::<T>(dev) })
+    let d = unsafe { with::<T>(dev) };
+    T::set_rx_mode(d, &AddrListLocked(d))
 }
 
 unsafe extern "C" fn rx_handler<T: Driver>(pskb: *mut *mut bindings::sk_buff) -> bindings::rx_handler_result_t {
@@ -1141,8 +1179,8 @@ unsafe extern "C" fn get_sset_count<T: Driver>(dev: *mut bindings::net_device, s
     if sset as u32 != bindings::ethtool_stringset_ETH_SS_STATS {
         return EOPNOTSUPP.to_errno();
     }
-    // SAFETY: A registered device of ours.
-    T::stats_count(unsafe { with::<T>(dev) }) as i32
+    let _ = dev;
+    T::STATS_COUNT as i32
 }
 
 unsafe extern "C" fn get_strings<T: Driver>(dev: *mut bindings::net_device, sset: u32, buf: *mut u8) {
@@ -1154,7 +1192,7 @@ unsafe extern "C" fn get_strings<T: Driver>(dev: *mut bindings::net_device, sset
     // count cannot change in between.
     unsafe {
         let d = with::<T>(dev);
-        let n = T::stats_count(d) * bindings::ETH_GSTRING_LEN as usize;
+        let n = T::STATS_COUNT * bindings::ETH_GSTRING_LEN as usize;
         T::stats_names(d, &mut EthtoolStrings { buf: core::slice::from_raw_parts_mut(buf, n), at: 0 });
     }
 }
@@ -1167,7 +1205,7 @@ unsafe extern "C" fn get_ethtool_stats<T: Driver>(
     // SAFETY: As in `get_strings`: `data` has room for the count.
     unsafe {
         let d = with::<T>(dev);
-        let out = core::slice::from_raw_parts_mut(data, T::stats_count(d));
+        let out = core::slice::from_raw_parts_mut(data, T::STATS_COUNT);
         out.fill(0);
         T::stats_values(d, out);
     }
@@ -1321,6 +1359,12 @@ impl AttrGroup {
             let mut attr: bindings::device_attribute = unsafe { core::mem::zeroed() };
             attr.attr.name = name.as_char_ptr();
             attr.attr.mode = 0o644;
+            // Attributes outside static storage need a static lockdep key
+            // (what sysfs_attr_init() sets up for C).
+            #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
+            {
+                attr.attr.key = kernel::static_lock_class!().as_ptr().cast();
+            }
             attr.__bindgen_anon_1.show = Some(attr_show::<T>);
             attr.__bindgen_anon_2.store = Some(attr_store::<T>);
             attrs.push(IdxAttr { attr, idx }, GFP_KERNEL)?;

@@ -25,6 +25,9 @@ void rnet_netif_addr_unlock_bh(struct net_device *dev) { netif_addr_unlock_bh(de
 int rnet_dev_uc_count(struct net_device *dev) { return netdev_uc_count(dev); }
 
 void rnet_consume_skb(struct sk_buff *skb) { consume_skb(skb); }
+bool rnet_skb_shared(const struct sk_buff *skb) { return skb_shared(skb); }
+bool rnet_skb_mac_header_was_set(const struct sk_buff *skb) { return skb_mac_header_was_set(skb); }
+bool rnet_skb_header_cloned(const struct sk_buff *skb) { return skb_header_cloned(skb); }
 struct sk_buff *rnet_skb_share_check(struct sk_buff *skb) { return skb_share_check(skb, GFP_ATOMIC); }
 bool rnet_pskb_may_pull(struct sk_buff *skb, unsigned int len) { return pskb_may_pull(skb, len); }
 int rnet_skb_cow_head(struct sk_buff *skb, unsigned int headroom) { return skb_cow_head(skb, headroom); }
@@ -44,6 +47,8 @@ void rnet_local_bh_enable(void) { local_bh_enable(); }
 void rnet_rcu_read_lock(void) { rcu_read_lock(); }
 void rnet_rcu_read_unlock(void) { rcu_read_unlock(); }
 int rnet_raw_smp_processor_id(void) { return raw_smp_processor_id(); }
+void *rnet_current(void) { return current; }
+unsigned int rnet_nr_cpus_max(void) { return NR_CPUS; }
 
 void rnet_timer_setup(struct timer_list *t, void (*fn)(struct timer_list *)) { timer_setup(t, fn, 0); }
 unsigned long rnet_jiffies(void) { return jiffies; }

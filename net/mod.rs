@@ -78,6 +78,14 @@ pub fn cpu_id() -> i32 {
     unsafe { bindings::raw_smp_processor_id() }
 }
 
+/// An identity of the running task (its `task_struct` address): what
+/// tells a re-entered call from another one, on PREEMPT_RT too, where
+/// bottom-half sections of different tasks may interleave on one CPU.
+pub fn task_id() -> usize {
+    // SAFETY: No preconditions; only the address is used.
+    unsafe { bindings::current() as usize }
+}
+
 /// Waits for every RCU reader of the networking stack (`synchronize_net()`).
 /// Process context.
 pub fn synchronize_net() {

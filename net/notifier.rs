@@ -25,13 +25,26 @@ pub enum Event {
     ChangeAddr,
     /// The device was renamed.
     ChangeName,
+    /// The device is about to change its link-layer type (vetoable).
+    PreTypeChange,
+    /// The device is about to change its MTU to this (vetoable).
+    PreChangeMtu(u32),
     /// Anything else.
     Other,
 }
 
 impl Event {
-    fn from_raw(e: usize) -> Event {
+    /// # Safety
+    ///
+    /// `info` is the notifier's info for event `e`.
+    unsafe fn from_raw(e: usize, info: *mut bindings::netdev_notifier_info) -> Event {
         match e as u32 {
+            bindings::netdev_cmd_NETDEV_PRE_TYPE_CHANGE => Event::PreTypeChange,
+            // SAFETY: PRECHANGEMTU comes with a `netdev_notifier_info_ext`
+            // holding the new MTU (netif_set_mtu_ext()).
+            bindings::netdev_cmd_NETDEV_PRECHANGEMTU => Event::PreChangeMtu(unsafe {
+                (*info.cast::<bindings::netdev_notifier_info_ext>()).ext.mtu
+            }),
             bindings::netdev_cmd_NETDEV_UP => Event::Up,
             bindings::netdev_cmd_NETDEV_DOWN => Event::Down,
             bindings::netdev_cmd_NETDEV_CHANGE => Event::Change,
@@ -44,10 +57,19 @@ impl Event {
     }
 }
 
+/// What a handler says of an event.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Verdict {
+    /// Go on.
+    Done,
+    /// Refuse a vetoable event (`Pre*`); others go on anyway.
+    Veto,
+}
+
 /// What a notifier does with events.
 pub trait Handler: Send + Sync + 'static {
-    /// `event` happened to `dev`; under RTNL.
-    fn event(&self, rtnl: &Rtnl, event: Event, dev: &Device);
+    /// `event` happened, or is about to, to `dev`; under RTNL.
+    fn event(&self, rtnl: &Rtnl, event: Event, dev: &Device) -> Verdict;
 }
 
 /// A registered netdev notifier, unregistered on drop.
@@ -71,12 +93,16 @@ unsafe extern "C" fn call<H: Handler>(nb: *mut bindings::notifier_block, event: 
     // SAFETY: `nb` is the first field of a pinned, registered
     // `Registration<H>` (repr(C)); netdev notifiers run under RTNL with a
     // `netdev_notifier_info` whose device is alive for the call.
-    unsafe {
+    let verdict = unsafe {
         let reg = &*nb.cast::<Registration<H>>();
-        let dev = Device::from_raw((*ptr.cast::<bindings::netdev_notifier_info>()).dev);
-        reg.handler.event(Rtnl::assume_held(), Event::from_raw(event), dev);
+        let info = ptr.cast::<bindings::netdev_notifier_info>();
+        let dev = Device::from_raw((*info).dev);
+        reg.handler.event(Rtnl::assume_held(), Event::from_raw(event, info), dev)
+    };
+    match verdict {
+        Verdict::Done => bindings::NOTIFY_DONE as i32,
+        Verdict::Veto => bindings::NOTIFY_BAD as i32,
     }
-    bindings::NOTIFY_DONE as i32
 }
 
 impl<H: Handler> Registration<H> {

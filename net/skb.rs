@@ -167,13 +167,21 @@ impl Skb {
     }
 
     /// The 12 address bytes (destination, source) of the Ethernet header of
-    /// a received packet.
-    pub fn mac_addrs(&self) -> [u8; 12] {
+    /// a received packet; `None` if it has no Ethernet header before `data`.
+    pub fn mac_addrs(&self) -> Option<[u8; 12]> {
+        let p = self.as_raw();
+        // SAFETY: We own it; reads of header offsets.
+        let (set, mac, data, head) = unsafe {
+            (bindings::skb_mac_header_was_set(p), bindings::skb_mac_header(p), (*p).data, (*p).head)
+        };
+        if !set || mac < head || (mac as usize).saturating_add(14) > data as usize {
+            return None;
+        }
         let mut a = [0u8; 12];
-        // SAFETY: Received skbs have their mac header set, and the
-        // receiving driver made the 14-byte Ethernet header linear.
-        unsafe { core::ptr::copy_nonoverlapping(bindings::skb_mac_header(self.as_raw()), a.as_mut_ptr(), 12) };
-        a
+        // SAFETY: The 14 bytes from `mac` lie between `head` and `data`,
+        // in the linear part (checked above).
+        unsafe { core::ptr::copy_nonoverlapping(mac, a.as_mut_ptr(), 12) };
+        Some(a)
     }
 
     /// Transmit side: inserts `shim` between the Ethernet header at `data`
@@ -202,7 +210,7 @@ impl Skb {
     /// right before the payload with `ethertype`, and runs
     /// `eth_type_trans()` as `dev` would (protocol, packet type, `skb->dev`).
     pub fn strip_shim(&mut self, shim_len: u32, ethertype: u16, dev: &Device) -> Result {
-        let addrs = self.mac_addrs();
+        let addrs = self.mac_addrs().ok_or(EINVAL)?;
         if !self.may_pull(shim_len) {
             return Err(EINVAL);
         }
@@ -230,26 +238,40 @@ impl Skb {
         Ok(())
     }
 
-    /// Writes `bytes` at offset `at` of a packet we allocated.
-    pub fn write(&mut self, at: usize, bytes: &[u8]) {
-        self.data_mut()[at..at + bytes.len()].copy_from_slice(bytes);
+    /// Writes `bytes` at offset `at` of a packet we allocated (whose data
+    /// no clone shares); false if it is shared or too short.
+    pub fn write(&mut self, at: usize, bytes: &[u8]) -> bool {
+        // SAFETY: We own it; reads the clone state.
+        if unsafe { bindings::skb_header_cloned(self.as_raw()) } {
+            return false;
+        }
+        match self.data_mut().get_mut(at..at + bytes.len()) {
+            Some(d) => {
+                d.copy_from_slice(bytes);
+                true
+            }
+            None => false,
+        }
     }
 
-    /// Prepares the packet to leave through `dev` as a frame of Ethertype
-    /// `protocol`, as part of the flow `flow_hash` (never 0).
+    /// Sends the packet out of `dev` (`dev_queue_xmit`, which consumes it)
+    /// as a frame of Ethertype `protocol`, part of the flow `flow_hash`.
+    /// Must not be called with a spinlock held.
     ///
-    /// The device's qdisc and queue selection then keep the flow's packets
-    /// in the order they are sent, whatever they are: the hash is the flow's
-    /// for flow-queueing qdiscs (fq_codel, fq); the packet has no priority
-    /// of its own (pfifo_fast's bands); and its transmit queue comes from
-    /// the hash, not from the sending CPU (XPS) nor from a socket's cached
-    /// queue, which differ from packet to packet of one flow.
-    pub fn set_out(&mut self, dev: &Device, protocol: u16, flow_hash: u32) {
-        // SAFETY: We own the skb; `dev` is alive (reference) and the caller
-        // keeps it alive until the packet is queued. The header fields are
-        // the `headers` struct group, the union's only member in use.
+    /// The device's qdisc and queue choice keep a flow's packets in the
+    /// order they are sent, whatever they are: the hash is the flow's for
+    /// flow-queueing qdiscs (fq_codel, fq); the packet has no priority of
+    /// its own (pfifo_fast's bands); its transmit queue is chosen afresh
+    /// (`ooo_okay`), not from a socket's cached queue, which differs from
+    /// packet to packet of one flow; and XPS sees the same "sending CPU"
+    /// for every packet: the last CPU number the kernel allows, which on
+    /// most machines is no CPU at all (XPS then leaves the choice to the
+    /// hash), and otherwise one CPU's queues, chosen among by the hash.
+    pub fn xmit_on(self, dev: &Device, protocol: u16, flow_hash: u32) -> i32 {
+        let p = self.into_raw();
+        // SAFETY: We own the skb; `dev` is alive for the call, which queues
+        // the packet; the header fields are the `headers` struct group.
         unsafe {
-            let p = self.as_raw();
             (*p).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev = dev.as_raw();
             let h = (*p).__bindgen_anon_4.__bindgen_anon_1.as_mut();
             h.protocol = protocol.to_be();
@@ -257,19 +279,11 @@ impl Skb {
             h.hash = flow_hash;
             h.set_sw_hash(1);
             h.set_l4_hash(1);
-            // No CPU has this number: XPS does not apply, the hash does.
-            h.__bindgen_anon_3.sender_cpu = u32::MAX;
             h.set_ooo_okay(1);
+            h.__bindgen_anon_3.sender_cpu = bindings::nr_cpus_max();
             bindings::skb_reset_mac_header(p);
+            bindings::__dev_queue_xmit(p, core::ptr::null_mut())
         }
-    }
-
-    /// Sends the packet on the device `set_out` named (`dev_queue_xmit`),
-    /// which consumes it. Must not be called with a spinlock held.
-    pub fn queue_xmit(self) -> i32 {
-        // SAFETY: We own the skb, whose device was set by `set_out` and is
-        // kept alive by the caller; dev_queue_xmit takes ownership.
-        unsafe { bindings::__dev_queue_xmit(self.into_raw(), core::ptr::null_mut()) }
     }
 }
 

@@ -85,6 +85,13 @@ impl Timer {
         unsafe { bindings::mod_timer(self.t.get(), bindings::jiffies().wrapping_add(bindings::msecs_to_jiffies(ms))) };
     }
 
+    /// Stops the timer for good (`timer_shutdown_sync`): waits for a running
+    /// callback, and arming it afterwards does nothing. Process context.
+    pub fn shutdown(&self) {
+        // SAFETY: Set up (invariant); process context.
+        unsafe { bindings::timer_shutdown_sync(self.t.get()) };
+    }
+
     /// Stops the timer and waits for a running callback. Process context;
     /// the caller makes sure the callback does not re-arm it.
     pub fn stop(&self) {
