@@ -43,8 +43,9 @@ check "excess peers refused or evicting idle ones, counted ($refused + $evicted)
 check "ri2n0 still works after the flood (n1 is a known peer)" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
 
 # RI2N frames on a device that is not a slave never reach ri2n.
-before=$(proc_counter n2 rx_packets)/$(proc_counter n2 rx_dropped)/$(proc_counter n2 rx_malformed)
-inject n2 lo "$mac2$src" 1004 01010800 00000001 0000
-after=$(proc_counter n2 rx_packets)/$(proc_counter n2 rx_dropped)/$(proc_counter n2 rx_malformed)
+# (rx_packets is not compared: ARP and ND may arrive meanwhile.)
+before=$(proc_counter n2 rx_dropped)/$(proc_counter n2 rx_malformed)
+inject n2 lo "$mac2$src" 1004 02010800 00000001 0000
+after=$(proc_counter n2 rx_dropped)/$(proc_counter n2 rx_malformed)
 check "frame on a non-slave ignored ($before -> $after)" test "$before" = "$after"
 finish
