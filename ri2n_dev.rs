@@ -61,8 +61,17 @@ const DEFAULT_MTU: u32 = 1500 - HEADER_LEN as u32;
 const MIN_MTU: u32 = 68;
 
 /// sysfs file names, in `Param::ALL` order (checked at module load).
-pub(crate) const PARAM_FILES: [&CStr; NPARAMS] =
-    [c"ft_hthresh", c"ft_lthresh", c"slow_tout", c"hbspan", c"hbweight", c"fast_tout", c"maxbuf", c"max_peers"];
+pub(crate) const PARAM_FILES: [&CStr; NPARAMS] = [
+    c"ft_hthresh",
+    c"ft_lthresh",
+    c"slow_tout",
+    c"hbspan",
+    c"hbweight",
+    c"fast_tout",
+    c"maxbuf",
+    c"max_peers",
+    c"loss_thresh",
+];
 
 /// `IFLA_INFO_DATA` attributes of `ip -d link show ri2n0` (ours; 0 unused).
 mod ifla {

@@ -56,6 +56,7 @@ module! {
         fast_tout: u32 { default: 20, description: "FAST_TOUT: longest a packet waits for a gap (ms)", },
         maxbuf: u32 { default: 300, description: "MAXBUF: most packets held per peer (max 511)", },
         max_peers: u32 { default: 64, description: "most peers kept per device (max 1024)", },
+        loss_thresh: u32 { default: 5, description: "a link losing more than this % of our frames goes out of use (0: never)", },
     },
 }
 
@@ -73,6 +74,7 @@ fn params_from_module() -> core::result::Result<Params, proto::params::ParamErro
         module_parameters::fast_tout.value(),
         module_parameters::maxbuf.value(),
         module_parameters::max_peers.value(),
+        module_parameters::loss_thresh.value(),
     ];
     let mut pairs = [(Param::FtHthresh, 0u32); NPARAMS];
     for (i, p) in Param::ALL.iter().enumerate() {
@@ -97,6 +99,7 @@ fn check_params() -> Result {
         module_parameters::fast_tout.value(),
         module_parameters::maxbuf.value(),
         module_parameters::max_peers.value(),
+        module_parameters::loss_thresh.value(),
     ];
     for (i, p) in Param::ALL.iter().enumerate() {
         let spec = p.spec();

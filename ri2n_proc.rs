@@ -64,12 +64,14 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
                 "failed"
             } else if e.peer_failed {
                 "peer-failed"
+            } else if e.lossy {
+                "lossy"
             } else {
                 "up"
             };
             seq_print!(
                 m,
-                "  endpoint {}: state {} counter {} last_rx_ms {} rx {} hb {} fails {} recoveries {} changed_ms {}\n",
+                "  endpoint {}: state {} counter {} last_rx_ms {} rx {} hb {} fails {} recoveries {} changed_ms {} loss_bp {} lossy {}\n",
                 sl.name(),
                 state,
                 e.counter,
@@ -78,7 +80,9 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
                 e.rx_heartbeats,
                 e.fails,
                 e.recoveries,
-                now.since(e.changed).as_ms()
+                now.since(e.changed).as_ms(),
+                e.loss_bp,
+                e.lossy_count
             );
         }
     }

@@ -18,7 +18,7 @@
 use crate::net::device::{Device, RxHandled};
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
-use crate::proto::header::{DecodeError, Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN};
+use crate::proto::header::{DecodeError, Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN, HEARTBEAT_MIN_LEN};
 use crate::ri2n_dev::Ri2nDev;
 use crate::ri2n_state::RxKind;
 use kernel::prelude::*;
@@ -46,13 +46,22 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     let ours = dev.addr();
     let kind = match hdr.kind {
         Kind::Heartbeat => {
-            let p = if skb.may_pull((HEADER_LEN + HEARTBEAT_LEN) as u32) {
+            // Counts, if sent, are within the frame (padded to 60 bytes).
+            let want = if skb.len() as usize >= HEADER_LEN + HEARTBEAT_LEN { HEARTBEAT_LEN } else { HEARTBEAT_MIN_LEN };
+            let p = if skb.may_pull((HEADER_LEN + want) as u32) {
                 Heartbeat::decode(&skb.data()[HEADER_LEN..])
             } else {
                 Err(DecodeError::Short)
             };
             match p {
-                Ok(p) => RxKind::Heartbeat { next: hdr.seq, epoch: p.epoch, flags: p.flags, peer_link: p.link, down: p.down },
+                Ok(p) => RxKind::Heartbeat {
+                    next: hdr.seq,
+                    epoch: p.epoch,
+                    flags: p.flags,
+                    peer_link: p.link,
+                    down: p.down,
+                    counts: p.counts,
+                },
                 Err(e) => return malformed(dev, port, skb, e),
             }
         }

@@ -15,7 +15,7 @@ use crate::net::device::Device;
 use crate::net::skb::{Skb, SkbList};
 use crate::net::{Mac, MacFmt};
 use crate::proto::detector::{Detector, Transitions};
-use crate::proto::header::HB_PROBE;
+use crate::proto::header::{Counts, HB_PROBE};
 use crate::proto::params::{Param, Params, MAX_PEERS_LIMIT};
 use crate::proto::peers::PeerTable;
 use crate::proto::rx::{Epoch, PeerRx};
@@ -151,7 +151,7 @@ pub(crate) struct HbOrder {
 pub(crate) enum RxKind {
     Data(Seq),
     Bcast(Seq),
-    Heartbeat { next: Seq, epoch: u32, flags: u8, peer_link: u8, down: u8 },
+    Heartbeat { next: Seq, epoch: u32, flags: u8, peer_link: u8, down: u8, counts: Option<Counts> },
 }
 
 /// What receive must do after the lock is dropped.
@@ -427,6 +427,7 @@ impl State {
         };
         let seq = peer.tx_seq;
         peer.tx_seq = seq.next();
+        peer.det.sent(link);
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += len as u64;
         TxRoute::Send { link, seq }
@@ -632,9 +633,12 @@ impl State {
             up.push(s);
         };
         let tr = match kind {
-            RxKind::Heartbeat { next, epoch, flags, peer_link, down } => {
-                let tr = peer.det.heartbeat(l, t, peer_link as usize, down, &params);
-                let active = peer.det.usable() & carrier;
+            RxKind::Heartbeat { next, epoch, flags, peer_link, down, counts } => {
+                let loss = counts.map(|c| peer.det.report(l, c, t, &params)).unwrap_or_default();
+                let mut tr = peer.det.heartbeat(l, t, peer_link as usize, down, &params);
+                tr.lossy |= loss.lossy;
+                tr.lossless |= loss.lossless;
+                let active = peer.det.active() & carrier;
                 if peer.rx.heartbeat(l, next, epoch, t, active, &params, &mut deliver) == Epoch::Restarted
                     && crate::net::ratelimit()
                 {
@@ -650,7 +654,7 @@ impl State {
                 tr
             }
             RxKind::Bcast(seq) => {
-                let tr = peer.det.data(l, t, &params);
+                let tr = peer.det.bcast(l, t, &params);
                 if let Some(s) = skb {
                     if peer.rx.bcast.accept(seq) {
                         deliver(s);
@@ -663,7 +667,7 @@ impl State {
             }
             RxKind::Data(seq) => {
                 let tr = peer.det.data(l, t, &params);
-                let active = peer.det.usable() & carrier;
+                let active = peer.det.active() & carrier;
                 if let Some(s) = skb {
                     if let Some(dup) = peer.rx.data(l, seq, s, t, active, &params, &mut deliver) {
                         stats.rx_duplicates += 1;
@@ -675,7 +679,7 @@ impl State {
             }
         };
         if !tr.is_empty() {
-            if tr.failed | tr.recovered != 0 {
+            if tr.failed | tr.recovered | tr.lossy | tr.lossless != 0 {
                 // Tell the peer at once, on every link that is up: our
                 // heartbeats' down mask changed, and a one-way failure must
                 // stop its sending too.
@@ -732,7 +736,9 @@ impl State {
             let Some(p) = p.as_deref_mut() else { continue };
             // Probes for a link that fell silent, or to bring a failed one
             // back (core/detector.rs).
-            let probe = p.det.probe_due(t, carrier, &params) | p.det.retry_due(t, carrier, &params);
+            let probe = p.det.probe_due(t, carrier, &params)
+                | p.det.retry_due(t, carrier, &params)
+                | p.det.report_due(t, carrier, &params);
             p.hb_pending |= probe;
             p.hb_probe |= probe;
             let tr = p.det.probe_end(t, &params);
@@ -740,7 +746,7 @@ impl State {
                 p.hb_pending |= carrier;
                 log_transitions(dev_name, &self.slaves, self.table.mac(slot), &tr, t, &p.det);
             }
-            let active = p.det.usable() & carrier;
+            let active = p.det.active() & carrier;
             p.rx.sweep(t, active, &params, &mut |s| {
                 stats.rx_packets += 1;
                 stats.rx_bytes += s.len() as u64;
@@ -784,6 +790,16 @@ impl State {
         }
     }
 
+    /// The frame counts of a heartbeat to `peer` on link `l` queued now
+    /// (behind every frame counted before it), and counts it as sent.
+    pub(crate) fn hb_counts(&mut self, peer: &Mac, l: usize) -> Option<Counts> {
+        let slot = self.table.lookup(peer)?;
+        let p = self.peers[slot].as_deref_mut()?;
+        let c = p.det.counts(l);
+        p.det.sent(l);
+        c
+    }
+
     /// Counts heartbeats sent.
     pub(crate) fn hb_sent(&mut self, n: u64) {
         self.stats.hb_sent += n;
@@ -824,6 +840,16 @@ fn log_transitions(dev_name: &str, slaves: &[Option<Slave>; MAX_LINKS], peer: &M
         }
         if t.peer_recovered & bit != 0 {
             pr_info!("{}: peer {} link {}: peer receives again, sending on it\n", name, mac, link);
+        }
+        let (whole, hundredths) = (e.loss_bp / 100, e.loss_bp % 100);
+        if t.lossy & bit != 0 {
+            pr_info!(
+                "{}: peer {} link {}: loses {}.{:02}% of our frames, not sending on it (lossy #{})\n",
+                name, mac, link, whole, hundredths, e.lossy_count
+            );
+        }
+        if t.lossless & bit != 0 {
+            pr_info!("{}: peer {} link {}: loss down to {}.{:02}%, sending on it again\n", name, mac, link, whole, hundredths);
         }
     }
 }

@@ -195,13 +195,14 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
     for o in orders.iter_mut() {
         let Some(o) = o.take() else { continue };
         let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else { continue };
+        let counts = st.hb_counts(&o.peer, o.link);
         let Some(mut skb) = Skb::alloc(&slave, len as u32) else { continue };
         let mut frame = [0u8; ETH_HLEN + HEADER_LEN + HEARTBEAT_LEN];
         frame[..6].copy_from_slice(&o.peer);
         frame[6..12].copy_from_slice(&me);
         frame[12..14].copy_from_slice(&ETH_P_RI2N.to_be_bytes());
         Header { kind: Kind::Heartbeat, protocol: 0, seq: o.next }.encode(&mut frame[ETH_HLEN..]);
-        Heartbeat { epoch: d.epoch, flags: o.flags, link: o.link as u8, down: o.down }
+        Heartbeat { epoch: d.epoch, flags: o.flags, link: o.link as u8, down: o.down, counts }
             .encode(&mut frame[ETH_HLEN + HEADER_LEN..]);
         if !skb.write(0, &frame) {
             garbage.push(skb);

@@ -34,13 +34,45 @@
 //! Failed links are probed every HBSPAN / 8 ([`retry_due`]), so that one
 //! that heals is back within a fraction of HBSPAN.
 //!
+//! A link that delivers, but loses many frames (a bad cable, a port with
+//! errors), never looks dead to the counters, yet drags TCP down: the
+//! paper names it and leaves it open. So each heartbeat also reports how
+//! many frames its sender had received from us on its link when our last
+//! heartbeat there arrived, and how many we had sent before that heartbeat
+//! (`Heartbeat::counts`). The link keeps our frames in order, so between
+//! two such echoes exactly the difference was lost ([`report`]): the
+//! endpoint's delivery loss, a mean over samples of [`LOSS_SAMPLE`] frames
+//! or more.
+//! Above `loss_thresh` the link goes out of use toward that peer
+//! (`lossy`); heartbeats keep probing it every [`LOSS_PROBE_MS`] ms, and
+//! once a sample's loss is below half the threshold it comes back. While
+//! data flows, a report is asked for every [`REPORT_MS`] ms ([`report_due`]),
+//! so that a lossy link is found within a fraction of a second.
+//!
 //! [`probe_due`]: Detector::probe_due
 //! [`probe_end`]: Detector::probe_end
 //! [`retry_due`]: Detector::retry_due
+//! [`report`]: Detector::report
+//! [`report_due`]: Detector::report_due
 
+use super::header::Counts;
 use super::params::Params;
-use super::time::Instant;
+use super::time::{Duration, Instant};
 use super::MAX_LINKS;
+
+/// Fewest frames sent that make a loss sample on a link in use: at
+/// 100 Mbit/s a few tens of ms of traffic, fine enough for a threshold of
+/// a few tenths of a percent (two samples are averaged).
+pub const LOSS_SAMPLE: u32 = 256;
+/// Fewest probes that make a sample on a lossy link: it comes back when one
+/// such sample lost under half the threshold (none, at the default 0.5 %),
+/// two seconds of probes after its loss ended.
+pub const LOSS_SAMPLE_BACK: u32 = 200;
+/// How often a link out of use for loss is probed (a heartbeat that asks
+/// for an answer, which carries the counts).
+pub const LOSS_PROBE_MS: u64 = 10;
+/// How often the counts are asked for on a link that carries data.
+pub const REPORT_MS: u64 = 100;
 
 /// One (peer, link) endpoint.
 #[derive(Clone, Copy, Default, Debug)]
@@ -59,18 +91,43 @@ pub struct Endpoint {
     pub recoveries: u32,
     /// Data packets received.
     pub rx_packets: u64,
+    /// Broadcasts received (sent to every peer: not in the counts).
+    pub rx_bcast: u64,
     /// Heartbeats received.
     pub rx_heartbeats: u64,
     /// When the endpoint last went out of use or back into it: failing
     /// while the peer still reported it up, say, changes the state but not
     /// this (procfs' `changed_ms`, failover timing).
     pub changed: Instant,
+    /// Out of use because it loses too many of our frames.
+    pub lossy: bool,
+    /// Transitions into `lossy`.
+    pub lossy_count: u32,
+    /// Frames we sent the peer on it (data and heartbeats), wrapping.
+    pub tx_frames: u32,
+    /// Our loss toward the peer on it, in basis points: the mean of the
+    /// last sample and the one before.
+    pub loss_bp: u32,
+    /// The last echo the peer sent us (our count and its).
+    echo_tx: u32,
+    echo_rx: u32,
+    echoed: bool,
+    /// The peer's `tx` in its last heartbeat here, and our received count
+    /// then: what our heartbeats echo.
+    heard_tx: u32,
+    heard_rx: u32,
+    heard: bool,
+    /// Frames sent and lost since the last sample.
+    acc_sent: u32,
+    acc_lost: u32,
+    /// When a report or a loss probe was last asked for.
+    asked: Instant,
 }
 
 impl Endpoint {
     /// Whether data may be sent to the peer on this endpoint.
     pub fn usable(&self) -> bool {
-        !self.failed && !self.peer_failed
+        !self.failed && !self.peer_failed && !self.lossy
     }
 
     /// Sets both failure flags; notes `now` in `changed` if that takes the
@@ -82,6 +139,21 @@ impl Endpoint {
         if self.usable() != was {
             self.changed = now;
         }
+    }
+
+    /// Sets `lossy`, as [`Endpoint::set`] does the failure flags.
+    fn set_lossy(&mut self, lossy: bool, now: Instant) {
+        let was = self.usable();
+        self.lossy = lossy;
+        if self.usable() != was {
+            self.changed = now;
+        }
+    }
+
+    /// Frames received from the peer on it, data and heartbeats (what
+    /// our echoes say).
+    pub fn rx_frames(&self) -> u32 {
+        self.rx_packets.wrapping_add(self.rx_heartbeats) as u32
     }
 }
 
@@ -97,6 +169,10 @@ pub struct Transitions {
     pub peer_failed: u8,
     /// Links the peer no longer reports as failed.
     pub peer_recovered: u8,
+    /// Links that went out of use for loss.
+    pub lossy: u8,
+    /// Links back in use, their loss low again.
+    pub lossless: u8,
 }
 
 impl Transitions {
@@ -169,14 +245,125 @@ impl Detector {
         self.nlinks = nlinks;
     }
 
-    /// Links usable for data (neither failed nor reported failed by the peer).
+    /// Links usable for data (neither failed nor reported failed by the
+    /// peer, nor lossy).
     pub fn usable(&self) -> u8 {
         self.mask(|e| e.usable())
+    }
+
+    /// Links the peer sends on, as far as we know, for the loss rule:
+    /// neither failed nor reported failed. A link lossy toward the peer
+    /// still carries the peer's frames to us; one lossy toward us that the
+    /// peer stopped using only holds the rule back to FAST_TOUT, never
+    /// makes it give up a frame still on its way.
+    pub fn active(&self) -> u8 {
+        self.mask(|e| !e.failed && !e.peer_failed)
     }
 
     /// Links we have failed (part of `Heartbeat::down` in ours).
     pub fn failed(&self) -> u8 {
         self.mask(|e| e.failed)
+    }
+
+    /// We sent the peer a frame on `link` (data or heartbeat).
+    #[inline]
+    pub fn sent(&mut self, link: usize) {
+        let e = &mut self.endpoints[link];
+        e.tx_frames = e.tx_frames.wrapping_add(1);
+    }
+
+    /// The counts our next heartbeat on `link` carries: frames sent before
+    /// it, and the echo of the peer's last. Call [`Detector::sent`] for the
+    /// heartbeat after.
+    pub fn counts(&self, link: usize) -> Option<Counts> {
+        let e = &self.endpoints[link];
+        Some(Counts {
+            tx: e.tx_frames,
+            echo_tx: if e.heard { e.heard_tx } else { 0 },
+            echo_rx: if e.heard { e.heard_rx } else { 0 },
+        })
+    }
+
+    /// A heartbeat with `counts` arrived on our `link`, before it is
+    /// counted ([`Detector::heartbeat`]). Notes what to echo, and measures
+    /// our loss from the echo it carries. Returns the link going out of
+    /// use for loss, or back into use.
+    pub fn report(&mut self, link: usize, counts: Counts, now: Instant, p: &Params) -> Transitions {
+        let mut t = Transitions::default();
+        let thresh = p.loss_thresh_bp();
+        let e = &mut self.endpoints[link];
+        e.heard_tx = counts.tx;
+        e.heard_rx = e.rx_frames();
+        e.heard = true;
+        if counts.echo_tx == 0 && counts.echo_rx == 0 {
+            return t; // The peer has heard nothing from us here yet.
+        }
+        let (dtx, drx) = (counts.echo_tx.wrapping_sub(e.echo_tx), counts.echo_rx.wrapping_sub(e.echo_rx));
+        let first = !e.echoed;
+        e.echoed = true;
+        e.echo_tx = counts.echo_tx;
+        e.echo_rx = counts.echo_rx;
+        // The first echo sets the reference; an echo from before (dtx
+        // "negative") or one the peer's counts do not fit (a restart) too.
+        if first || dtx > 1 << 30 || drx > dtx {
+            return t;
+        }
+        e.acc_sent = e.acc_sent.saturating_add(dtx);
+        e.acc_lost = e.acc_lost.saturating_add(dtx - drx);
+        if e.acc_sent < if e.lossy { LOSS_SAMPLE_BACK } else { LOSS_SAMPLE } {
+            return t;
+        }
+        let sample = (e.acc_lost as u64 * 10_000 / e.acc_sent as u64) as u32;
+        e.acc_sent = 0;
+        e.acc_lost = 0;
+        e.loss_bp = (e.loss_bp + sample) / 2;
+        let bit = 1u8 << link;
+        if thresh == 0 {
+            if e.lossy {
+                e.set_lossy(false, now);
+                t.lossless = bit;
+            }
+        } else if !e.lossy && e.loss_bp > thresh {
+            e.set_lossy(true, now);
+            e.lossy_count += 1;
+            t.lossy = bit;
+        } else if e.lossy && sample < thresh / 2 {
+            e.loss_bp = sample;
+            e.set_lossy(false, now);
+            t.lossless = bit;
+        }
+        t
+    }
+
+    /// Links among `up` to ask for a report at `now` (a heartbeat that
+    /// asks for an answer): a lossy one every [`LOSS_PROBE_MS`] ms, to learn
+    /// when it heals; one in use that carried [`LOSS_SAMPLE`] frames since
+    /// its last report, every [`REPORT_MS`] ms.
+    pub fn report_due(&mut self, now: Instant, up: u8, p: &Params) -> u8 {
+        if p.loss_thresh_bp() == 0 {
+            return 0;
+        }
+        let mut due = 0;
+        for (l, e) in self.endpoints[..self.nlinks].iter_mut().enumerate() {
+            if up & (1 << l) == 0 || e.failed || e.peer_failed {
+                continue;
+            }
+            let (every, busy) = if e.lossy {
+                (Duration::from_ms(LOSS_PROBE_MS), true)
+            } else {
+                (Duration::from_ms(REPORT_MS), e.tx_frames.wrapping_sub(e.echo_tx) >= LOSS_SAMPLE)
+            };
+            if busy && now.since(e.asked) >= every {
+                e.asked = now;
+                due |= 1 << l;
+            }
+        }
+        due
+    }
+
+    /// Links out of use for loss.
+    pub fn lossy(&self) -> u8 {
+        self.mask(|e| e.lossy)
     }
 
     fn mask(&self, f: impl Fn(&Endpoint) -> bool) -> u8 {
@@ -187,6 +374,17 @@ impl Detector {
             }
         }
         m
+    }
+
+    /// A broadcast from the peer arrived on `link` at `now`: it counts as
+    /// traffic for the judgement, not in the frame counts (the peer sent
+    /// it to every node).
+    pub fn bcast(&mut self, link: usize, now: Instant, p: &Params) -> Transitions {
+        let e = &mut self.endpoints[link];
+        e.rx_bcast += 1;
+        e.counter = e.counter.saturating_add(1);
+        e.last_rx = now;
+        self.judge(now, p)
     }
 
     /// A data packet from the peer arrived on `link` at `now`.

@@ -23,7 +23,18 @@
 //!  +---------------------------------------+---------+---------+---------+---------+
 //!  | epoch (BE)                            |  flags  |  link   |  down   |    0    |
 //!  +---------------------------------------+---------+---------+---------+---------+
+//!  | tx (BE)                               | echo_tx (BE)                          |
+//!  +---------------------------------------+---------------------------------------+
+//!  | echo_rx (BE)                          |   (bytes 8..20 only with HB_COUNTS)
+//!  +---------------------------------------+
 //! ```
+//!
+//! With `HB_COUNTS`, `tx` is how many frames (data and heartbeats) the
+//! sender had sent the receiver on this link before this heartbeat, and
+//! `echo_tx`/`echo_rx` are the `tx` of the last heartbeat it heard from the
+//! receiver on this link and how many frames it had received from it on
+//! the link by then. A link carries a peer's frames in order, so between
+//! two echoes the receiver lost exactly the difference of the two counts.
 //!
 //! `link` is the sender's index of the slave the heartbeat left on, `down` the
 //! sender's links (by its own indices) that are unusable toward the receiver:
@@ -40,8 +51,12 @@ pub const ETH_P_RI2N: u16 = 0x1004;
 /// Bytes of the RI2N header.
 pub const HEADER_LEN: usize = 8;
 
-/// Bytes of a heartbeat's payload.
-pub const HEARTBEAT_LEN: usize = 8;
+/// Bytes of a heartbeat's payload, as sent (with the counts).
+pub const HEARTBEAT_LEN: usize = 20;
+
+/// Bytes of a heartbeat's payload without the counts (from a sender that
+/// does not set `HB_COUNTS`).
+pub const HEARTBEAT_MIN_LEN: usize = 8;
 
 /// The only format version this code speaks.
 pub const VERSION: u8 = 1;
@@ -132,6 +147,21 @@ impl Header {
 /// and in a probe round, when one link fell silent while another did not).
 pub const HB_PROBE: u8 = 1 << 0;
 
+/// Heartbeat flag: the frame counts follow (bytes 8..20), from which the
+/// receiver learns its delivery ratio on the link.
+pub const HB_COUNTS: u8 = 1 << 1;
+
+/// A heartbeat's frame counts (wrapping).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Counts {
+    /// Frames the sender sent the receiver on this link before this one.
+    pub tx: u32,
+    /// `tx` of the last heartbeat the sender heard from the receiver here.
+    pub echo_tx: u32,
+    /// Frames the sender had received from the receiver here by then.
+    pub echo_rx: u32,
+}
+
 /// A heartbeat's payload.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Heartbeat {
@@ -145,33 +175,54 @@ pub struct Heartbeat {
     /// The sender's links that are unusable toward the receiver (bit per
     /// sender link index).
     pub down: u8,
+    /// Frame counts on the link the heartbeat left on (`HB_COUNTS`).
+    pub counts: Option<Counts>,
 }
 
 impl Heartbeat {
-    /// Encodes into the first [`HEARTBEAT_LEN`] bytes of `out`.
+    /// Encodes into `out`: [`HEARTBEAT_LEN`] bytes with counts,
+    /// [`HEARTBEAT_MIN_LEN`] without. Returns the length.
     ///
     /// # Panics
     ///
-    /// If `out` is shorter than [`HEARTBEAT_LEN`].
-    pub fn encode(&self, out: &mut [u8]) {
+    /// If `out` is shorter than that.
+    pub fn encode(&self, out: &mut [u8]) -> usize {
+        let flags = match self.counts {
+            Some(_) => self.flags | HB_COUNTS,
+            None => self.flags & !HB_COUNTS,
+        };
         out[0..4].copy_from_slice(&self.epoch.to_be_bytes());
-        out[4] = self.flags;
+        out[4] = flags;
         out[5] = self.link;
         out[6] = self.down;
         out[7] = 0;
+        match self.counts {
+            Some(c) => {
+                out[8..12].copy_from_slice(&c.tx.to_be_bytes());
+                out[12..16].copy_from_slice(&c.echo_tx.to_be_bytes());
+                out[16..20].copy_from_slice(&c.echo_rx.to_be_bytes());
+                HEARTBEAT_LEN
+            }
+            None => HEARTBEAT_MIN_LEN,
+        }
     }
 
     /// Decodes a heartbeat payload; unknown flag bits are ignored so that
     /// later versions may add some.
     pub fn decode(buf: &[u8]) -> Result<Heartbeat, DecodeError> {
-        if buf.len() < HEARTBEAT_LEN {
+        if buf.len() < HEARTBEAT_MIN_LEN {
             return Err(DecodeError::Short);
         }
-        Ok(Heartbeat {
-            epoch: u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]),
-            flags: buf[4],
-            link: buf[5],
-            down: buf[6],
-        })
+        let be = |i: usize| u32::from_be_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3]]);
+        let flags = buf[4];
+        let counts = if flags & HB_COUNTS != 0 {
+            if buf.len() < HEARTBEAT_LEN {
+                return Err(DecodeError::Short);
+            }
+            Some(Counts { tx: be(8), echo_tx: be(12), echo_rx: be(16) })
+        } else {
+            None
+        };
+        Ok(Heartbeat { epoch: be(0), flags: flags & !HB_COUNTS, link: buf[5], down: buf[6], counts })
     }
 }

@@ -29,10 +29,13 @@ pub enum Param {
     Maxbuf,
     /// Most peers (nodes) one device keeps state for.
     MaxPeers,
+    /// A link losing more than this share of our frames to a peer goes out
+    /// of use toward it (per mille, 0.1 %; 0: never).
+    LossThresh,
 }
 
 /// Number of parameters.
-pub const NPARAMS: usize = 8;
+pub const NPARAMS: usize = 9;
 
 /// Largest `max_peers`; the peer table's fixed capacity.
 pub const MAX_PEERS_LIMIT: u32 = 1024;
@@ -72,6 +75,8 @@ pub const SPECS: [Spec; NPARAMS] = [
         doc: "most packets held per peer; one more flushes them all" },
     Spec { name: "max_peers", unit: "peers", default: 64, min: 1, max: MAX_PEERS_LIMIT,
         doc: "most peers a device keeps state for" },
+    Spec { name: "loss_thresh", unit: "0.1 %", default: 5, min: 0, max: 1000,
+        doc: "a link losing more of our frames than this goes out of use toward that peer (0: never)" },
 ];
 
 /// Why a value was refused.
@@ -103,7 +108,7 @@ impl Param {
     /// Every parameter, in table order.
     pub const ALL: [Param; NPARAMS] = [
         Param::FtHthresh, Param::FtLthresh, Param::SlowTout, Param::Hbspan,
-        Param::Hbweight, Param::FastTout, Param::Maxbuf, Param::MaxPeers,
+        Param::Hbweight, Param::FastTout, Param::Maxbuf, Param::MaxPeers, Param::LossThresh,
     ];
 
     /// This parameter's row of [`SPECS`].
@@ -216,5 +221,9 @@ impl Params {
     /// The peer limit.
     pub fn max_peers(&self) -> usize {
         self.get(Param::MaxPeers) as usize
+    }
+    /// The loss threshold, in basis points (1/100 of a percent); 0: never.
+    pub fn loss_thresh_bp(&self) -> u32 {
+        self.get(Param::LossThresh) * 10
     }
 }

@@ -24,7 +24,7 @@ void rnet_netif_addr_lock_bh(struct net_device *dev) { netif_addr_lock_bh(dev); 
 void rnet_netif_addr_unlock_bh(struct net_device *dev) { netif_addr_unlock_bh(dev); }
 int rnet_dev_uc_count(struct net_device *dev) { return netdev_uc_count(dev); }
 
-void rnet_consume_skb(struct sk_buff *skb) { consume_skb(skb); }
+void rnet_skb_consume(struct sk_buff *skb) { consume_skb(skb); }
 bool rnet_skb_shared(const struct sk_buff *skb) { return skb_shared(skb); }
 bool rnet_skb_mac_header_was_set(const struct sk_buff *skb) { return skb_mac_header_was_set(skb); }
 bool rnet_skb_header_cloned(const struct sk_buff *skb) { return skb_header_cloned(skb); }

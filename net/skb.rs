@@ -91,7 +91,7 @@ impl Skb {
     /// Frees a packet that was handled, not dropped.
     pub fn consume(self) {
         // SAFETY: We own it.
-        unsafe { bindings::consume_skb(self.into_raw()) }
+        unsafe { bindings::skb_consume(self.into_raw()) }
     }
 
     /// The Ethertype the receiving driver found (`skb->protocol`, host order).

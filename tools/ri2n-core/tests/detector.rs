@@ -3,6 +3,7 @@
 //! SLOW_TOUT 100 ms, HBWEIGHT 3.
 
 use ri2n_core::detector::{Detector, Transitions};
+use ri2n_core::header::Counts;
 use ri2n_core::params::Params;
 use ri2n_core::time::Instant;
 
@@ -311,4 +312,122 @@ fn a_vacated_link_starts_afresh_and_a_new_one_is_judged() {
     }
     assert!(d.endpoints[2].failed, "the new link delivered nothing");
     assert!(!d.endpoints[L1].failed);
+}
+
+/// The peer's side of one link, as far as the counts go.
+#[derive(Default)]
+struct Peer {
+    /// Frames it received from us.
+    got: u32,
+    /// Frames it sent us.
+    sent: u32,
+    /// What its next heartbeat echoes.
+    echo: (u32, u32),
+}
+
+/// We send `n` data frames on `link`, `lost` of them lost, then a
+/// heartbeat that arrives; the peer answers with one. Returns what its
+/// echo made of our link.
+fn round(d: &mut Detector, peer: &mut Peer, link: usize, n: u32, lost: u32, t: u64, p: &Params) -> Transitions {
+    for _ in 0..n {
+        d.sent(link);
+    }
+    peer.got += n - lost;
+    let c = d.counts(link).unwrap();
+    d.sent(link);
+    peer.echo = (c.tx, peer.got);
+    peer.got += 1;
+    let answer = Counts { tx: peer.sent, echo_tx: peer.echo.0, echo_rx: peer.echo.1 };
+    peer.sent += 1;
+    let tr = d.report(link, answer, ms(t), p);
+    d.heartbeat(link, ms(t), link, 0, p);
+    tr
+}
+
+#[test]
+fn a_lossy_link_goes_out_of_use_and_comes_back() {
+    let p = Params::default(); // loss_thresh 5 (0.5 %)
+    let mut d = Detector::new(2, ms(0));
+    let mut peer = Peer::default();
+    // The first echo only sets the reference.
+    assert!(round(&mut d, &mut peer, L1, 0, 0, 0, &p).is_empty());
+    // 0.2 % loss: kept. (Only L1 is exercised here; L0's state is the
+    // failure detector's business.)
+    for i in 0..10 {
+        assert_eq!(round(&mut d, &mut peer, L1, 500, 1, 100 + i, &p).lossy, 0);
+    }
+    assert_ne!(d.usable() & (1 << L1), 0);
+    assert!(d.endpoints[L1].loss_bp > 10 && d.endpoints[L1].loss_bp <= 20, "about 0.2 %: {}", d.endpoints[L1].loss_bp);
+    // 20 % loss: out at the first sample (mean of 20 % and 0.2 % > 0.5 %).
+    let t = round(&mut d, &mut peer, L1, 500, 100, 200, &p);
+    assert_eq!(t.lossy, 1 << L1);
+    assert_eq!(d.usable() & (1 << L1), 0);
+    assert_ne!(d.active() & (1 << L1), 0, "the peer still sends to us on it");
+    assert_eq!(d.endpoints[L1].lossy_count, 1);
+    // Probes (heartbeats alone) keep measuring: still lossy, stays out.
+    for i in 0..4 {
+        let t = round(&mut d, &mut peer, L1, 300, 3, 300 + i, &p);
+        assert_eq!((t.lossy, t.lossless), (0, 0), "1 % is still over half the threshold");
+    }
+    // Loss ends: the first clean sample brings it back.
+    let t = round(&mut d, &mut peer, L1, 300, 0, 400, &p);
+    assert_eq!(t.lossless, 1 << L1);
+    assert_ne!(d.usable() & (1 << L1), 0);
+}
+
+#[test]
+fn frames_in_flight_are_never_counted_lost() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    let mut peer = Peer::default();
+    round(&mut d, &mut peer, L0, 0, 0, 0, &p);
+    // 1000 frames sent since the echoed heartbeat are still on their way
+    // when the answer comes: the echo covers only what preceded that
+    // heartbeat, which all arrived.
+    for i in 0..20 {
+        round(&mut d, &mut peer, L0, 100, 0, 10 + i, &p);
+        for _ in 0..1000 {
+            d.sent(L0);
+        }
+        peer.got += 1000;
+    }
+    assert!(!d.endpoints[L0].lossy);
+    assert_eq!(d.endpoints[L0].loss_bp, 0);
+}
+
+#[test]
+fn broadcasts_are_not_in_the_counts() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.bcast(L0, ms(1), &p);
+    d.data(L0, ms(2), &p);
+    assert_eq!(d.endpoints[L0].rx_frames(), 1);
+    assert_eq!(d.endpoints[L0].rx_bcast, 1);
+}
+
+#[test]
+fn reports_are_asked_for_busy_and_lossy_links_only() {
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    assert_eq!(d.report_due(ms(1000), 0b11, &p), 0, "nothing sent: nothing to ask");
+    for _ in 0..256 {
+        d.sent(L0);
+    }
+    assert_eq!(d.report_due(ms(1000), 0b11, &p), 1 << L0);
+    assert_eq!(d.report_due(ms(1050), 0b11, &p), 0, "at most every REPORT_MS");
+    assert_eq!(d.report_due(ms(1100), 0b10, &p), 0, "only links that are up");
+}
+
+#[test]
+fn loss_thresh_0_never_takes_a_link_out() {
+    let mut p = Params::default();
+    p.set(ri2n_core::params::Param::LossThresh, 0).unwrap();
+    let mut d = Detector::new(2, ms(0));
+    let mut peer = Peer::default();
+    round(&mut d, &mut peer, L1, 0, 0, 0, &p);
+    for i in 0..5 {
+        assert_eq!(round(&mut d, &mut peer, L1, 100, 90, 10 + i, &p).lossy, 0);
+    }
+    assert!(!d.endpoints[L1].lossy);
+    assert_eq!(d.report_due(ms(1000), 0b11, &p), 0);
 }

@@ -28,12 +28,20 @@ fn header_rejects_short_unknown_version_and_kind() {
 
 #[test]
 fn heartbeat_round_trips_and_rejects_short() {
-    let hb = Heartbeat { epoch: 0xdeadbeef, flags: HB_PROBE, link: 1, down: 0b10 };
-    let mut b = [0xffu8; 8];
-    hb.encode(&mut b);
-    assert_eq!(b, [0xde, 0xad, 0xbe, 0xef, 1, 1, 2, 0]);
+    let counts = Counts { tx: 0x01020304, echo_tx: 5, echo_rx: 6 };
+    let hb = Heartbeat { epoch: 0xdeadbeef, flags: HB_PROBE, link: 1, down: 0b10, counts: Some(counts) };
+    let mut b = [0xffu8; 20];
+    assert_eq!(hb.encode(&mut b), 20);
+    assert_eq!(b, [0xde, 0xad, 0xbe, 0xef, 1 | 2, 1, 2, 0, 1, 2, 3, 4, 0, 0, 0, 5, 0, 0, 0, 6], "HB_COUNTS set, counts after");
     assert_eq!(Heartbeat::decode(&b), Ok(hb));
+    assert_eq!(Heartbeat::decode(&b[..19]), Err(DecodeError::Short), "HB_COUNTS without its counts");
     assert_eq!(Heartbeat::decode(&b[..7]), Err(DecodeError::Short));
+    // A sender without counts: 8 bytes, no HB_COUNTS.
+    let old = Heartbeat { counts: None, ..hb };
+    let mut c = [0u8; 8];
+    assert_eq!(old.encode(&mut c), 8);
+    assert_eq!(c[4], HB_PROBE);
+    assert_eq!(Heartbeat::decode(&c), Ok(old));
 }
 
 #[test]

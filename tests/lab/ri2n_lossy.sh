@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# A link that delivers but loses frames goes out of use toward the peer,
+# is probed, and comes back once its loss ends (beyond the paper, which
+# names the failure and leaves it open). Links shaped to 100 Mbit/s.
+#
+# Targets: 20 % loss on one of two links: goodput >= 0.9 x one clean link;
+# 1 % loss: >= 0.9 x one clean link; once the loss ends, >= 0.95 x two
+# links within 3 s.
+set -u
+. "$(dirname "$0")/lib.sh"
+ri2n_pair 100mbit
+on n2 iperf3 -s -D
+# iperf_mbps FROM TO_IP SECONDS [ARGS...]: receiver-side goodput.
+iperf_mbps() {
+	local from=$1 to=$2 t=$3
+	shift 3
+	on "$from" iperf3 -c "$to" -t "$t" -J "$@" | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.1f", $2 / 1e6; exit}'
+}
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+times() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%.1f", a * f }'; }
+
+# One clean link, outside ri2n: eth0 with addresses of its own.
+on n1 ip addr add 10.9.0.1/24 dev eth0
+on n2 ip addr add 10.9.0.2/24 dev eth0
+one=$(iperf_mbps n1 10.9.0.2 5)
+two=$(iperf_mbps n1 10.0.0.2 5)
+pretty INFO "one clean link: $one Mbit/s; ri2n over two clean links: $two Mbit/s"
+check "clean links under bulk TCP are never taken for lossy" test "$(peer_counter n1 n2 lossy)" = 0
+
+# 20 % loss on n1's eth1, both ways. The link was lossy before the measured
+# transfer: a first one (2 s) lets both sides find out.
+link_netem n1 1 loss 20%
+iperf_mbps n1 10.0.0.2 2 >/dev/null
+got=$(iperf_mbps n1 10.0.0.2 10)
+pretty INFO "20 % loss on one link: $got Mbit/s (target >= $(times "$one" 0.9))"
+check "20 % loss: goodput $got >= 0.9 x one clean link ($one)" ge "$got" "$(times "$one" 0.9)"
+check "n1 took eth1 out of use toward n2 (lossy)" test "$(ep_state n1 n2 eth1)" = lossy
+check "  ... and logged it" out_has n1 "link eth1: loses [0-9.]+% of our frames, not sending on it" dmesg
+check "  ... n2 too, its frames to n1 are lost as well" test "$(ep_state n2 n1 eth1)" = lossy
+
+# The loss ends: back in use, two links' goodput within 3 s.
+link_netem n1 1 off
+t0=$(host_ms)
+on n1 iperf3 -c 10.0.0.2 -t 6 -i 0.5 -J >"$LAB_DIR/heal.json"
+back=$(awk -F'[:,]' '/"end":/ {e = $2} /"bits_per_second"/ && e != "" {print e, $2 / 1e6; e = ""}' "$LAB_DIR/heal.json" |
+	awk -v want="$(times "$two" 0.95)" '$2 >= want && !f {print $1; f = 1}')
+pretty INFO "loss ended: goodput >= 0.95 x two links ($(times "$two" 0.95)) from ${back:-never} s on"
+check "loss ended: two links' goodput again within 3 s (at ${back:-never} s)" awk -v b="${back:-99}" 'BEGIN { exit !(b <= 3) }'
+check "  ... eth1 back in use" test "$(ep_state n1 n2 eth1)" = up
+
+# 1 % loss: goodput still at least one clean link's.
+link_netem n1 1 loss 1%
+iperf_mbps n1 10.0.0.2 2 >/dev/null
+got=$(iperf_mbps n1 10.0.0.2 10)
+pretty INFO "1 % loss on one link: $got Mbit/s (target >= $(times "$one" 0.9)); eth1 $(ep_state n1 n2 eth1)"
+check "1 % loss: goodput $got >= 0.9 x one clean link ($one)" ge "$got" "$(times "$one" 0.9)"
+link_netem n1 1 off
+on n1 sh -c 'grep -E "endpoint eth1" /proc/net/ri2n/ri2n0' >&2
+finish
