@@ -10,6 +10,9 @@
 #   make bench    ri2n vs one link vs bonding balance-rr in the lab: ping-pong,
 #                 bulk TCP, failover timelines, MPI; bench/results/README.md
 #   make bench-core   the reorder window against the paper's sorted list
+#   make bench-sim    N peers x K links over simulated time (memory, cost
+#                 per packet, heartbeat load, detection and recovery);
+#                 bench/results/sim.md
 #   make fuzz     the core's fuzz targets, FUZZ_SECS (600) each
 #
 # Everything installs what it needs first (scripts/setup-host.sh).
@@ -18,7 +21,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all module demo check check-debug unit lab-test bench bench-core fuzz setup clean
+.PHONY: all module demo check check-debug unit lab-test bench bench-core bench-sim fuzz setup clean
 
 all: module
 
@@ -53,6 +56,11 @@ bench:
 
 bench-core:
 	cd tools && $(CARGO) bench -p ri2n-core
+
+bench-sim:
+	cd tools && $(CARGO) run --release --quiet -p ri2n-sim > ../bench/results/sim.md.tmp
+	mv bench/results/sim.md.tmp bench/results/sim.md
+	cat bench/results/sim.md
 
 # The fuzz targets (header, window), FUZZ_SECS each; cargo-fuzz runs on the
 # stable toolchain with RUSTC_BOOTSTRAP=1.

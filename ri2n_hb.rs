@@ -4,8 +4,9 @@
 //!
 //! Timers of each device, armed only while it is up ([`start`], [`stop`]):
 //!
-//! - `hb_timer`, every HBSPAN: a heartbeat is due to every known peer on
-//!   every link that is up, failed endpoints included (recovery needs them).
+//! - `hb_timer`, every HBSPAN / 8: a heartbeat is due to an eighth of the
+//!   known peers (so every peer, each HBSPAN, spread over it) on every link
+//!   that is up, failed endpoints included (recovery needs them).
 //! - `sweep_timer`, every FAST_TOUT/4 (at least 1 ms): hands up what waited
 //!   FAST_TOUT or was proved lost, in every peer's window; polls the
 //!   slaves' carrier (loss only: see ri2n_slave.rs); starts and ends probe
@@ -18,6 +19,7 @@
 
 use crate::net::skb::SkbList;
 use crate::ri2n_dev::Ri2nDev;
+use crate::ri2n_state::HB_PHASES;
 
 fn sweep_period_ms(dev: &Ri2nDev) -> u32 {
     (dev.data().state.lock().params().fast_tout().as_ms() as u32 / 4).max(1)
@@ -59,19 +61,20 @@ pub(crate) fn kick(dev: &Ri2nDev) {
     drop(st);
 }
 
-/// `hb_timer`: heartbeats to every known peer on every link that is up.
+/// `hb_timer`, `HB_PHASES` times per HBSPAN: heartbeats on every link that
+/// is up to one phase's share of the peers.
 pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
     let d = dev.data();
-    let hbspan = {
+    let tick = {
         let mut st = d.state.lock();
         if !st.is_up() {
             return;
         }
-        st.hb_all();
-        st.params().hbspan().as_ms() as u32
+        st.hb_tick();
+        st.params().hbspan().as_ms() as u32 / HB_PHASES as u32
     };
     send_pending(dev);
-    d.hb_timer.arm_ms(hbspan);
+    d.hb_timer.arm_ms(tick.max(1));
 }
 
 /// `sweep_timer`: FAST_TOUT and loss releases for every peer; probes;

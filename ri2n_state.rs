@@ -110,6 +110,9 @@ struct TxQueue {
     task: usize,
 }
 
+/// Ticks of the heartbeat timer per HBSPAN (see [`State::hb_tick`]).
+pub(crate) const HB_PHASES: usize = 8;
+
 /// Most frames one drainer hands to a slave per call, so that a busy link
 /// cannot keep one CPU in a bottom-half section for long.
 pub(crate) const DRAIN_BUDGET: usize = 256;
@@ -175,6 +178,8 @@ pub(crate) struct State {
     peers: KVec<Option<KBox<Peer>>>,
     /// Next number for our broadcasts.
     bcast_seq: Seq,
+    /// The heartbeat phase the next tick serves.
+    hb_phase: usize,
     /// The MAC address was set by the administrator or derived from the
     /// first slave: it is no longer the random one of a new device.
     mac_chosen: bool,
@@ -205,6 +210,7 @@ impl State {
             table,
             peers,
             bcast_seq: Seq(crate::net::random_u32()),
+            hb_phase: 0,
             mac_chosen: false,
             stats: DevStats::default(),
             link_stats: [LinkStats::default(); MAX_LINKS],
@@ -707,10 +713,15 @@ impl State {
 
     // --- Timers --------------------------------------------------------------
 
-    /// HBSPAN: a heartbeat is due to every known peer on every link up.
-    pub(crate) fn hb_all(&mut self) {
+    /// One of the `HB_PHASES` ticks of an HBSPAN: a heartbeat is due on
+    /// every link up to the peers of the next phase (table slot modulo
+    /// `HB_PHASES`), so that each peer hears from us every HBSPAN and the
+    /// heartbeats to many peers are spread over it, not sent in a burst.
+    pub(crate) fn hb_tick(&mut self) {
         let links = self.carrier;
-        for p in self.peers.iter_mut().flatten() {
+        let phase = self.hb_phase;
+        self.hb_phase = (phase + 1) % HB_PHASES;
+        for p in self.peers.iter_mut().skip(phase).step_by(HB_PHASES).flatten() {
             p.hb_pending |= links;
         }
     }

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! ri2n-sim: one node's view of N peers over K links, in simulated time,
+//! on the same core files the module compiles (`core/`).
+//!
+//! It measures what the driver's design costs at cluster scale, as the
+//! driver lays its state out (`ri2n_state.rs`: one `Peer` per peer, a
+//! `PeerTable` bounded by `max_peers`):
+//!
+//! - memory: bytes per peer, idle and holding packets, and how many of N
+//!   peers the table admits at all;
+//! - core cost per received packet (table lookup, failure detector, reorder
+//!   window and loss rule), from peers picked at random among N;
+//! - heartbeat frames per second the node sends (each peer, each link,
+//!   every HBSPAN, plus the counts asked for on busy links);
+//! - detection and recovery times of a link that goes dead and comes back,
+//!   idle and under load, over many trials with random phases.
+//!
+//! Usage: `ri2n-sim [--quick]`; prints a Markdown report (`make bench-sim`
+//! writes it to bench/results/sim.md).
+
+use ri2n_core::detector::Detector;
+use ri2n_core::params::{Param, Params, MAX_PEERS_LIMIT};
+use ri2n_core::peers::PeerTable;
+use ri2n_core::rx::PeerRx;
+use ri2n_core::sched::RoundRobin;
+use ri2n_core::seq::Seq;
+use ri2n_core::time::{Duration, Instant};
+use std::time::Instant as Wall;
+
+/// The driver's per-peer state (`ri2n_state.rs`'s `Peer`), with an 8-byte
+/// packet handle as the sk_buff pointer.
+#[allow(dead_code)]
+struct Peer {
+    rx: PeerRx<u64>,
+    det: Detector,
+    rr: RoundRobin,
+    tx_seq: Seq,
+    hb_pending: u8,
+    hb_probe: u8,
+}
+
+impl Peer {
+    fn new(links: usize, now: Instant) -> Box<Peer> {
+        Box::new(Peer { rx: PeerRx::default(), det: Detector::new(links, now), rr: RoundRobin::default(), tx_seq: Seq(0), hb_pending: 0, hb_probe: 0 })
+    }
+}
+
+/// A small deterministic generator (xorshift64*), so runs repeat.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn mac(i: usize) -> [u8; 6] {
+    let b = (i as u32).to_be_bytes();
+    [0x02, 0x52, b[0], b[1], b[2], b[3]]
+}
+
+/// Bytes per peer the driver spends: its `Peer` (allocated whole, windows
+/// inline) plus its share of the table and the slot array.
+fn bytes_per_peer() -> (usize, usize) {
+    let table = std::mem::size_of::<PeerTable>() / MAX_PEERS_LIMIT as usize;
+    let slot = std::mem::size_of::<Option<Box<Peer>>>();
+    let peer = std::mem::size_of::<Peer>();
+    // Busy: the same struct (the window is inline); held packets' own
+    // memory (sk_buffs) comes on top, bounded by MAXBUF per peer.
+    (peer + table + slot, peer + table + slot)
+}
+
+/// Admits `n` peers into a table bounded by `max_peers` (the driver's
+/// largest allowed); returns how many fit.
+fn admitted(n: usize) -> usize {
+    let mut t = PeerTable::new(0x1234_5678);
+    let max = MAX_PEERS_LIMIT as usize;
+    (0..n).filter(|&i| t.insert(&mac(i), Instant(0), max).is_ok()).count()
+}
+
+/// ns per received data packet: for packets from peers picked at random
+/// among `n` (as many as the table admits), on `k` links: table lookup,
+/// `Detector::data`, `PeerRx::data` (window, loss rule, FAST_TOUT check).
+fn ns_per_packet(n: usize, k: usize, packets: usize) -> f64 {
+    let p = Params::default();
+    let mut t = PeerTable::new(0x1234_5678);
+    let mut peers: Vec<Option<Box<Peer>>> = (0..MAX_PEERS_LIMIT).map(|_| None).collect();
+    let n = n.min(MAX_PEERS_LIMIT as usize);
+    let mut seqs = vec![0u32; n];
+    for i in 0..n {
+        let s = t.insert(&mac(i), Instant(0), n).expect("room");
+        peers[s] = Some(Peer::new(k, Instant(0)));
+    }
+    let macs: Vec<[u8; 6]> = (0..n).map(mac).collect();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let order: Vec<usize> = (0..packets).map(|_| rng.below(n as u64) as usize).collect();
+    let mut delivered = 0u64;
+    let start = Wall::now();
+    for (i, &who) in order.iter().enumerate() {
+        let now = Instant(i as u64 * 1_000);
+        let slot = t.lookup(&macs[who]).expect("known");
+        let peer = peers[slot].as_deref_mut().expect("state");
+        let seq = seqs[who];
+        seqs[who] = seq.wrapping_add(1);
+        let link = seq as usize % k;
+        peer.det.data(link, now, &p);
+        let active = peer.det.active();
+        if peer.rx.data(link, Seq(seq), i as u64, now, active, &p, &mut |_| delivered += 1).is_some() {
+            delivered += 1;
+        }
+    }
+    let ns = start.elapsed().as_nanos() as f64 / packets as f64;
+    assert_eq!(delivered, packets as u64, "every packet in order goes up");
+    ns
+}
+
+/// Heartbeat frames per second one node sends to `n` peers over `k` links:
+/// every HBSPAN on every link, plus, on links carrying data, the counts
+/// asked for every REPORT_MS (`busy` of the peers).
+fn hb_frames_per_s(n: usize, k: usize, busy: usize, p: &Params) -> f64 {
+    let hbspan_s = p.hbspan().0 as f64 / 1e9;
+    let reports_per_s = 1e3 / ri2n_core::detector::REPORT_MS as f64;
+    (n * k) as f64 / hbspan_s + (busy * k) as f64 * reports_per_s
+}
+
+/// One trial: a peer sending data every `gap` (None: idle, heartbeats only)
+/// round-robin over `k` links; link 1 dies at `cut` and heals at `heal`.
+/// Returns (detection, recovery) times, as our detector (sweeps every
+/// FAST_TOUT/4, probes answered after `rtt`) sees them.
+fn trial(k: usize, gap: Option<Duration>, rng: &mut Rng, p: &Params) -> (Option<u64>, Option<u64>) {
+    let ms = |v: u64| Duration::from_ms(v).0;
+    let rtt = Duration::from_us(200).0;
+    let hbspan = p.hbspan().0;
+    let phase: Vec<u64> = (0..k).map(|_| rng.below(hbspan)).collect();
+    let cut = ms(10_000) + rng.below(hbspan);
+    let heal = cut + ms(10_000);
+    let end = heal + ms(10_000);
+    let sweep = (p.fast_tout().0 / 4).max(ms(1));
+    let mut d = Detector::new(k, Instant(0));
+    let mut rr = RoundRobin::default();
+    let works = |l: usize, t: u64| !(l == 1 && t >= cut && t < heal);
+    let (mut detected, mut recovered) = (None, None);
+    let mut answers: Vec<(u64, usize)> = Vec::new();
+    let mut next_data = gap.map_or(u64::MAX, |g| g.0);
+    let mut next_hb: Vec<u64> = phase.clone();
+    let mut t = 0u64;
+    while t < end {
+        // The peer's data and heartbeats due by t, in time order.
+        loop {
+            let (hb_l, hb_t) = next_hb.iter().enumerate().map(|(l, &v)| (l, v)).min_by_key(|&(_, v)| v).unwrap();
+            let ans = answers.iter().enumerate().min_by_key(|(_, &(v, _))| v).map(|(i, &(v, l))| (i, v, l));
+            let first = [Some(next_data), Some(hb_t), ans.map(|a| a.1)].into_iter().flatten().min().unwrap();
+            if first > t {
+                break;
+            }
+            if first == next_data {
+                let usable = d.usable() & ((1u16 << k) - 1) as u8;
+                // The peer sends on the links it believes in: its view is
+                // ours (one-way failures are told in heartbeats).
+                if let Some(l) = rr.pick(if usable == 0 { 1 } else { usable }) {
+                    if works(l, first) {
+                        d.data(l, Instant(first), p);
+                    }
+                }
+                next_data += gap.map_or(u64::MAX, |g| g.0);
+            } else if first == hb_t {
+                if works(hb_l, first) {
+                    d.heartbeat(hb_l, Instant(first), hb_l, 0, p);
+                }
+                next_hb[hb_l] += hbspan;
+            } else if let Some((i, at, l)) = ans {
+                if at == first {
+                    answers.swap_remove(i);
+                    if works(l, at) {
+                        d.heartbeat(l, Instant(at), l, 0, p);
+                    }
+                }
+            }
+        }
+        // Our sweep at t.
+        let up = ((1u16 << k) - 1) as u8;
+        let probe = d.probe_due(Instant(t), up, p) | d.retry_due(Instant(t), up, p);
+        for l in 0..k {
+            if probe & (1 << l) != 0 && works(l, t) {
+                answers.push((t + rtt, l));
+            }
+        }
+        d.probe_end(Instant(t), p);
+        let failed = d.endpoints[1].failed;
+        if detected.is_none() && t >= cut && failed {
+            detected = Some(t - cut);
+        }
+        if recovered.is_none() && t >= heal && !failed && detected.is_some() {
+            recovered = Some(t - heal);
+        }
+        t += sweep;
+    }
+    (detected, recovered)
+}
+
+/// Median, 90th percentile and maximum, in ms.
+fn dist(v: &mut [u64]) -> String {
+    if v.is_empty() {
+        return "never".into();
+    }
+    v.sort_unstable();
+    let at = |q: f64| v[((v.len() - 1) as f64 * q) as usize] as f64 / 1e6;
+    format!("{:.0} / {:.0} / {:.0}", at(0.5), at(0.9), at(1.0))
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let p = Params::default();
+    let ns = [16usize, 256, 1024, 4096];
+    let ks = [2usize, 4, 8];
+    let packets = if quick { 200_000 } else { 2_000_000 };
+    let trials = if quick { 40 } else { 200 };
+    let (idle, busy) = bytes_per_peer();
+
+    println!("# ri2n-sim: N peers x K links (core at this commit)\n");
+    println!("Parameters: the defaults (HBSPAN {} ms, FAST_TOUT {} ms, SLOW_TOUT {} ms, max_peers limit {}).",
+        p.hbspan().as_ms(), p.fast_tout().as_ms(), p.slow_tout().as_ms(), MAX_PEERS_LIMIT);
+    println!("Memory is the driver's layout: one `Peer` (reorder window inline) + its share of the peer table.");
+    println!("Core ns per packet: table lookup + failure detector + reorder window for {packets} packets from");
+    println!("peers picked at random, on this machine (one core; compare rows, not machines).");
+    println!("Heartbeat frames: every peer on every link each HBSPAN, plus 10 count requests per second on");
+    println!("each link of a busy peer (here: a tenth of the peers busy).\n");
+    println!("| N | K | peers admitted | bytes / idle peer | bytes / busy peer | core ns / packet | heartbeat frames / s |");
+    println!("|---|---|---|---|---|---|---|");
+    for &n in &ns {
+        let adm = admitted(n);
+        for &k in &ks {
+            let t = ns_per_packet(adm, k, packets);
+            let hb = hb_frames_per_s(adm, k, adm / 10, &p);
+            println!("| {n} | {k} | {adm} | {idle} | {busy} | {t:.0} | {hb:.0} |");
+        }
+    }
+    println!("\nGoal (issue 10): at most 2048 bytes per idle peer, cost per packet flat from 16 to 4096 peers, every");
+    println!("peer admitted. Peers beyond the table's limit are refused: their traffic is dropped.\n");
+
+    println!("## Detection and recovery of a dead link (link 1 of K), {trials} trials, ms: median / p90 / max\n");
+    println!("| K | traffic | detected after | back in use after |");
+    println!("|---|---|---|---|");
+    let mut rng = Rng(42);
+    for &k in &ks {
+        for (name, gap) in [("idle (heartbeats only)", None), ("1 packet / ms", Some(Duration::from_ms(1))), ("10 packets / ms", Some(Duration::from_us(100)))] {
+            let (mut det, mut rec) = (Vec::new(), Vec::new());
+            for _ in 0..trials {
+                let (a, b) = trial(k, gap, &mut rng, &p);
+                det.extend(a);
+                rec.extend(b);
+            }
+            println!("| {k} | {name} | {} | {} |", dist(&mut det), dist(&mut rec));
+        }
+    }
+    let _ = Param::ALL;
+}
