@@ -10,7 +10,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-# run_case NAME: a 20 MiB TCP transfer n1 -> n2, then 3 s of UDP at
+# run_case NAME: a 10 MiB TCP transfer n1 -> n2, then 3 s of UDP at
 # 90 Mbit/s (more than the two links carry: no TCP small-queue limit, so
 # the slaves' qdiscs hold a standing queue), each with a TOS-marked ping
 # flood beside it; then n2's late_loss for n1.
@@ -18,10 +18,10 @@ run_case() {
 	local name=$1 ll
 	on n2 sh -c "pkill iperf3 2>/dev/null; iperf3 -s -D"
 	on n1 ping -c 2 -q 10.0.0.2 >/dev/null
-	transfer_start n1 n2 20
+	transfer_start n1 n2 10
 	on n1 sh -c "ping -c 300 -i 0.01 -Q 0x10 -q 10.0.0.2 >/dev/null 2>&1" &
 	local pinger=$!
-	check "$name: 20 MiB transfer intact" transfer_wait 120
+	check "$name: 10 MiB transfer intact" transfer_wait 120
 	wait $pinger
 	on n1 sh -c "ping -c 300 -i 0.01 -Q 0x10 -s 1000 -q 10.0.0.2 >/dev/null 2>&1" &
 	pinger=$!
