@@ -365,6 +365,9 @@ watch_ms() {
 # late: there the bounds are LAB_TIME_SCALE (5) times wider.
 LAB_TIME_SCALE=${LAB_TIME_SCALE:-$([ "${LAB_VARIANT:-guest}" = debug ] && echo 5 || echo 1)}
 lt() { [ "$1" != never ] && [ "$1" -lt $(($2 * LAB_TIME_SCALE)) ]; }
+# mib N: N MiB of transfer, a fifth of it on the debug kernel (about
+# 10 Mbit/s under TCG), so that a transfer spans the same events in time.
+mib() { echo $(($1 / LAB_TIME_SCALE)); }
 
 # measure NODE PEER SLAVE REGEX TIMEOUT_S CMD...: runs CMD on the host and
 # sets WATCHED to the ms until NODE's endpoint (PEER, SLAVE) matches REGEX.

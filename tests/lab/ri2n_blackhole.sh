@@ -8,7 +8,7 @@ set -u
 ri2n_pair 100mbit
 
 # Under load.
-transfer_start n1 n2 100
+transfer_start n1 n2 $(mib 100)
 sleep 1.5
 measure n1 n2 eth1 'failed|peer-failed' 20 link_blackhole n2 1 on
 det=$WATCHED
@@ -20,7 +20,7 @@ measure n1 n2 eth1 up 20 link_blackhole n2 1 off
 rec=$WATCHED
 pretty INFO "blackhole lifted: link in use again after $rec ms (failed links probed every HBSPAN / 8 = 250 ms)"
 check "recovered within HBSPAN / 8 + 750 ms ($rec ms)" lt "$rec" 1000
-check "100 MiB transfer across the blackhole completed, checksums equal" transfer_wait 120
+check "$(mib 100) MiB transfer across the blackhole completed, checksums equal" transfer_wait 120
 
 # Idle: only heartbeats. The first one after the cut arrives on link 0
 # alone; link 1 has been silent since the one before, so a probe round
