@@ -62,10 +62,9 @@ module! {
 
 crate::charp_param!(slaves, "slave NICs of ri2n0, 2 to 8, e.g. eth0,eth1 (without it, no device is made)");
 
-/// The module parameters as a validated set: the defaults of new devices
-/// (each device has its own, in /sys/class/net/DEV/ri2n/).
-fn params_from_module() -> core::result::Result<Params, proto::params::ParamError> {
-    let v = [
+/// The module parameters' values, in `Param::ALL` order.
+fn module_values() -> [u32; NPARAMS] {
+    [
         module_parameters::ft_hthresh.value(),
         module_parameters::ft_lthresh.value(),
         module_parameters::slow_tout.value(),
@@ -75,7 +74,13 @@ fn params_from_module() -> core::result::Result<Params, proto::params::ParamErro
         module_parameters::maxbuf.value(),
         module_parameters::max_peers.value(),
         module_parameters::loss_thresh.value(),
-    ];
+    ]
+}
+
+/// The module parameters as a validated set: the defaults of new devices
+/// (each device has its own, in /sys/class/net/DEV/ri2n/).
+fn params_from_module() -> core::result::Result<Params, proto::params::ParamError> {
+    let v = module_values();
     let mut pairs = [(Param::FtHthresh, 0u32); NPARAMS];
     for (i, p) in Param::ALL.iter().enumerate() {
         pairs[i] = (*p, v[i]);
@@ -90,17 +95,7 @@ pub(crate) fn module_defaults() -> Params {
 
 /// Checks the module parameters, naming the first one out of range.
 fn check_params() -> Result {
-    let v = [
-        module_parameters::ft_hthresh.value(),
-        module_parameters::ft_lthresh.value(),
-        module_parameters::slow_tout.value(),
-        module_parameters::hbspan.value(),
-        module_parameters::hbweight.value(),
-        module_parameters::fast_tout.value(),
-        module_parameters::maxbuf.value(),
-        module_parameters::max_peers.value(),
-        module_parameters::loss_thresh.value(),
-    ];
+    let v = module_values();
     for (i, p) in Param::ALL.iter().enumerate() {
         let spec = p.spec();
         if p.check(v[i]).is_err() {
