@@ -12,14 +12,16 @@ ri2n_up n1 n2 || fail "ri2n_up"
 on n1 ping -c 2 -q 10.0.0.2 >/dev/null
 on n2 iperf3 -s -D
 
-# Reordering: eth1 from n1 is 5 ms late, so n2 holds what eth0 brings
-# early. Down while held, three times, under a UDP stream.
-on n1 sh -c "modprobe -q sch_netem; tc qdisc replace dev eth1 root netem delay 5ms"
+# Reordering: eth1 from n1 is 100 ms late and n2 waits up to 500 ms for a
+# gap, so n2 holds what eth0 brings early, whatever the kernel's speed.
+# Down while held, three times, under a UDP stream.
+on n1 sh -c "modprobe -q sch_netem; tc qdisc replace dev eth1 root netem delay 100ms"
+on n2 sh -c "echo 500 > /sys/class/net/ri2n0/ri2n/fast_tout"
 held_max=0
 for round in 1 2 3; do
 	on n1 timeout 8 iperf3 -u -c 10.0.0.2 -b 50M -l 1400 -t 3 >/dev/null 2>&1 &
 	ip=$!
-	sleep 1.5
+	sleep 1
 	h=$(on n2 awk '/ held / {for (i = 1; i < NF; i++) if ($i == "held") print $(i + 1)}' /proc/net/ri2n/ri2n0 | head -1)
 	((${h:-0} > held_max)) && held_max=$h
 	on n2 ip link set ri2n0 down
@@ -27,7 +29,7 @@ for round in 1 2 3; do
 	on n2 ip link set ri2n0 up
 	wait $ip
 done
-pretty INFO "largest window seen before a down: ${held_max} packets held"
+check "packets were held when ri2n0 went down (up to $held_max)" test "$held_max" -gt 0
 on n1 tc qdisc del dev eth1 root
 check "ri2n0 down/up with packets held, 3 times: still works" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
 
