@@ -134,13 +134,6 @@ impl Endpoint {
     /// endpoint out of use or back into it.
     fn set(&mut self, failed: bool, peer_failed: bool, now: Instant) {
         let was = self.usable();
-        if (failed, peer_failed) != (self.failed, self.peer_failed) {
-            // What a dead link lost says nothing of its error rate: the
-            // loss accounting starts again from the next echo.
-            self.echoed = false;
-            self.acc_sent = 0;
-            self.acc_lost = 0;
-        }
         self.failed = failed;
         self.peer_failed = peer_failed;
         if self.usable() != was {

@@ -431,27 +431,3 @@ fn loss_thresh_0_never_takes_a_link_out() {
     assert!(!d.endpoints[L1].lossy);
     assert_eq!(d.report_due(ms(1000), 0b11, &p), 0);
 }
-
-#[test]
-fn what_a_dead_link_lost_does_not_make_it_lossy() {
-    let p = Params::default();
-    let mut d = Detector::new(2, ms(0));
-    let mut peer = Peer::default();
-    round(&mut d, &mut peer, L1, 0, 0, 0, &p);
-    round(&mut d, &mut peer, L1, 100, 0, 10, &p);
-    // A blackhole: 500 frames lost, then the peer reports the link down
-    // (one heartbeat on L0 naming its link 1 in `down`).
-    for _ in 0..500 {
-        d.sent(L1);
-    }
-    d.heartbeat(L0, ms(150), L0, 0, &p);
-    d.heartbeat(L0, ms(160), L0, 1 << L1, &p);
-    assert!(d.endpoints[L1].peer_failed);
-    // Healed: the peer says so, and the first echo covers the blackhole.
-    d.heartbeat(L0, ms(900), L0, 0, &p);
-    let t = round(&mut d, &mut peer, L1, 300, 0, 1000, &p);
-    assert_eq!(t.lossy, 0, "the blackhole's loss is not the link's error rate");
-    let t = round(&mut d, &mut peer, L1, 300, 0, 1100, &p);
-    assert_eq!(t.lossy, 0);
-    assert!(!d.endpoints[L1].lossy);
-}
