@@ -75,7 +75,7 @@ pub const SPECS: [Spec; NPARAMS] = [
         doc: "most packets held per peer; one more flushes them all" },
     Spec { name: "max_peers", unit: "peers", default: 64, min: 1, max: MAX_PEERS_LIMIT,
         doc: "most peers a device keeps state for" },
-    Spec { name: "loss_thresh", unit: "0.1 %", default: 5, min: 0, max: 1000,
+    Spec { name: "loss_thresh", unit: "0.1 %", default: 0, min: 0, max: 1000,
         doc: "a link losing more of our frames than this goes out of use toward that peer (0: never)" },
 ];
 

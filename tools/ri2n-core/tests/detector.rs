@@ -344,9 +344,17 @@ fn round(d: &mut Detector, peer: &mut Peer, link: usize, n: u32, lost: u32, t: u
     tr
 }
 
+/// The defaults with lossy-link detection on, at 0.5 % (it is off by
+/// default).
+fn lossy_params() -> Params {
+    let mut p = Params::default();
+    p.set(ri2n_core::params::Param::LossThresh, 5).unwrap();
+    p
+}
+
 #[test]
 fn a_lossy_link_goes_out_of_use_and_comes_back() {
-    let p = Params::default(); // loss_thresh 5 (0.5 %)
+    let p = lossy_params(); // loss_thresh 5 (0.5 %)
     let mut d = Detector::new(2, ms(0));
     let mut peer = Peer::default();
     // The first echo only sets the reference.
@@ -377,7 +385,7 @@ fn a_lossy_link_goes_out_of_use_and_comes_back() {
 
 #[test]
 fn frames_in_flight_are_never_counted_lost() {
-    let p = Params::default();
+    let p = lossy_params();
     let mut d = Detector::new(2, ms(0));
     let mut peer = Peer::default();
     round(&mut d, &mut peer, L0, 0, 0, 0, &p);
@@ -407,7 +415,7 @@ fn broadcasts_are_not_in_the_counts() {
 
 #[test]
 fn reports_are_asked_for_busy_and_lossy_links_only() {
-    let p = Params::default();
+    let p = lossy_params();
     let mut d = Detector::new(2, ms(0));
     assert_eq!(d.report_due(ms(1000), 0b11, &p), 0, "nothing sent: nothing to ask");
     for _ in 0..256 {
