@@ -16,7 +16,8 @@ on n2 iperf3 -s -D
 # gap, so n2 holds what eth0 brings early, whatever the kernel's speed.
 # Down while held, three times, under a UDP stream.
 on n1 sh -c "modprobe -q sch_netem; tc qdisc replace dev eth1 root netem delay 100ms"
-on n2 sh -c "echo 500 > /sys/class/net/ri2n0/ri2n/fast_tout"
+# (On n1 too: its probe rounds wait FAST_TOUT for the lagging link.)
+for n in n1 n2; do on $n sh -c "echo 500 > /sys/class/net/ri2n0/ri2n/fast_tout"; done
 held_max=0
 for round in 1 2 3; do
 	on n1 timeout 8 iperf3 -u -c 10.0.0.2 -b 50M -l 1400 -t 3 >/dev/null 2>&1 &
