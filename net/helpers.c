@@ -46,7 +46,6 @@ void rnet_local_bh_disable(void) { local_bh_disable(); }
 void rnet_local_bh_enable(void) { local_bh_enable(); }
 void rnet_rcu_read_lock(void) { rcu_read_lock(); }
 void rnet_rcu_read_unlock(void) { rcu_read_unlock(); }
-int rnet_raw_smp_processor_id(void) { return raw_smp_processor_id(); }
 void *rnet_current(void) { return current; }
 unsigned int rnet_nr_cpus_max(void) { return NR_CPUS; }
 

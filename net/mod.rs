@@ -70,14 +70,6 @@ pub fn ratelimit() -> bool {
     unsafe { bindings::net_ratelimit() }
 }
 
-/// The CPU this runs on. Meaningful where the caller cannot migrate: with
-/// bottom halves disabled (transmit, softirq, under a BH lock).
-pub fn cpu_id() -> i32 {
-    // SAFETY: No preconditions; a stale value is the caller's concern, as
-    // documented.
-    unsafe { bindings::raw_smp_processor_id() }
-}
-
 /// An identity of the running task (its `task_struct` address): what
 /// tells a re-entered call from another one, on PREEMPT_RT too, where
 /// bottom-half sections of different tasks may interleave on one CPU.
