@@ -14,7 +14,7 @@ use crate::net::device::{AddrListLocked, Device, Driver, EthtoolStrings, ExtAck,
 use crate::net::gro::GroCells;
 use crate::net::lock::SpinLockBh;
 use crate::net::proc::{DeviceFile, DirName, ProcShow};
-use crate::net::skb::Skb;
+use crate::net::skb::{Skb, SkbList};
 use crate::net::timer::Timer;
 use crate::net::{bindings, Mac, MacFmt};
 use crate::proto::header::HEADER_LEN;
@@ -69,18 +69,19 @@ pub(crate) const PARAM_FILES: [&CStr; NPARAMS] = [
     c"hbweight",
     c"fast_tout",
     c"maxbuf",
-    c"max_peers",
+    c"peer_mem",
+    c"held_mem",
     c"loss_thresh",
 ];
 
 /// `IFLA_INFO_DATA` attributes of `ip -d link show ri2n0` (ours; 0 unused).
 mod ifla {
-    /// The parameters, `Param` order: 1..=8.
-    pub(crate) const PARAM0: u16 = 1;
-    pub(crate) const EPOCH: u16 = 9;
-    pub(crate) const VERSION: u16 = 10;
-    pub(crate) const SLAVES: u16 = 11;
-    pub(crate) const PEERS: u16 = 12;
+    pub(crate) const EPOCH: u16 = 1;
+    pub(crate) const VERSION: u16 = 2;
+    pub(crate) const SLAVES: u16 = 3;
+    pub(crate) const PEERS: u16 = 4;
+    /// The parameters, `Param` order, from here on (room for new ones).
+    pub(crate) const PARAM0: u16 = 16;
     /// Slave attributes (`IFLA_INFO_SLAVE_DATA`).
     pub(crate) const SLAVE_LINK: u16 = 1;
     pub(crate) const SLAVE_CARRIER: u16 = 2;
@@ -282,7 +283,7 @@ impl Driver for Ri2n {
         let dev_vals = [
             s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link,
             s.tx_queue_full, s.tx_loop, s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates,
-            s.peers_refused, s.peers_evicted, s.hb_sent,
+            s.peers_new, s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent,
         ];
         let mut i = 0;
         for v in dev_vals {
@@ -341,6 +342,9 @@ impl Driver for Ri2n {
             pr_err!("{}: {}: '{}' is not a number\n", dev.name_str(), spec.name, input);
             return Err(EINVAL);
         };
+        if p == Param::PeerMem {
+            return set_peer_mem(dev, v);
+        }
         if let Err(e) = dev.data().state.lock().set_param(p, v) {
             pr_err!(
                 "{}: {} = {} refused: {} ({}..={} {})\n",
@@ -352,11 +356,36 @@ impl Driver for Ri2n {
     }
 }
 
+/// `peer_mem` makes a new table: allowed while the device is down, and
+/// made here, in process context, before the lock is taken.
+fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
+    let spec = Param::PeerMem.spec();
+    if let Err(e) = Param::PeerMem.check(v) {
+        pr_err!(
+            "{}: peer_mem = {} refused: {} (at least {} bytes: one peer and one reorder buffer; at most {})\n",
+            dev.name_str(), v, e.reason(), spec.min, spec.max
+        );
+        return Err(EINVAL);
+    }
+    if dev.data().state.lock().is_up() {
+        pr_err!("{}: peer_mem can only change while the device is down\n", dev.name_str());
+        return Err(EBUSY);
+    }
+    let new = crate::ri2n_state::NewTable::new(v as usize)?;
+    let mut garbage = SkbList::new();
+    let r = dev.data().state.lock().set_peer_mem(v, new, &mut garbage);
+    drop(garbage);
+    if r.is_err() {
+        pr_err!("{}: peer_mem can only change while the device is down\n", dev.name_str());
+    }
+    r
+}
+
 /// `ethtool -S` device counters, in `stats_values` order.
-const DEV_STATS: [&str; 17] = [
+const DEV_STATS: [&str; 21] = [
     "rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_dropped", "tx_dropped", "tx_no_link",
     "tx_queue_full", "tx_loop", "rx_malformed", "rx_not_for_us", "rx_unordered", "rx_bcast_copies", "rx_duplicates",
-    "peers_refused", "peers_evicted", "hb_sent",
+    "peers_new", "peers_refused", "peers_evicted", "peers_aged", "rx_nobuf", "rx_held_full", "hb_sent",
 ];
 /// `ethtool -S` per-link counters, after the device's.
 const LINK_STATS: [&str; 3] = ["rx_packets", "tx_packets", "tx_dropped"];

@@ -55,7 +55,8 @@ module! {
         hbweight: u32 { default: 3, description: "HBWEIGHT: counter weight of a heartbeat (packets)", },
         fast_tout: u32 { default: 20, description: "FAST_TOUT: longest a packet waits for a gap (ms)", },
         maxbuf: u32 { default: 300, description: "MAXBUF: most packets held per peer (max 511)", },
-        max_peers: u32 { default: 64, description: "most peers kept per device (max 1024)", },
+        peer_mem: u32 { default: 16777216, description: "bytes per device for peers: state, table, reorder buffers (16 MiB: 11983 peers)", },
+        held_mem: u32 { default: 33554432, description: "bytes of packets all windows of a device may hold", },
         loss_thresh: u32 { default: 0, description: "a link losing more than this (0.1 %) of our frames goes out of use; 0 (default): never, 5: 0.5 %", },
     },
 }
@@ -72,7 +73,8 @@ fn module_values() -> [u32; NPARAMS] {
         module_parameters::hbweight.value(),
         module_parameters::fast_tout.value(),
         module_parameters::maxbuf.value(),
-        module_parameters::max_peers.value(),
+        module_parameters::peer_mem.value(),
+        module_parameters::held_mem.value(),
         module_parameters::loss_thresh.value(),
     ]
 }

@@ -4,11 +4,12 @@
 //!
 //! Timers of each device, armed only while it is up ([`start`], [`stop`]):
 //!
-//! - `hb_timer`, every HBSPAN / 8: a heartbeat is due to an eighth of the
+//! - `hb_timer`, every HBSPAN / 64: a heartbeat is due to a 64th of the
 //!   known peers (so every peer, each HBSPAN, spread over it) on every link
 //!   that is up, failed endpoints included (recovery needs them).
 //! - `sweep_timer`, every FAST_TOUT/4 (at least 1 ms): hands up what waited
-//!   FAST_TOUT or was proved lost, in every peer's window; polls the
+//!   FAST_TOUT or was proved lost, in the windows of the peers that hold
+//!   packets (the sweep list, not every peer); ages out silent peers; polls the
 //!   slaves' carrier (loss only: see ri2n_slave.rs); starts and ends probe
 //!   rounds for links that fell silent; sends queued heartbeats (probes,
 //!   answers, news of a failure, a recovery or a carrier change). [`kick`]
@@ -82,10 +83,12 @@ pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
 pub(crate) fn sweep_timer(dev: &Ri2nDev) {
     let d = dev.data();
     let mut up = SkbList::new();
+    let mut garbage = SkbList::new();
     let (pending, was_up, paused) = {
         let mut st = d.state.lock();
-        (st.sweep(dev.name_str(), &mut up), st.is_up(), st.txq_adopt_paused(crate::net::task_id()))
+        (st.sweep(dev.name_str(), &mut up, &mut garbage), st.is_up(), st.txq_adopt_paused(crate::net::task_id()))
     };
+    drop(garbage);
     // Queues a drainer left over its budget go on, up or down.
     crate::ri2n_tx::drain_links(dev, paused);
     if !was_up {
@@ -109,11 +112,9 @@ const HB_PEERS_PER_CALL: usize = 64;
 /// Queues pending heartbeats, peer by peer, and drains the links.
 fn send_pending(dev: &Ri2nDev) {
     let d = dev.data();
-    let mut from = 0;
     let mut drain = 0u8;
     for _ in 0..HB_PEERS_PER_CALL {
-        let Some((slot, mut orders)) = d.state.lock().take_heartbeats(from) else { break };
-        from = slot + 1;
+        let Some(mut orders) = d.state.lock().take_heartbeats() else { break };
         drain |= crate::ri2n_tx::queue_heartbeats(dev, &mut orders).1;
     }
     crate::ri2n_tx::drain_links(dev, drain);

@@ -3,10 +3,14 @@
 //! `/proc/net/ri2n/DEV`, in the spirit of `/proc/net/bonding/bond0`: the
 //! device, its parameters, its slaves, and every peer's endpoints.
 
-use crate::net::MacFmt;
+use crate::net::{Mac, MacFmt};
+use crate::proto::detector::Endpoint;
 use crate::proto::params::Param;
+use crate::proto::window::RxStats;
+use crate::proto::MAX_LINKS;
 use crate::proto::time::Instant;
 use crate::ri2n_dev::Ri2nDev;
+use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
 use kernel::seq_print;
 
@@ -40,50 +44,111 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     let s = st.stats();
     seq_print!(
         m,
-        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_refused {} peers_evicted {} hb_sent {}\n",
+        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {}\n",
         s.rx_packets, s.tx_packets, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
-        s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_refused,
-        s.peers_evicted, s.hb_sent
+        s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
+        s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent
     );
-    seq_print!(m, "Peers: {}\n", st.npeers());
-    for (mac, p) in st.peers() {
-        let w = &p.rx().window;
-        let r = w.stats;
-        seq_print!(m, "\nPeer {}:\n", MacFmt(mac));
-        seq_print!(m, "  epoch {:08x} tx_next {} rx_next {} held {}\n", p.rx().epoch, p.tx_seq().0, w.next_expected().0, w.held());
+    let (cap, bufs, bufs_max, held) = st.memory();
+    seq_print!(
+        m,
+        "Peers: {} of {} (peer_mem), reorder buffers {} of {}, held_bytes {}\n",
+        st.npeers(), cap, bufs, bufs_max, held
+    );
+    let mut links = [None; MAX_LINKS];
+    for (l, sl) in st.slaves() {
+        links[l] = Some(sl.name);
+    }
+    drop(st);
+    // Peers in chunks, the lock dropped between them, so that reading
+    // thousands of peers never stalls the data path for the whole dump.
+    // A peer added or forgotten meanwhile may be missed.
+    let Ok(mut chunk) = KVec::<PeerView>::with_capacity(CHUNK, GFP_KERNEL) else { return };
+    let mut from = 0;
+    loop {
+        chunk.clear();
+        let carrier = {
+            let st = d.state.lock();
+            for (slot, mac, p) in st.peers_from(from).take(CHUNK) {
+                from = slot + 1;
+                let w = &p.rx.window;
+                let _ = chunk.push(
+                    PeerView {
+                        mac: *mac,
+                        epoch: p.rx.epoch,
+                        tx_next: p.tx_seq.0,
+                        rx_next: w.next_expected().0,
+                        held: w.held(),
+                        stats: w.stats,
+                        endpoints: p.det.endpoints,
+                    },
+                    GFP_ATOMIC,
+                );
+            }
+            st.carrier()
+        };
+        for v in chunk.iter() {
+            show_peer(m, v, &links, carrier, now);
+        }
+        if chunk.len() < CHUNK {
+            break;
+        }
+    }
+}
+
+/// Peers copied per lock hold.
+const CHUNK: usize = 32;
+
+/// What procfs shows of a peer, copied under the lock.
+struct PeerView {
+    mac: Mac,
+    epoch: u32,
+    tx_next: u32,
+    rx_next: u32,
+    held: usize,
+    stats: RxStats,
+    endpoints: [Endpoint; MAX_LINKS],
+}
+
+fn show_peer(m: &SeqFile, v: &PeerView, links: &[Option<[u8; 16]>; MAX_LINKS], carrier: u8, now: Instant) {
+    let r = v.stats;
+    seq_print!(m, "\nPeer {}:\n", MacFmt(&v.mac));
+    seq_print!(m, "  epoch {:08x} tx_next {} rx_next {} held {}\n", v.epoch, v.tx_next, v.rx_next, v.held);
+    seq_print!(
+        m,
+        "  released in_order {} timeout {} loss {} flushes {} jumps {} gaps {} late {} late_loss {} duplicates {} restarts {} unbuffered {}\n",
+        r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late, r.late_loss, r.duplicates, r.resyncs, r.unbuffered
+    );
+    for (l, name) in links.iter().enumerate() {
+        let Some(name) = name else { continue };
+        let len = name.iter().position(|&c| c == 0).unwrap_or(name.len());
+        let name = core::str::from_utf8(&name[..len]).unwrap_or("?");
+        let e = &v.endpoints[l];
+        let state = if carrier & (1 << l) == 0 {
+            "no-carrier"
+        } else if e.failed {
+            "failed"
+        } else if e.peer_failed {
+            "peer-failed"
+        } else if e.lossy {
+            "lossy"
+        } else {
+            "up"
+        };
         seq_print!(
             m,
-            "  released in_order {} timeout {} loss {} flushes {} jumps {} gaps {} late {} late_loss {} duplicates {} restarts {}\n",
-            r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late, r.late_loss, r.duplicates, r.resyncs
+            "  endpoint {}: state {} counter {} last_rx_ms {} rx {} hb {} fails {} recoveries {} changed_ms {} loss_bp {} lossy {}\n",
+            name,
+            state,
+            e.counter,
+            now.since(e.last_rx).as_ms(),
+            e.rx_packets,
+            e.rx_heartbeats,
+            e.fails,
+            e.recoveries,
+            now.since(e.changed).as_ms(),
+            e.loss_bp,
+            e.lossy_count
         );
-        for (l, sl) in st.slaves() {
-            let e = &p.det().endpoints[l];
-            let state = if st.carrier() & (1 << l) == 0 {
-                "no-carrier"
-            } else if e.failed {
-                "failed"
-            } else if e.peer_failed {
-                "peer-failed"
-            } else if e.lossy {
-                "lossy"
-            } else {
-                "up"
-            };
-            seq_print!(
-                m,
-                "  endpoint {}: state {} counter {} last_rx_ms {} rx {} hb {} fails {} recoveries {} changed_ms {} loss_bp {} lossy {}\n",
-                sl.name(),
-                state,
-                e.counter,
-                now.since(e.last_rx).as_ms(),
-                e.rx_packets,
-                e.rx_heartbeats,
-                e.fails,
-                e.recoveries,
-                now.since(e.changed).as_ms(),
-                e.loss_bp,
-                e.lossy_count
-            );
-        }
     }
 }

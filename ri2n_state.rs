@@ -14,16 +14,19 @@
 use crate::net::device::Device;
 use crate::net::skb::{Skb, SkbList};
 use crate::net::{Mac, MacFmt};
+use crate::net::cache::Cache;
 use crate::proto::detector::{Detector, Transitions};
 use crate::proto::header::{Counts, HB_PROBE};
-use crate::proto::params::{Param, Params, MAX_PEERS_LIMIT};
-use crate::proto::peers::PeerTable;
-use crate::proto::rx::{Epoch, PeerRx};
-use crate::proto::sched::RoundRobin;
+use crate::proto::params::{Param, Params};
+use crate::proto::peers::{age_limit, idle_limit, SlotQueue};
+use crate::proto::rx::Epoch;
 use crate::proto::seq::Seq;
+use crate::ri2n_peer::{BufPool, Peer, Table};
+use kernel::sync::Arc;
 use crate::proto::time::{Duration, Instant};
 use crate::proto::MAX_LINKS;
 use kernel::prelude::*;
+use kernel::alloc::KVVec;
 use kernel::sync::aref::ARef;
 
 /// Most packets waiting in one link's transmit queue; more are dropped.
@@ -58,10 +61,20 @@ pub(crate) struct DevStats {
     /// Transmits that re-entered ri2n from its own slave transmit (a tc
     /// mirred or redirect loop), dropped.
     pub(crate) tx_loop: u64,
-    /// New peers refused because `max_peers` are known and none is idle.
+    /// New peers (MACs first heard from or sent to), admitted.
+    pub(crate) peers_new: u64,
+    /// New peers refused: `peer_mem` is spent on live peers, or no memory.
     pub(crate) peers_refused: u64,
-    /// Peers evicted for being idle when the table was full.
+    /// Peers whose place a newcomer took (never heard in a heartbeat, or
+    /// silent for three HBSPANs) when the table was full.
     pub(crate) peers_evicted: u64,
+    /// Peers forgotten after eight silent HBSPANs.
+    pub(crate) peers_aged: u64,
+    /// Packets that would have waited but went up at once: no reorder
+    /// buffer was left in `peer_mem`.
+    pub(crate) rx_nobuf: u64,
+    /// Windows flushed because the held packets reached `held_mem`.
+    pub(crate) rx_held_full: u64,
     /// Heartbeats sent.
     pub(crate) hb_sent: u64,
 }
@@ -110,25 +123,20 @@ struct TxQueue {
     task: usize,
 }
 
-/// Ticks of the heartbeat timer per HBSPAN (see [`State::hb_tick`]).
-pub(crate) const HB_PHASES: usize = 8;
+/// Ticks of the heartbeat timer per HBSPAN (see [`State::hb_tick`]): at
+/// the default 2 s, one every 31 ms, to 1/64 of the peers.
+pub(crate) const HB_PHASES: usize = 64;
+
+/// Marks of a table slot (`State::marks`).
+const ON_SWEEP: u8 = 1;
+const ON_HB_QUEUE: u8 = 2;
+
+/// Most peers the sweep ages out per run.
+const AGE_PER_SWEEP: usize = 64;
 
 /// Most frames one drainer hands to a slave per call, so that a busy link
 /// cannot keep one CPU in a bottom-half section for long.
 pub(crate) const DRAIN_BUDGET: usize = 256;
-
-/// Per-peer state (one node at the other end of the links).
-pub(crate) struct Peer {
-    rx: PeerRx<Skb>,
-    det: Detector,
-    rr: RoundRobin,
-    /// Next data sequence number to this peer.
-    tx_seq: Seq,
-    /// Links on which a heartbeat is to go soon (answers, news of failure).
-    hb_pending: u8,
-    /// Links on which that heartbeat asks for an answer (HB_PROBE).
-    hb_probe: u8,
-}
 
 /// What transmit decided for a unicast packet.
 pub(crate) enum TxRoute {
@@ -173,9 +181,21 @@ pub(crate) struct State {
     carrier: u8,
     /// When each link's bit in `carrier` last changed.
     carrier_changed: [Instant; MAX_LINKS],
-    table: KBox<PeerTable>,
-    /// Indexed like `table`'s slots.
-    peers: KVec<Option<KBox<Peer>>>,
+    /// MAC → peer, sized by `peer_mem` (ri2n_peer.rs).
+    table: Table,
+    /// Reorder buffers, lent to windows while they hold packets.
+    bufs: BufPool,
+    cache: Arc<Cache<Peer>>,
+    /// Per table slot: `ON_SWEEP`, `ON_HB_QUEUE`. Kept when a slot's peer
+    /// changes, so that a slot is never on a list twice.
+    marks: KVVec<u8>,
+    /// Slots the sweep visits: peers that hold packets, carry data, or
+    /// have an endpoint out of use (`Peer::needs_sweep`).
+    on_sweep: KVVec<u32>,
+    /// Slots with heartbeats pending, in order.
+    hb_queue: SlotQueue<KVVec<u32>>,
+    /// Truesize of every packet held in the windows.
+    held_bytes: usize,
     /// Next number for our broadcasts.
     bcast_seq: Seq,
     /// The heartbeat phase the next tick serves.
@@ -192,15 +212,69 @@ fn now() -> Instant {
     Instant(crate::net::ktime_ns())
 }
 
+fn table_key() -> u64 {
+    ((crate::net::random_u32() as u64) << 32) | crate::net::random_u32() as u64
+}
+
+/// Puts `slot` on `list` unless its `mark` says it is there. Each list has
+/// room for every slot, so this never allocates.
+fn enqueue(marks: &mut KVVec<u8>, list: &mut impl SlotList, mark: u8, slot: usize) {
+    if marks[slot] & mark == 0 && list.add(slot as u32) {
+        marks[slot] |= mark;
+    }
+}
+
+/// The two kinds of work list: the sweep's (any order) and the heartbeat
+/// queue (first in, first out).
+trait SlotList {
+    fn add(&mut self, slot: u32) -> bool;
+}
+
+impl SlotList for KVVec<u32> {
+    fn add(&mut self, slot: u32) -> bool {
+        self.push_within_capacity(slot).is_ok()
+    }
+}
+
+impl SlotList for SlotQueue<KVVec<u32>> {
+    fn add(&mut self, slot: u32) -> bool {
+        self.push(slot)
+    }
+}
+
+/// Per-slot marks and the two work lists for a table of `n` slots.
+fn work_lists(n: usize) -> Result<(KVVec<u8>, KVVec<u32>, SlotQueue<KVVec<u32>>)> {
+    Ok((
+        KVVec::from_elem(0, n, GFP_KERNEL)?,
+        KVVec::with_capacity(n, GFP_KERNEL)?,
+        SlotQueue::new(KVVec::from_elem(0, n, GFP_KERNEL)?),
+    ))
+}
+
+/// A peer table and what goes with it, made in process context for a new
+/// `peer_mem` ([`State::set_peer_mem`]).
+pub(crate) struct NewTable {
+    table: Table,
+    bufs: BufPool,
+    marks: KVVec<u8>,
+    on_sweep: KVVec<u32>,
+    hb_queue: SlotQueue<KVVec<u32>>,
+}
+
+impl NewTable {
+    /// For a budget of `bytes`; EINVAL if it holds less than one peer.
+    pub(crate) fn new(bytes: usize) -> Result<NewTable> {
+        let (table, bufs) = crate::ri2n_peer::new_table(bytes, table_key())?;
+        let (marks, on_sweep, hb_queue) = work_lists(table.capacity())?;
+        Ok(NewTable { table, bufs, marks, on_sweep, hb_queue })
+    }
+}
+
 impl State {
     /// A device with no slave and no peer, with parameters `params`.
     pub(crate) fn new(params: Params) -> Result<State> {
-        let mut table = crate::ri2n_peer::alloc_peer_table()?;
-        table.set_key(((crate::net::random_u32() as u64) << 32) | crate::net::random_u32() as u64);
-        let mut peers = KVec::with_capacity(MAX_PEERS_LIMIT as usize, GFP_KERNEL)?;
-        for _ in 0..MAX_PEERS_LIMIT {
-            peers.push(None, GFP_KERNEL)?;
-        }
+        let (table, bufs) = crate::ri2n_peer::new_table(params.peer_mem(), table_key())?;
+        let (marks, on_sweep, hb_queue) = work_lists(table.capacity())?;
         Ok(State {
             up: false,
             params,
@@ -208,7 +282,12 @@ impl State {
             carrier: 0,
             carrier_changed: [now(); MAX_LINKS],
             table,
-            peers,
+            bufs,
+            cache: crate::ri2n_peer::new_cache()?,
+            marks,
+            on_sweep,
+            hb_queue,
+            held_bytes: 0,
             bcast_seq: Seq(crate::net::random_u32()),
             hb_phase: 0,
             mac_chosen: false,
@@ -276,15 +355,22 @@ impl State {
         self.table.len()
     }
 
-    /// Every peer, for procfs: MAC and state.
-    pub(crate) fn peers(&self) -> impl Iterator<Item = (&Mac, &Peer)> {
-        self.table.slots().filter_map(|s| self.peers[s].as_deref().map(|p| (self.table.mac(s), p)))
+    /// The table's capacity and the reorder buffers allocated, of their
+    /// most, and the bytes held.
+    pub(crate) fn memory(&self) -> (usize, usize, usize, usize) {
+        (self.table.capacity(), self.bufs.total(), self.bufs.max(), self.held_bytes)
+    }
+
+    /// Every peer from table slot `from` on: slot, MAC and state (procfs
+    /// reads them in chunks, dropping the lock in between).
+    pub(crate) fn peers_from(&self, from: usize) -> impl Iterator<Item = (usize, &Mac, &Peer)> {
+        self.table.iter().skip_while(move |&(s, _, _)| s < from).map(|(s, m, p)| (s, m, &**p))
     }
 
     /// Peers usable and failed on link `l` (for `ip -d link`).
     pub(crate) fn link_peer_counts(&self, l: usize) -> (u32, u32) {
         let (mut up, mut failed) = (0, 0);
-        for (_, p) in self.peers() {
+        for (_, _, p) in self.table.iter() {
             if p.det.usable() & (1 << l) != 0 {
                 up += 1;
             } else {
@@ -296,9 +382,38 @@ impl State {
 
     // --- Configuration -------------------------------------------------------
 
-    /// Sets a parameter if the whole set stays valid.
+    /// Sets a parameter if the whole set stays valid (`peer_mem`: see
+    /// [`State::set_peer_mem`]).
     pub(crate) fn set_param(&mut self, p: Param, v: u32) -> core::result::Result<(), crate::proto::params::ParamError> {
         self.params.set(p, v)
+    }
+
+    /// Sets `peer_mem` to `v` with `table` and `bufs` made for it, while
+    /// the device is down: every peer is forgotten (their packets, none
+    /// while down, into `garbage`).
+    pub(crate) fn set_peer_mem(&mut self, v: u32, new: NewTable, garbage: &mut SkbList) -> Result {
+        if self.up {
+            return Err(EBUSY);
+        }
+        self.params.set(Param::PeerMem, v).map_err(|_| EINVAL)?;
+        self.drain_all(garbage);
+        self.table = new.table;
+        self.bufs = new.bufs;
+        self.marks = new.marks;
+        self.on_sweep = new.on_sweep;
+        self.hb_queue = new.hb_queue;
+        Ok(())
+    }
+
+    /// Frees every held packet (into `garbage`), returning the buffers.
+    fn drain_all(&mut self, garbage: &mut SkbList) {
+        let held = &mut self.held_bytes;
+        for p in self.table.values_mut() {
+            p.rx.drain(&mut self.bufs, &mut |s| {
+                *held -= s.truesize() as usize;
+                garbage.push(s)
+            });
+        }
     }
 
     /// Records that the MAC address is chosen; returns whether it was.
@@ -310,9 +425,7 @@ impl State {
     pub(crate) fn set_up(&mut self, up: bool, garbage: &mut SkbList) {
         self.up = up;
         if !up {
-            for p in self.peers.iter_mut().flatten() {
-                p.rx.window.drain(&mut |s| garbage.push(s));
-            }
+            self.drain_all(garbage);
         }
     }
 
@@ -328,7 +441,7 @@ impl State {
         self.carrier_changed[l] = now();
         let nlinks = self.nlinks();
         let t = now();
-        for p in self.peers.iter_mut().flatten() {
+        for p in self.table.values_mut() {
             p.det.set_links(nlinks, 1 << l, t);
         }
         if carrier {
@@ -362,7 +475,7 @@ impl State {
         garbage.append(&mut self.txq[l].frames);
         let nlinks = self.nlinks();
         let t = now();
-        for p in self.peers.iter_mut().flatten() {
+        for p in self.table.values_mut() {
             p.det.set_links(nlinks, 1 << l, t);
         }
         Some(s)
@@ -383,10 +496,14 @@ impl State {
             self.carrier &= !bit;
         }
         let carrier = self.carrier;
-        for p in self.peers.iter_mut().flatten() {
+        for s in 0..self.table.capacity() {
+            let Some(p) = self.table.get_mut(s) else { continue };
             p.hb_pending |= carrier;
             if up {
                 p.hb_probe |= bit;
+            }
+            if carrier != 0 {
+                enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, s);
             }
         }
         true
@@ -422,7 +539,7 @@ impl State {
             self.stats.tx_dropped += 1;
             return TxRoute::NoPeer;
         };
-        let Some(peer) = self.peers[slot].as_deref_mut() else { return TxRoute::NoPeer };
+        let Some(peer) = self.table.get_mut(slot) else { return TxRoute::NoPeer };
         // A stopped queue is skipped when another link has room (§5.3), but
         // is no reason to drop: the slave's qdisc still queues.
         let usable = peer.det.usable() & carrier;
@@ -434,6 +551,8 @@ impl State {
         let seq = peer.tx_seq;
         peer.tx_seq = seq.next();
         peer.det.sent(link);
+        peer.last_data = t;
+        enqueue(&mut self.marks, &mut self.on_sweep, ON_SWEEP, slot);
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += len as u64;
         TxRoute::Send { link, seq }
@@ -538,46 +657,64 @@ impl State {
 
     // --- Peers ---------------------------------------------------------------
 
-    /// The slot of the peer `mac`, created if new (evicting an idle one if
-    /// the table is full; its held packets go to `garbage`). `None` if there
-    /// is no room or memory.
+    /// The slot of the peer `mac`, created if new (see [`State::new_peer`];
+    /// a peer evicted for it leaves its held packets in `garbage`). `None`
+    /// if there is no room or memory.
     fn peer_slot(&mut self, mac: &Mac, t: Instant, garbage: &mut SkbList) -> Option<usize> {
-        let slot = match self.table.lookup(mac) {
-            Some(s) => s,
-            None => self.new_peer(mac, t, garbage)?,
-        };
-        self.table.touch(slot, t);
-        Some(slot)
+        match self.table.lookup(mac) {
+            Some(s) => Some(s),
+            None => self.new_peer(mac, t, garbage),
+        }
     }
 
+    /// Admits `mac`. When the table is full, it takes the place of a peer
+    /// never heard in a heartbeat or silent for three HBSPANs
+    /// (core/peers.rs); with every slot a live peer, it is refused, counted
+    /// and logged.
     fn new_peer(&mut self, mac: &Mac, t: Instant, garbage: &mut SkbList) -> Option<usize> {
-        let max = self.params.max_peers();
-        if self.table.len() >= max {
-            // Real peers send heartbeats every HBSPAN; three missed is dead.
-            let idle = Duration(self.params.hbspan().0.saturating_mul(3));
-            match self.table.idle_slot(t, idle) {
+        if self.table.len() >= self.table.capacity() {
+            match self.table.victim(t, idle_limit(&self.params)) {
                 Some(s) => {
-                    self.table.remove(s);
-                    if let Some(mut old) = self.peers[s].take() {
-                        old.rx.window.drain(&mut |p| garbage.push(p));
-                    }
+                    self.forget(s, garbage);
                     self.stats.peers_evicted += 1;
                 }
                 None => {
                     self.stats.peers_refused += 1;
+                    if crate::net::ratelimit() {
+                        pr_warn!(
+                            "ri2n: peer table full ({} live peers, peer_mem {} bytes): refusing peer {}\n",
+                            self.table.len(), self.params.peer_mem(), MacFmt(mac)
+                        );
+                    }
                     return None;
                 }
             }
         }
-        let mut peer = crate::ri2n_peer::alloc_peer()?;
+        let Some(mut peer) = crate::ri2n_peer::alloc_peer(&self.cache) else {
+            self.stats.peers_refused += 1;
+            return None;
+        };
         peer.det.start(self.nlinks(), t);
         // A new peer learns our epoch and links at once (the next sweep),
         // not at the next HBSPAN: after a restart, on either side, that is
         // what resynchronises the numbering.
         peer.hb_pending = self.carrier;
-        let slot = self.table.insert(mac, t, max).ok()?;
-        self.peers[slot] = Some(peer);
+        let slot = self.table.insert(mac, t, peer).ok()?;
+        self.stats.peers_new += 1;
+        enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, slot);
         Some(slot)
+    }
+
+    /// Removes the peer in `slot`; its held packets go to `garbage`. The
+    /// slot stays on the work lists, which skip empty slots.
+    fn forget(&mut self, slot: usize, garbage: &mut SkbList) {
+        if let Some(mut old) = self.table.remove(slot) {
+            let held = &mut self.held_bytes;
+            old.rx.drain(&mut self.bufs, &mut |s| {
+                *held -= s.truesize() as usize;
+                garbage.push(s)
+            });
+        }
     }
 
     // --- Receive -------------------------------------------------------------
@@ -624,18 +761,23 @@ impl State {
             }
             return after;
         };
+        self.table.touch(slot, t, matches!(kind, RxKind::Heartbeat { .. }));
         self.link_stats[l].rx_packets += 1;
         let (params, carrier) = (self.params, self.carrier);
-        let stats = &mut self.stats;
-        let Some(peer) = self.peers[slot].as_deref_mut() else {
+        let State { table, bufs, stats, held_bytes, marks, on_sweep, hb_queue, slaves, .. } = self;
+        let Some(peer) = table.get_mut(slot) else {
             if let Some(s) = skb {
                 garbage.push(s);
             }
             return after;
         };
+        // Truesize of what left the windows (a `Cell`: read while the
+        // closure lives).
+        let out_bytes = core::cell::Cell::new(0usize);
         let mut deliver = |s: Skb| {
             stats.rx_packets += 1;
             stats.rx_bytes += s.len() as u64;
+            out_bytes.set(out_bytes.get() + s.truesize() as usize);
             up.push(s);
         };
         let tr = match kind {
@@ -645,7 +787,7 @@ impl State {
                 tr.lossy |= loss.lossy;
                 tr.lossless |= loss.lossless;
                 let active = peer.det.active() & carrier;
-                if peer.rx.heartbeat(l, next, epoch, t, active, &params, &mut deliver) == Epoch::Restarted
+                if peer.rx.heartbeat(l, next, epoch, t, active, &params, bufs, &mut deliver) == Epoch::Restarted
                     && crate::net::ratelimit()
                 {
                     pr_info!("{}: peer {} restarted (new epoch {:08x})\n", dev_name, MacFmt(src), epoch);
@@ -661,6 +803,7 @@ impl State {
             }
             RxKind::Bcast(seq) => {
                 let tr = peer.det.bcast(l, t, &params);
+                peer.last_data = t;
                 if let Some(s) = skb {
                     if peer.rx.bcast.accept(seq) {
                         deliver(s);
@@ -673,12 +816,26 @@ impl State {
             }
             RxKind::Data(seq) => {
                 let tr = peer.det.data(l, t, &params);
+                peer.last_data = t;
                 let active = peer.det.active() & carrier;
                 if let Some(s) = skb {
-                    if let Some(dup) = peer.rx.data(l, seq, s, t, active, &params, &mut deliver) {
+                    let in_bytes = s.truesize() as usize;
+                    let dup = peer.rx.data(l, seq, s, t, active, &params, bufs, &mut deliver);
+                    // What stayed in the window, less what left it.
+                    *held_bytes = (*held_bytes + in_bytes).saturating_sub(out_bytes.get());
+                    if let Some(dup) = dup {
+                        *held_bytes -= dup.truesize() as usize;
                         stats.rx_duplicates += 1;
                         stats.rx_dropped += 1;
                         garbage.push(dup);
+                    }
+                    if *held_bytes > params.held_mem() {
+                        stats.rx_held_full += 1;
+                        // The arriving peer's window goes up whole: the
+                        // total then stays within held_mem plus a packet.
+                        out_bytes.set(0);
+                        peer.rx.flush(bufs, &mut deliver);
+                        *held_bytes -= out_bytes.get();
                     }
                 }
                 tr
@@ -692,8 +849,15 @@ impl State {
                 peer.hb_pending |= carrier;
                 after.kick = true;
             }
-            log_transitions(dev_name, &self.slaves, src, &tr, t, &peer.det);
+            log_transitions(dev_name, slaves, src, &tr, t, &peer.det);
         }
+        if peer.needs_sweep(t, &params) {
+            enqueue(marks, on_sweep, ON_SWEEP, slot);
+        }
+        if peer.hb_pending & carrier != 0 {
+            enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
+        }
+        stats.rx_nobuf = bufs.refused;
         after
     }
 
@@ -721,15 +885,25 @@ impl State {
         let links = self.carrier;
         let phase = self.hb_phase;
         self.hb_phase = (phase + 1) % HB_PHASES;
-        for p in self.peers.iter_mut().skip(phase).step_by(HB_PHASES).flatten() {
-            p.hb_pending |= links;
+        if links == 0 {
+            return;
+        }
+        let mut s = phase;
+        while s < self.table.capacity() {
+            if let Some(p) = self.table.get_mut(s) {
+                p.hb_pending |= links;
+                enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, s);
+            }
+            s += HB_PHASES;
         }
     }
 
     /// The sweep: polls the slaves' carrier (loss only, see ri2n_hb.rs),
     /// starts and ends probe rounds, and releases what waited FAST_TOUT or
-    /// was proved lost, into `up`. Returns whether heartbeats are pending.
-    pub(crate) fn sweep(&mut self, dev_name: &str, up: &mut SkbList) -> bool {
+    /// was proved lost, into `up`, for the peers on the sweep list only;
+    /// ages out silent peers (their packets into `garbage`). Returns
+    /// whether heartbeats are pending.
+    pub(crate) fn sweep(&mut self, dev_name: &str, up: &mut SkbList, garbage: &mut SkbList) -> bool {
         if !self.up {
             return false;
         }
@@ -740,11 +914,24 @@ impl State {
                 log_carrier(dev_name, self.slaves[l].as_ref().map_or("?", |s| s.name()), false, self.carrier);
             }
         }
+        for _ in 0..AGE_PER_SWEEP {
+            let Some(s) = self.table.aged(t, age_limit(&self.params)) else { break };
+            self.forget(s, garbage);
+            self.stats.peers_aged += 1;
+        }
         let (params, carrier) = (self.params, self.carrier);
-        let stats = &mut self.stats;
-        let mut pending = false;
-        for (slot, p) in self.peers.iter_mut().enumerate() {
-            let Some(p) = p.as_deref_mut() else { continue };
+        let State { table, bufs, stats, held_bytes, marks, on_sweep, hb_queue, slaves, .. } = self;
+        let mut i = 0;
+        while i < on_sweep.len() {
+            let slot = on_sweep[i] as usize;
+            let Some(p) = table.get_mut(slot) else {
+                // Forgotten since it was listed.
+                marks[slot] &= !ON_SWEEP;
+                let last = on_sweep.len() - 1;
+                on_sweep.swap(i, last);
+                on_sweep.pop();
+                continue;
+            };
             // Probes for a link that fell silent, or to bring a failed one
             // back (core/detector.rs).
             let probe = p.det.probe_due(t, carrier, &params)
@@ -755,32 +942,43 @@ impl State {
             let tr = p.det.probe_end(t, &params);
             if !tr.is_empty() {
                 p.hb_pending |= carrier;
-                log_transitions(dev_name, &self.slaves, self.table.mac(slot), &tr, t, &p.det);
+                log_transitions(dev_name, slaves, table.mac(slot), &tr, t, &table.get(slot).unwrap().det);
             }
+            let Some(p) = table.get_mut(slot) else { continue };
             let active = p.det.active() & carrier;
-            p.rx.sweep(t, active, &params, &mut |s| {
+            p.rx.sweep(t, active, &params, bufs, &mut |s| {
                 stats.rx_packets += 1;
                 stats.rx_bytes += s.len() as u64;
+                *held_bytes -= s.truesize() as usize;
                 up.push(s);
             });
-            pending |= p.hb_pending & carrier != 0;
+            if p.hb_pending & carrier != 0 {
+                enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
+            }
+            if p.needs_sweep(t, &params) {
+                i += 1;
+            } else {
+                marks[slot] &= !ON_SWEEP;
+                let last = on_sweep.len() - 1;
+                on_sweep.swap(i, last);
+                on_sweep.pop();
+            }
         }
-        pending
+        !self.hb_queue.is_empty()
     }
 
-    /// Takes the heartbeats queued for the first peer at or after table
-    /// slot `from` that has any: its slot and up to one order per link.
-    /// `None` when no peer from there on has any.
-    pub(crate) fn take_heartbeats(&mut self, from: usize) -> Option<(usize, [Option<HbOrder>; MAX_LINKS])> {
+    /// Takes the heartbeats queued for the next peer on the heartbeat queue
+    /// that has any: up to one order per link. `None` when the queue is
+    /// empty.
+    pub(crate) fn take_heartbeats(&mut self) -> Option<[Option<HbOrder>; MAX_LINKS]> {
         let links = self.carrier;
         let nlinks = self.nlinks();
         let all = ((1u16 << nlinks) - 1) as u8;
-        let mut slot = from;
         loop {
-            let s = self.table.slots().find(|&s| s >= slot)?;
-            slot = s + 1;
-            let mac = *self.table.mac(s);
-            let Some(p) = self.peers[s].as_deref_mut() else { continue };
+            let slot = self.hb_queue.pop()? as usize;
+            self.marks[slot] &= !ON_HB_QUEUE;
+            let mac = *self.table.mac(slot);
+            let Some(p) = self.table.get_mut(slot) else { continue };
             let pending = p.hb_pending & links;
             if pending == 0 {
                 continue;
@@ -797,7 +995,7 @@ impl State {
             }
             p.hb_pending &= !pending;
             p.hb_probe &= !pending;
-            return Some((s, orders));
+            return Some(orders);
         }
     }
 
@@ -805,7 +1003,7 @@ impl State {
     /// (behind every frame counted before it), and counts it as sent.
     pub(crate) fn hb_counts(&mut self, peer: &Mac, l: usize) -> Option<Counts> {
         let slot = self.table.lookup(peer)?;
-        let p = self.peers[slot].as_deref_mut()?;
+        let p = self.table.get_mut(slot)?;
         let c = p.det.counts(l);
         p.det.sent(l);
         c
@@ -865,14 +1063,3 @@ fn log_transitions(dev_name: &str, slaves: &[Option<Slave>; MAX_LINKS], peer: &M
     }
 }
 
-impl Peer {
-    pub(crate) fn rx(&self) -> &PeerRx<Skb> {
-        &self.rx
-    }
-    pub(crate) fn det(&self) -> &Detector {
-        &self.det
-    }
-    pub(crate) fn tx_seq(&self) -> Seq {
-        self.tx_seq
-    }
-}

@@ -245,6 +245,12 @@ impl Detector {
         self.nlinks = nlinks;
     }
 
+    /// Whether nothing here needs the sweep: every endpoint usable and no
+    /// probe round open.
+    pub fn settled(&self) -> bool {
+        self.probing == 0 && self.usable() == self.mask(|_| true)
+    }
+
     /// Links usable for data (neither failed nor reported failed by the
     /// peer, nor lossy).
     pub fn usable(&self) -> u8 {

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The tunables of the driver paper's Table 2, plus the peer limit.
+//! The tunables of the driver paper's Table 2, plus the memory budgets and
+//! the loss threshold.
 //!
 //! One table ([`SPECS`]) gives every parameter's name, unit, default and
 //! range; the driver builds its module parameters and sysfs files from it and
 //! the documentation quotes it, so the three cannot drift apart.
 
 use super::time::Duration;
+use super::peers::MIN_BUDGET;
 use super::window::WINDOW_SLOTS;
 
 /// A tunable, in the order of [`SPECS`].
@@ -27,18 +29,22 @@ pub enum Param {
     FastTout,
     /// Most packets held per peer before the whole buffer is flushed.
     Maxbuf,
-    /// Most peers (nodes) one device keeps state for.
-    MaxPeers,
+    /// Bytes one device may spend on peers: their state, the table and the
+    /// reorder buffers (see `peers::capacity`).
+    PeerMem,
+    /// Bytes of packets (truesize) all of a device's windows may hold.
+    HeldMem,
     /// A link losing more than this share of our frames to a peer goes out
     /// of use toward it (per mille, 0.1 %; 0: never).
     LossThresh,
 }
 
 /// Number of parameters.
-pub const NPARAMS: usize = 9;
+pub const NPARAMS: usize = 10;
 
-/// Largest `max_peers`; the peer table's fixed capacity.
-pub const MAX_PEERS_LIMIT: u32 = 1024;
+/// The default `peer_mem`: 16 MiB, room for 9,000 peers and 256 reorder
+/// buffers (Documentation/ri2n.rst gives the arithmetic).
+pub const PEER_MEM_DEFAULT: u32 = 16 << 20;
 
 /// Name, unit, default and range of a parameter.
 #[derive(Debug)]
@@ -73,8 +79,10 @@ pub const SPECS: [Spec; NPARAMS] = [
         doc: "pass a held packet up after this long even if a gap precedes it" },
     Spec { name: "maxbuf", unit: "packets", default: 300, min: 1, max: WINDOW_SLOTS as u32 - 1,
         doc: "most packets held per peer; one more flushes them all" },
-    Spec { name: "max_peers", unit: "peers", default: 64, min: 1, max: MAX_PEERS_LIMIT,
-        doc: "most peers a device keeps state for" },
+    Spec { name: "peer_mem", unit: "bytes", default: PEER_MEM_DEFAULT, min: MIN_BUDGET as u32, max: 1 << 30,
+        doc: "memory for peers: state, table and reorder buffers; set while the device is down" },
+    Spec { name: "held_mem", unit: "bytes", default: 32 << 20, min: 64 << 10, max: 1 << 30,
+        doc: "most bytes of packets all peers' windows hold; beyond, the arriving peer's window is flushed" },
     Spec { name: "loss_thresh", unit: "0.1 %", default: 0, min: 0, max: 1000,
         doc: "a link losing more of our frames than this goes out of use toward that peer (0: never)" },
 ];
@@ -108,7 +116,7 @@ impl Param {
     /// Every parameter, in table order.
     pub const ALL: [Param; NPARAMS] = [
         Param::FtHthresh, Param::FtLthresh, Param::SlowTout, Param::Hbspan,
-        Param::Hbweight, Param::FastTout, Param::Maxbuf, Param::MaxPeers, Param::LossThresh,
+        Param::Hbweight, Param::FastTout, Param::Maxbuf, Param::PeerMem, Param::HeldMem, Param::LossThresh,
     ];
 
     /// This parameter's row of [`SPECS`].
@@ -218,9 +226,13 @@ impl Params {
     pub fn maxbuf(&self) -> usize {
         self.get(Param::Maxbuf) as usize
     }
-    /// The peer limit.
-    pub fn max_peers(&self) -> usize {
-        self.get(Param::MaxPeers) as usize
+    /// The peers' memory budget, in bytes.
+    pub fn peer_mem(&self) -> usize {
+        self.get(Param::PeerMem) as usize
+    }
+    /// The held packets' budget, in bytes.
+    pub fn held_mem(&self) -> usize {
+        self.get(Param::HeldMem) as usize
     }
     /// The loss threshold, in basis points (1/100 of a percent); 0: never.
     pub fn loss_thresh_bp(&self) -> u32 {

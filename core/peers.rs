@@ -1,70 +1,218 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The peer table (driver paper §5.8): MAC address to peer slot.
+//! The peers (driver paper §5.8): each peer's state, and the table from MAC
+//! address to peer.
 //!
-//! Bounded by `max_peers`, so frames from random source MACs cannot exhaust
-//! memory: when the table is full, a peer silent for longer than the caller's
-//! idle limit is evicted to make room, else the new MAC is refused. Real
-//! peers are never silent that long, because heartbeats flow every HBSPAN.
+//! The table's capacity comes from the device's memory budget (`peer_mem`,
+//! see [`capacity`]), not from a small count: the default serves a cluster
+//! of 4096 nodes. Lookup is O(1): open addressing with linear probing over
+//! twice as many buckets as slots, hashed with a per-device random key so
+//! that nobody can aim collisions.
 //!
-//! Open addressing with linear probing over twice as many buckets as slots,
-//! hashed with a per-device random key so that nobody can aim collisions.
+//! Entries sit on one of two lists, each in order of last arrival (least
+//! recently heard first), so that every decision below is O(1):
+//!
+//! - `new`: peers not yet heard in a heartbeat. A frame from an unknown MAC
+//!   lands here; so does a MAC we only sent to.
+//! - `known`: peers that sent a heartbeat: real RI2N nodes, which heartbeat
+//!   every HBSPAN, so a known peer is never silent for long while it lives.
+//!
+//! When the table is full, a newcomer takes the place of the known peer
+//! silent longest if it has been silent for the caller's idle limit, else of
+//! the oldest new one; only a table of live known peers refuses it. So a
+//! flood of new source MACs only ever churns the `new` list: it never
+//! evicts a live peer. Peers silent for long are aged out ([`PeerTable::aged`]).
 
-use super::params::MAX_PEERS_LIMIT;
+use super::detector::Detector;
+use super::params::Params;
+use super::rx::PeerRx;
+use super::sched::RoundRobin;
+use super::seq::Seq;
 use super::time::{Duration, Instant};
+use super::window::ReorderBuf;
+use core::ops::DerefMut;
 
 /// An Ethernet address.
 pub type Mac = [u8; 6];
 
-const SLOTS: usize = MAX_PEERS_LIMIT as usize;
-const BUCKETS: usize = 2 * SLOTS;
-/// Buckets hold slot index + 1; 0, the all-zero state, is empty.
-const EMPTY: u16 = 0;
+/// The state of one peer (one node at the other end of the links), with
+/// packets `P` and reorder buffers `B`.
+///
+/// All-zero bytes are a new peer with a detector over no links
+/// ([`Detector::start`] makes it one over the device's links), when `P`
+/// and `B` are non-null pointer types.
+pub struct Peer<P, B> {
+    /// Receive side: reorder window, loss detector, broadcast filter.
+    pub rx: PeerRx<P, B>,
+    /// The endpoints' failure, recovery and loss state.
+    pub det: Detector,
+    /// Round-robin over the usable links.
+    pub rr: RoundRobin,
+    /// Next data sequence number to this peer.
+    pub tx_seq: Seq,
+    /// Links a heartbeat to this peer is due on.
+    pub hb_pending: u8,
+    /// Of those, links whose heartbeat asks for an answer.
+    pub hb_probe: u8,
+    /// When data last went to or came from the peer.
+    pub last_data: Instant,
+}
+
+impl<P, B> Peer<P, B> {
+    /// Whether the periodic sweep has work for this peer at `now`: packets
+    /// held, an endpoint out of use or being probed, or data within the
+    /// last `2 × max(SLOW_TOUT, 100 ms)` (silent-link probes, loss
+    /// reports). An idle peer that only heartbeats needs none.
+    pub fn needs_sweep(&self, now: Instant, p: &Params) -> bool {
+        let recent = Duration(2 * p.slow_tout().0.max(Duration::from_ms(100).0));
+        self.rx.window.held() > 0 || !self.det.settled() || now.since(self.last_data) < recent
+    }
+}
+
+impl<P, B> Default for Peer<P, B> {
+    fn default() -> Self {
+        Peer {
+            rx: PeerRx::default(),
+            det: Detector::default(),
+            rr: RoundRobin::default(),
+            tx_seq: Seq(0),
+            hb_pending: 0,
+            hb_probe: 0,
+            last_data: Instant(0),
+        }
+    }
+}
+
+/// A peer as the kernel stores it: packet handles and buffer pointers are
+/// both one non-null pointer.
+pub type SizedPeer = Peer<core::ptr::NonNull<u8>, &'static mut ReorderBuf<core::ptr::NonNull<u8>>>;
+
+/// Bytes of one peer's state ([`Peer`]), while idle.
+pub const PEER_BYTES: usize = core::mem::size_of::<SizedPeer>();
+/// Bytes of one reorder buffer, held only while packets wait.
+pub const BUF_BYTES: usize = core::mem::size_of::<ReorderBuf<core::ptr::NonNull<u8>>>();
+/// What an [`Entry`] holds in the kernel: a peer box (object and cache).
+pub type SizedValue = (core::ptr::NonNull<u8>, core::ptr::NonNull<u8>);
+/// Bytes of the table per slot, used or not: the entry, two buckets, and
+/// what the driver keeps per slot: two work lists' slot numbers and a mark.
+pub const SLOT_BYTES: usize = core::mem::size_of::<Entry<SizedValue>>() + 2 * 4 + 2 * 4 + 1;
+/// Bytes per peer the budget counts: its state and its table slot.
+pub const PER_PEER_BYTES: usize = PEER_BYTES + SLOT_BYTES;
+
+/// The share of the budget kept for reorder buffers: one eighth.
+const BUF_SHARE: usize = 8;
+
+/// What a budget of `bytes` buys: `(peers, buffers)`. An eighth of it goes
+/// to reorder buffers (at least one), the rest to peers (state and table
+/// slot); `None` if that leaves no room for one peer.
+pub const fn capacity(bytes: usize) -> Option<(usize, usize)> {
+    let mut bufs = bytes / BUF_SHARE / BUF_BYTES;
+    if bufs == 0 {
+        bufs = 1;
+    }
+    if bytes < bufs * BUF_BYTES + PER_PEER_BYTES {
+        return None;
+    }
+    let peers = (bytes - bufs * BUF_BYTES) / PER_PEER_BYTES;
+    // Slot numbers are u32, with room for "none".
+    Some((if peers > (u32::MAX / 2) as usize { (u32::MAX / 2) as usize } else { peers }, bufs))
+}
+
+/// The smallest budget that holds one peer and one reorder buffer.
+pub const MIN_BUDGET: usize = BUF_BYTES + PER_PEER_BYTES;
+
+/// Which list an entry is on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[repr(u8)]
+enum List {
+    #[default]
+    Free = 0,
+    New = 1,
+    Known = 2,
+}
+
+/// Links are slot + 1; 0 is none.
+const NIL: u32 = 0;
+
+/// One slot of the table.
+pub struct Entry<V> {
+    mac: Mac,
+    list: List,
+    last_seen: Instant,
+    prev: u32,
+    next: u32,
+    value: Option<V>,
+}
+
+impl<V> Default for Entry<V> {
+    fn default() -> Self {
+        Entry { mac: [0; 6], list: List::Free, last_seen: Instant(0), prev: NIL, next: NIL, value: None }
+    }
+}
 
 /// Why a peer could not be added.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Full {
-    /// `max_peers` peers are known and none is idle.
+    /// Every slot holds a live known peer.
     NoRoom,
 }
 
-/// MAC → slot index in `0..max_peers`; the caller keeps the peers' state in
-/// an array of its own, indexed the same way.
-///
-/// All-zero bytes are an empty table with key 0 (see [`PeerTable::set_key`]),
-/// so the kernel can allocate one zeroed, in place.
+#[derive(Clone, Copy, Default)]
+struct Ends {
+    head: u32,
+    tail: u32,
+}
+
+/// MAC → slot, over storage the caller allocates: `entries` (the capacity)
+/// and `buckets` (a power of two, at least twice the capacity), holding
+/// values `V` (the kernel's boxed [`Peer`]).
 ///
 /// # Invariants
 ///
-/// A bucket holds a slot index + 1 or `EMPTY`; every used slot is in exactly one
-/// bucket, reachable from its MAC's home bucket without crossing an empty one.
-pub struct PeerTable {
-    buckets: [u16; BUCKETS],
-    macs: [Mac; SLOTS],
-    last_seen: [Instant; SLOTS],
-    used: [bool; SLOTS],
+/// A bucket holds a slot + 1 or 0 (empty); every used slot is in exactly
+/// one bucket, reachable from its MAC's home bucket without crossing an
+/// empty one, and on exactly one of the lists `new` and `known`, in order
+/// of `last_seen`; free slots are chained through `next` from `free`.
+pub struct PeerTable<V, E, K> {
+    entries: E,
+    buckets: K,
     count: usize,
     key: u64,
+    free: u32,
+    new: Ends,
+    known: Ends,
+    _v: core::marker::PhantomData<V>,
 }
 
-impl PeerTable {
-    /// An empty table hashing with `key` (random per device).
-    pub fn new(key: u64) -> PeerTable {
+impl<V, E, K> PeerTable<V, E, K>
+where
+    E: DerefMut<Target = [Entry<V>]>,
+    K: DerefMut<Target = [u32]>,
+{
+    /// An empty table over `entries` (every one default) and `buckets`
+    /// (zeroed, a power of two at least twice as many), hashing with `key`
+    /// (random per device).
+    pub fn new(mut entries: E, buckets: K, key: u64) -> Self {
+        assert!(buckets.len().is_power_of_two() && buckets.len() >= 2 * entries.len());
+        let n = entries.len();
+        for (i, e) in entries.iter_mut().enumerate() {
+            e.next = if i + 1 < n { i as u32 + 2 } else { NIL };
+        }
         PeerTable {
-            buckets: [EMPTY; BUCKETS],
-            macs: [[0; 6]; SLOTS],
-            last_seen: [Instant(0); SLOTS],
-            used: [false; SLOTS],
+            entries,
+            buckets,
             count: 0,
             key,
+            free: if n > 0 { 1 } else { NIL },
+            new: Ends::default(),
+            known: Ends::default(),
+            _v: core::marker::PhantomData,
         }
     }
 
-    /// Sets the hash key; only while the table is empty.
-    pub fn set_key(&mut self, key: u64) {
-        if self.count == 0 {
-            self.key = key;
-        }
+    /// Slots: the most peers the table holds.
+    pub fn capacity(&self) -> usize {
+        self.entries.len()
     }
 
     /// Peers in the table.
@@ -85,102 +233,270 @@ impl PeerTable {
         h = (h ^ (h >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
         h = (h ^ (h >> 27)).wrapping_mul(0x94d049bb133111eb);
         h ^= h >> 31;
-        (h as usize) & (BUCKETS - 1)
+        (h as usize) & (self.buckets.len() - 1)
     }
 
     /// The slot of `mac`, if known.
     #[inline]
     pub fn lookup(&self, mac: &Mac) -> Option<usize> {
+        let mask = self.buckets.len() - 1;
         let mut b = self.home(mac);
         loop {
             let s = self.buckets[b];
-            if s == EMPTY {
+            if s == NIL {
                 return None;
             }
-            if self.macs[s as usize - 1] == *mac {
+            if self.entries[s as usize - 1].mac == *mac {
                 return Some(s as usize - 1);
             }
-            b = (b + 1) & (BUCKETS - 1);
+            b = (b + 1) & mask;
         }
     }
 
-    /// Records traffic from slot `slot` at `now` (for eviction).
+    /// The peer in slot `slot`.
     #[inline]
-    pub fn touch(&mut self, slot: usize, now: Instant) {
-        self.last_seen[slot] = now;
+    pub fn get(&self, slot: usize) -> Option<&V> {
+        self.entries.get(slot)?.value.as_ref()
     }
 
-    /// When slot `slot` was last touched.
-    pub fn last_seen(&self, slot: usize) -> Instant {
-        self.last_seen[slot]
+    /// The peer in slot `slot`, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, slot: usize) -> Option<&mut V> {
+        self.entries.get_mut(slot)?.value.as_mut()
     }
 
     /// The MAC of slot `slot`.
     pub fn mac(&self, slot: usize) -> &Mac {
-        &self.macs[slot]
+        &self.entries[slot].mac
     }
 
-    /// Used slots, in index order.
-    pub fn slots(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..SLOTS).filter(|&s| self.used[s])
+    /// When slot `slot` was last heard from.
+    pub fn last_seen(&self, slot: usize) -> Instant {
+        self.entries[slot].last_seen
     }
 
-    /// Adds `mac` (not in the table) and returns its slot, at most
-    /// `max_peers` peers in all. Does not evict: see [`PeerTable::idle_slot`].
-    pub fn insert(&mut self, mac: &Mac, now: Instant, max_peers: usize) -> Result<usize, Full> {
-        if self.count >= max_peers.min(SLOTS) {
-            return Err(Full::NoRoom);
+    /// Whether slot `slot`'s peer has sent a heartbeat.
+    pub fn is_known(&self, slot: usize) -> bool {
+        self.entries[slot].list == List::Known
+    }
+
+    /// Used slots, in slot order, from `from` every `step`th (the heartbeat
+    /// phases).
+    pub fn slots_from(&self, from: usize, step: usize) -> impl Iterator<Item = usize> + '_ {
+        (from..self.entries.len()).step_by(step.max(1)).filter(|&s| self.entries[s].list != List::Free)
+    }
+
+    /// Every peer: slot, MAC and state, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Mac, &V)> + '_ {
+        self.entries.iter().enumerate().filter_map(|(s, e)| e.value.as_ref().map(|v| (s, &e.mac, v)))
+    }
+
+    /// Every peer's state, mutably.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
+        self.entries.iter_mut().filter_map(|e| e.value.as_mut())
+    }
+
+    fn ends(&mut self, l: List) -> &mut Ends {
+        if l == List::Known {
+            &mut self.known
+        } else {
+            &mut self.new
         }
-        let slot = (0..SLOTS).find(|&s| !self.used[s]).ok_or(Full::NoRoom)?;
+    }
+
+    fn unlink(&mut self, slot: usize) {
+        let (l, prev, next) = (self.entries[slot].list, self.entries[slot].prev, self.entries[slot].next);
+        if prev == NIL {
+            self.ends(l).head = next;
+        } else {
+            self.entries[prev as usize - 1].next = next;
+        }
+        if next == NIL {
+            self.ends(l).tail = prev;
+        } else {
+            self.entries[next as usize - 1].prev = prev;
+        }
+    }
+
+    fn push_tail(&mut self, slot: usize, l: List) {
+        let tail = self.ends(l).tail;
+        let e = &mut self.entries[slot];
+        e.list = l;
+        e.prev = tail;
+        e.next = NIL;
+        if tail == NIL {
+            self.ends(l).head = slot as u32 + 1;
+        } else {
+            self.entries[tail as usize - 1].next = slot as u32 + 1;
+        }
+        self.ends(l).tail = slot as u32 + 1;
+    }
+
+    /// Records a frame from slot `slot`'s peer at `now`; `heartbeat` makes
+    /// it a known peer.
+    #[inline]
+    pub fn touch(&mut self, slot: usize, now: Instant, heartbeat: bool) {
+        let l = self.entries[slot].list;
+        if l == List::Free {
+            return;
+        }
+        self.entries[slot].last_seen = now;
+        let to = if heartbeat { List::Known } else { l };
+        if self.ends(l).tail != slot as u32 + 1 || to != l {
+            self.unlink(slot);
+            self.push_tail(slot, to);
+        }
+    }
+
+    /// Adds `mac` (not in the table) with state `v` at `now`, as a new
+    /// peer; gives `v` back if no slot is free (see [`PeerTable::victim`]).
+    pub fn insert(&mut self, mac: &Mac, now: Instant, v: V) -> Result<usize, V> {
+        if self.free == NIL {
+            return Err(v);
+        }
+        let slot = self.free as usize - 1;
+        self.free = self.entries[slot].next;
+        let mask = self.buckets.len() - 1;
         let mut b = self.home(mac);
-        while self.buckets[b] != EMPTY {
-            b = (b + 1) & (BUCKETS - 1);
+        while self.buckets[b] != NIL {
+            b = (b + 1) & mask;
         }
-        self.buckets[b] = slot as u16 + 1;
-        self.macs[slot] = *mac;
-        self.last_seen[slot] = now;
-        self.used[slot] = true;
+        self.buckets[b] = slot as u32 + 1;
+        let e = &mut self.entries[slot];
+        e.mac = *mac;
+        e.last_seen = now;
+        e.value = Some(v);
+        self.push_tail(slot, List::New);
         self.count += 1;
         Ok(slot)
     }
 
-    /// The slot silent the longest, if silent for at least `idle` at `now`:
-    /// the caller frees its state and calls [`PeerTable::remove`].
-    pub fn idle_slot(&self, now: Instant, idle: Duration) -> Option<usize> {
-        self.slots()
-            .filter(|&s| now.since(self.last_seen[s]) >= idle)
-            .min_by_key(|&s| self.last_seen[s])
+    /// The slot a newcomer may take when the table is full, at `now`: the
+    /// known peer silent longest if silent for `idle`, else the oldest new
+    /// peer; `None` if every slot holds a live known peer.
+    pub fn victim(&self, now: Instant, idle: Duration) -> Option<usize> {
+        if self.known.head != NIL {
+            let s = self.known.head as usize - 1;
+            if now.since(self.entries[s].last_seen) >= idle {
+                return Some(s);
+            }
+        }
+        (self.new.head != NIL).then(|| self.new.head as usize - 1)
     }
 
-    /// Removes slot `slot`.
-    pub fn remove(&mut self, slot: usize) {
-        if !self.used[slot] {
-            return;
+    /// A peer silent for `age` or more at `now`, if any: the one silent
+    /// longest on either list.
+    pub fn aged(&self, now: Instant, age: Duration) -> Option<usize> {
+        [self.known.head, self.new.head]
+            .into_iter()
+            .filter(|&h| h != NIL)
+            .map(|h| h as usize - 1)
+            .filter(|&s| now.since(self.entries[s].last_seen) >= age)
+            .min_by_key(|&s| self.entries[s].last_seen)
+    }
+
+    /// Removes slot `slot`; returns its state.
+    pub fn remove(&mut self, slot: usize) -> Option<V> {
+        if self.entries.get(slot)?.list == List::Free {
+            return None;
         }
-        let mut b = self.home(&self.macs[slot]);
+        let mask = self.buckets.len() - 1;
+        let mut b = self.home(&self.entries[slot].mac);
         while self.buckets[b] as usize != slot + 1 {
-            b = (b + 1) & (BUCKETS - 1);
+            b = (b + 1) & mask;
         }
         // Backward-shift deletion keeps every probe chain unbroken.
         let mut hole = b;
         let mut j = b;
         loop {
-            j = (j + 1) & (BUCKETS - 1);
+            j = (j + 1) & mask;
             let s = self.buckets[j];
-            if s == EMPTY {
+            if s == NIL {
                 break;
             }
-            let home = self.home(&self.macs[s as usize - 1]);
+            let home = self.home(&self.entries[s as usize - 1].mac);
             // Move `s` into the hole unless its home lies cyclically in (hole, j].
-            let dist_home = j.wrapping_sub(home) & (BUCKETS - 1);
-            let dist_hole = j.wrapping_sub(hole) & (BUCKETS - 1);
+            let dist_home = j.wrapping_sub(home) & mask;
+            let dist_hole = j.wrapping_sub(hole) & mask;
             if dist_home >= dist_hole {
                 self.buckets[hole] = s;
                 hole = j;
             }
         }
-        self.buckets[hole] = EMPTY;
-        self.used[slot] = false;
+        self.buckets[hole] = NIL;
+        self.unlink(slot);
+        let e = &mut self.entries[slot];
+        e.list = List::Free;
+        e.next = self.free;
+        e.prev = NIL;
+        self.free = slot as u32 + 1;
         self.count -= 1;
+        e.value.take()
+    }
+}
+
+/// Buckets for a table of `slots` slots: the power of two at or above twice
+/// as many.
+pub const fn buckets_for(slots: usize) -> usize {
+    (2 * if slots == 0 { 1 } else { slots }).next_power_of_two()
+}
+
+/// How long a known peer may be silent before a newcomer may take its
+/// place: three missed heartbeats.
+pub fn idle_limit(p: &Params) -> Duration {
+    Duration(p.hbspan().0.saturating_mul(3))
+}
+
+/// How long any peer may be silent before it is forgotten: eight HBSPANs
+/// (16 s by default), long past every endpoint's failure.
+pub fn age_limit(p: &Params) -> Duration {
+    Duration(p.hbspan().0.saturating_mul(8))
+}
+
+/// A FIFO of table slots over storage the caller allocates, one place per
+/// slot (the caller's marks keep a slot from being queued twice), so that
+/// pushing never allocates and popping is O(1).
+pub struct SlotQueue<S> {
+    ring: S,
+    head: usize,
+    len: usize,
+}
+
+impl<S: DerefMut<Target = [u32]>> SlotQueue<S> {
+    /// An empty queue over `ring`, which bounds its length.
+    pub fn new(ring: S) -> Self {
+        SlotQueue { ring, head: 0, len: 0 }
+    }
+
+    /// Slots queued.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether none is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Queues `slot`; false if the queue is full.
+    pub fn push(&mut self, slot: u32) -> bool {
+        let n = self.ring.len();
+        if self.len == n {
+            return false;
+        }
+        self.ring[(self.head + self.len) % n] = slot;
+        self.len += 1;
+        true
+    }
+
+    /// The slot queued first.
+    pub fn pop(&mut self) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        let s = self.ring[self.head];
+        self.head = (self.head + 1) % self.ring.len();
+        self.len -= 1;
+        Some(s)
     }
 }

@@ -20,9 +20,17 @@
 //! indexed by `seq % WINDOW_SLOTS`, and held slots are chained in arrival
 //! order, so the oldest held packet, the FAST_TOUT candidate, is the head:
 //! every operation is O(1) per packet, amortised.
+//!
+//! The slots live in a [`ReorderBuf`] (8 KiB with pointer-sized packets)
+//! that a window holds only while it holds packets: it takes one from the
+//! caller's [`Buffers`] when a packet must wait and gives it back as soon
+//! as nothing waits, so an idle peer costs only the [`Window`] itself. With
+//! no buffer to be had (the memory budget is spent), a packet that would
+//! wait goes up at once instead and its gap is given up (`unbuffered`).
 
 use super::seq::Seq;
 use super::time::{Duration, Instant};
+use core::ops::DerefMut;
 
 /// Slots in a window: the farthest ahead of the next expected packet a packet
 /// can be held. A power of two.
@@ -31,6 +39,7 @@ const MASK: u32 = WINDOW_SLOTS as u32 - 1;
 /// Arrival-chain links are slot index + 1, so that 0, the all-zero state,
 /// means "none".
 const NIL: u16 = 0;
+const LOST_WORDS: usize = WINDOW_SLOTS / 64;
 
 /// After this many consecutive packets more than a window behind, each close
 /// to the previous one, the peer is taken to have restarted its numbering.
@@ -63,6 +72,9 @@ pub struct RxStats {
     pub duplicates: u64,
     /// Restarts of the peer's numbering recognised.
     pub resyncs: u64,
+    /// Packets that would have waited but went up at once: no reorder
+    /// buffer was to be had (the memory budget is spent).
+    pub unbuffered: u64,
 }
 
 /// Why held packets are handed up before their gaps fill.
@@ -80,35 +92,65 @@ pub enum Release {
     Resync,
 }
 
+/// One slot of a [`ReorderBuf`]. A held packet's number is not stored: it
+/// is the one number in `next + 1 .. next + WINDOW_SLOTS` that maps to the
+/// slot.
 struct Slot<P> {
     pkt: Option<P>,
-    /// The held packet's number; in an empty slot, the number last held or
-    /// given up here.
-    seq: Seq,
-    arrived: Instant,
-    /// In an empty slot: the loss detector gave `seq` up, so that a late
-    /// packet can tell. Set when a gap is given up (false for any other
-    /// reason), cleared when a packet is held here or `seq` arrives late.
-    lost: bool,
+    /// Arrival time, in µs, wrapping (only differences under FAST_TOUT's
+    /// maximum, 10 s, are ever taken).
+    arrived_us: u32,
     /// Arrival-order chain of held slots.
     older: u16,
     newer: u16,
 }
 
+/// The slots of a window that holds packets: 16 bytes per slot with a
+/// pointer-sized packet handle.
+///
+/// All-zero bytes are an empty buffer, so the kernel can allocate one
+/// zeroed, in place. A buffer goes back to its [`Buffers`] empty.
+pub struct ReorderBuf<P> {
+    slots: [Slot<P>; WINDOW_SLOTS],
+}
+
+impl<P> Default for ReorderBuf<P> {
+    fn default() -> Self {
+        ReorderBuf { slots: core::array::from_fn(|_| Slot { pkt: None, arrived_us: 0, older: NIL, newer: NIL }) }
+    }
+}
+
+/// Where windows get their reorder buffers and give them back: the
+/// driver's per-device pool, bounded by its memory budget.
+pub trait Buffers<B> {
+    /// An empty buffer, or `None` if the budget is spent.
+    fn get(&mut self) -> Option<B>;
+    /// Gives an empty buffer back.
+    fn put(&mut self, buf: B);
+}
+
+fn micros(t: Instant) -> u32 {
+    (t.0 / 1000) as u32
+}
+
 /// A reorder window.
 ///
-/// All-zero bytes are the empty window ([`Window::new`]), so the kernel can
-/// allocate one zeroed, in place, rather than build 12 KiB on its stack.
+/// All-zero bytes are the empty window ([`Window::new`]) when `B` is a
+/// non-null pointer type, so the kernel can allocate one zeroed, in place.
 ///
 /// # Invariants
 ///
 /// - Every held packet's number `s` satisfies `next < s < next + WINDOW_SLOTS`
-///   and sits in slot `s % WINDOW_SLOTS`, whose `seq` is `s`.
+///   and sits in slot `s % WINDOW_SLOTS` of `buf`.
 /// - `held` is the number of occupied slots, at most MAXBUF once `receive`
 ///   returns; the arrival chain from `oldest` links exactly those slots, in
-///   arrival order.
-pub struct Window<P> {
-    slots: [Slot<P>; WINDOW_SLOTS],
+///   arrival order. `held > 0` implies `buf` is `Some`.
+/// - Bit `s % WINDOW_SLOTS` of `lost`, for each `s` in
+///   `next - WINDOW_SLOTS .. next`, says whether the loss detector gave `s`
+///   up (so that a late packet can tell): every move of `next` writes the
+///   bits of the numbers it passes.
+pub struct Window<P, B> {
+    buf: Option<B>,
     oldest: u16,
     newest: u16,
     held: usize,
@@ -117,64 +159,56 @@ pub struct Window<P> {
     started: bool,
     far_run: u32,
     far_last: Seq,
+    lost: [u64; LOST_WORDS],
     /// Counters.
     pub stats: RxStats,
+    _p: core::marker::PhantomData<P>,
 }
 
-impl<P> Default for Window<P> {
+impl<P, B> Default for Window<P, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<P> Window<P> {
-    /// An empty window; it starts at the first number it receives.
-    pub fn new() -> Self {
-        Window {
-            slots: core::array::from_fn(|_| Slot {
-                pkt: None,
-                seq: Seq(0),
-                arrived: Instant(0),
-                lost: false,
-                older: NIL,
-                newer: NIL,
-            }),
-            oldest: NIL,
-            newest: NIL,
-            held: 0,
-            next: Seq(0),
-            started: false,
-            far_run: 0,
-            far_last: Seq(0),
-            stats: RxStats::default(),
-        }
+impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
+    fn slot(&mut self, i: usize) -> &mut Slot<P> {
+        // Only reached with packets held, when a buffer is attached.
+        &mut self.buf.as_mut().expect("held packets without a buffer").slots[i]
     }
 
-    /// The next number expected in order (meaningless before the first packet).
-    pub fn next_expected(&self) -> Seq {
-        self.next
+    fn slot_ref(&self, i: usize) -> &Slot<P> {
+        &self.buf.as_ref().expect("held packets without a buffer").slots[i]
     }
 
-    /// Whether a first packet has set the window's position.
-    pub fn started(&self) -> bool {
-        self.started
-    }
-
-    /// Packets currently held.
-    pub fn held(&self) -> usize {
-        self.held
+    /// The number of the packet held in slot `i`.
+    fn seq_of(&self, i: usize) -> Seq {
+        self.next.add((i as u32).wrapping_sub(self.next.0) & MASK)
     }
 
     /// When the oldest held packet reaches FAST_TOUT, if any is held: the
-    /// time to run [`Window::expire`] next.
-    pub fn deadline(&self, fast_tout: Duration) -> Option<Instant> {
-        (self.oldest != NIL).then(|| self.slots[self.oldest as usize - 1].arrived.plus(fast_tout))
+    /// time to run [`Window::expire`] next (`now` is the present).
+    pub fn deadline(&self, now: Instant, fast_tout: Duration) -> Option<Instant> {
+        if self.oldest == NIL {
+            return None;
+        }
+        let waited = micros(now).wrapping_sub(self.slot_ref(self.oldest as usize - 1).arrived_us) as u64 * 1000;
+        Some(now.plus(Duration(fast_tout.0.saturating_sub(waited))))
     }
 
     /// Takes packet `pkt` numbered `seq`, arrived at `now`. Packets become
-    /// deliverable through `up`, in the order they must reach the stack.
-    /// Returns the packet if it must be dropped instead (a duplicate).
-    pub fn receive(&mut self, seq: Seq, now: Instant, pkt: P, maxbuf: usize, up: &mut impl FnMut(P)) -> Option<P> {
+    /// deliverable through `up`, in the order they must reach the stack. A
+    /// packet that must wait takes a buffer from `bufs` if the window has
+    /// none. Returns the packet if it must be dropped instead (a duplicate).
+    pub fn receive(
+        &mut self,
+        seq: Seq,
+        now: Instant,
+        pkt: P,
+        maxbuf: usize,
+        bufs: &mut impl Buffers<B>,
+        up: &mut impl FnMut(P),
+    ) -> Option<P> {
         if !self.started {
             self.started = true;
             self.next = seq;
@@ -186,6 +220,7 @@ impl<P> Window<P> {
         self.far_run = 0;
         if d == 0 {
             self.stats.in_order += 1;
+            self.set_lost(seq, false);
             self.next = seq.next();
             up(pkt);
             self.drain_in_order(up);
@@ -195,13 +230,31 @@ impl<P> Window<P> {
             self.stats.jumps += 1;
             self.release_all(Release::Jump, up);
             self.stats.gaps += seq.diff(self.next) as u64;
+            // Every number passed is a gap, none given up by loss.
+            self.lost = [0; LOST_WORDS];
             self.next = seq.next();
             self.stats.in_order += 1;
             up(pkt);
             return None;
         }
         let i = (seq.0 & MASK) as usize;
-        if self.slots[i].pkt.is_some() {
+        if self.buf.is_none() {
+            match bufs.get() {
+                Some(b) => self.buf = Some(b),
+                None => {
+                    // Nowhere to wait: up at once, the gap before it given
+                    // up (a packet from it will come late; TCP sorts it out).
+                    self.stats.unbuffered += 1;
+                    self.release_through(seq.add(u32::MAX), Release::Flush, up);
+                    self.set_lost(seq, false);
+                    self.next = seq.next();
+                    self.stats.in_order += 1;
+                    up(pkt);
+                    return None;
+                }
+            }
+        }
+        if self.slot(i).pkt.is_some() {
             self.stats.duplicates += 1;
             return Some(pkt);
         }
@@ -209,22 +262,35 @@ impl<P> Window<P> {
             // §5.5: storing one more than MAXBUF hands everything up, this
             // packet included, in order.
             self.stats.flushes += 1;
-            self.hold(i, seq, now, pkt);
+            self.hold(i, now, pkt);
             self.release_all(Release::Flush, up);
             return None;
         }
         self.stats.held += 1;
-        self.hold(i, seq, now, pkt);
+        self.hold(i, now, pkt);
         None
+    }
+
+    /// The buffer, once nothing is held: for the caller to give back.
+    pub fn idle_buf(&mut self) -> Option<B> {
+        if self.held == 0 {
+            self.buf.take()
+        } else {
+            None
+        }
+    }
+
+    /// Whether the window has a buffer.
+    pub fn has_buf(&self) -> bool {
+        self.buf.is_some()
     }
 
     fn receive_late(&mut self, seq: Seq, d: i32, pkt: P, up: &mut impl FnMut(P)) -> Option<P> {
         self.stats.late += 1;
         if d > -(WINDOW_SLOTS as i32) {
-            let s = &mut self.slots[(seq.0 & MASK) as usize];
-            if s.pkt.is_none() && s.seq == seq && s.lost {
+            if self.is_lost(seq) {
                 self.stats.late_loss += 1;
-                s.lost = false;
+                self.set_lost(seq, false);
             }
             self.far_run = 0;
             up(pkt);
@@ -253,6 +319,7 @@ impl<P> Window<P> {
     pub fn resync(&mut self, next: Seq, up: &mut impl FnMut(P)) {
         self.stats.resyncs += 1;
         self.release_all(Release::Resync, up);
+        self.lost = [0; LOST_WORDS];
         self.next = next;
         self.started = true;
         self.far_run = 0;
@@ -263,12 +330,14 @@ impl<P> Window<P> {
     /// giving up the gaps before it. Called on every arrival and from the
     /// periodic sweep.
     pub fn expire(&mut self, now: Instant, fast_tout: Duration, up: &mut impl FnMut(P)) {
+        let now_us = micros(now);
         while self.oldest != NIL {
-            let s = &self.slots[self.oldest as usize - 1];
-            if now.since(s.arrived) < fast_tout {
+            let i = self.oldest as usize - 1;
+            let waited = now_us.wrapping_sub(self.slot_ref(i).arrived_us) as u64 * 1000;
+            if waited < fast_tout.0 {
                 break;
             }
-            let seq = s.seq;
+            let seq = self.seq_of(i);
             self.release_through(seq, Release::Timeout, up);
         }
     }
@@ -281,28 +350,41 @@ impl<P> Window<P> {
         if !self.started || upto.before(self.next) {
             return;
         }
+        let lost = why == Release::Loss;
         // Past the window, nothing more can be held: stop at its end.
-        let span = (upto.diff(self.next) as u32).min(WINDOW_SLOTS as u32 - 1);
-        let end = self.next.add(span);
+        let span = upto.diff(self.next) as u32;
+        let end = self.next.add(span.min(WINDOW_SLOTS as u32 - 1));
         let mut s = self.next;
         loop {
             let i = (s.0 & MASK) as usize;
             match self.take(i) {
                 Some(pkt) => {
                     self.count_release(why);
+                    self.set_lost(s, false);
                     up(pkt);
                 }
                 None => {
                     self.stats.gaps += 1;
-                    let slot = &mut self.slots[i];
-                    slot.seq = s;
-                    slot.lost = why == Release::Loss;
+                    self.set_lost(s, lost);
                 }
             }
             if s == end {
                 break;
             }
             s = s.next();
+        }
+        if end != upto {
+            // Numbers beyond the window: none held, each a gap; only the
+            // last WINDOW_SLOTS of them keep a bit.
+            let beyond = upto.diff(end) as u32;
+            let mut s = end.add(1 + beyond.saturating_sub(WINDOW_SLOTS as u32));
+            loop {
+                self.set_lost(s, lost);
+                if s == upto {
+                    break;
+                }
+                s = s.next();
+            }
         }
         self.next = upto.next();
         self.drain_in_order(up);
@@ -313,16 +395,23 @@ impl<P> Window<P> {
         if self.held == 0 {
             return;
         }
-        let mut highest = self.next;
+        let mut far = 0;
         let mut i = self.oldest;
         while i != NIL {
-            let s = &self.slots[i as usize - 1];
-            if highest.before(s.seq) {
-                highest = s.seq;
-            }
-            i = s.newer;
+            let idx = i as usize - 1;
+            far = far.max((idx as u32).wrapping_sub(self.next.0) & MASK);
+            i = self.slot_ref(idx).newer;
         }
+        let highest = self.next.add(far);
         self.release_through(highest, why, up);
+    }
+
+    /// Hands every held packet up, in order, as a MAXBUF flush does.
+    pub fn flush(&mut self, up: &mut impl FnMut(P)) {
+        if self.held > 0 {
+            self.stats.flushes += 1;
+            self.release_all(Release::Flush, up);
+        }
     }
 
     /// Hands every held packet to `f` (teardown: the caller frees them).
@@ -350,7 +439,9 @@ impl<P> Window<P> {
             match self.take(i) {
                 Some(pkt) => {
                     self.stats.in_order += 1;
-                    self.next = self.next.next();
+                    let s = self.next;
+                    self.set_lost(s, false);
+                    self.next = s.next();
                     up(pkt);
                 }
                 None => break,
@@ -358,20 +449,18 @@ impl<P> Window<P> {
         }
     }
 
-    fn hold(&mut self, i: usize, seq: Seq, now: Instant, pkt: P) {
+    fn hold(&mut self, i: usize, now: Instant, pkt: P) {
         let newest = self.newest;
         let link = i as u16 + 1;
-        let s = &mut self.slots[i];
+        let s = self.slot(i);
         s.pkt = Some(pkt);
-        s.seq = seq;
-        s.arrived = now;
-        s.lost = false;
+        s.arrived_us = micros(now);
         s.older = newest;
         s.newer = NIL;
         if newest == NIL {
             self.oldest = link;
         } else {
-            self.slots[newest as usize - 1].newer = link;
+            self.slot(newest as usize - 1).newer = link;
         }
         self.newest = link;
         self.held += 1;
@@ -379,19 +468,68 @@ impl<P> Window<P> {
 
     /// Empties slot `i`, unlinking it from the arrival chain.
     fn take(&mut self, i: usize) -> Option<P> {
-        let pkt = self.slots[i].pkt.take()?;
-        let (older, newer) = (self.slots[i].older, self.slots[i].newer);
+        let buf = self.buf.as_mut()?;
+        let pkt = buf.slots[i].pkt.take()?;
+        let (older, newer) = (buf.slots[i].older, buf.slots[i].newer);
         if older == NIL {
             self.oldest = newer;
         } else {
-            self.slots[older as usize - 1].newer = newer;
+            buf.slots[older as usize - 1].newer = newer;
         }
         if newer == NIL {
             self.newest = older;
         } else {
-            self.slots[newer as usize - 1].older = older;
+            buf.slots[newer as usize - 1].older = older;
         }
         self.held -= 1;
         Some(pkt)
+    }
+
+    fn is_lost(&self, s: Seq) -> bool {
+        let b = (s.0 & MASK) as usize;
+        self.lost[b / 64] & (1 << (b % 64)) != 0
+    }
+
+    fn set_lost(&mut self, s: Seq, lost: bool) {
+        let b = (s.0 & MASK) as usize;
+        if lost {
+            self.lost[b / 64] |= 1 << (b % 64);
+        } else {
+            self.lost[b / 64] &= !(1 << (b % 64));
+        }
+    }
+}
+
+impl<P, B> Window<P, B> {
+    /// An empty window; it starts at the first number it receives.
+    pub fn new() -> Self {
+        Window {
+            buf: None,
+            oldest: NIL,
+            newest: NIL,
+            held: 0,
+            next: Seq(0),
+            started: false,
+            far_run: 0,
+            far_last: Seq(0),
+            lost: [0; LOST_WORDS],
+            stats: RxStats::default(),
+            _p: core::marker::PhantomData,
+        }
+    }
+
+    /// The next number expected in order (meaningless before the first packet).
+    pub fn next_expected(&self) -> Seq {
+        self.next
+    }
+
+    /// Whether a first packet has set the window's position.
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// Packets currently held.
+    pub fn held(&self) -> usize {
+        self.held
     }
 }

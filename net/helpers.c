@@ -63,3 +63,5 @@ int rnet_nla_put_u8(struct sk_buff *skb, int type, u8 v) { return nla_put_u8(skb
 int rnet_nla_put_u64(struct sk_buff *skb, int type, u64 v) { return nla_put_u64_64bit(skb, type, v, 0); }
 size_t rnet_nla_total_size(int payload) { return nla_total_size(payload); }
 bool rnet_net_ratelimit(void) { return net_ratelimit(); }
+struct kmem_cache *rnet_kmem_cache_create(const char *name, unsigned int size, unsigned int align) { return kmem_cache_create(name, size, align, 0, NULL); }
+void *rnet_kmem_cache_zalloc(struct kmem_cache *c, gfp_t flags) { return kmem_cache_zalloc(c, flags); }

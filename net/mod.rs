@@ -24,6 +24,7 @@
 //! This is the only part of the module with `unsafe` code.
 
 pub mod bindings;
+pub mod cache;
 pub mod device;
 pub mod gro;
 pub mod lock;

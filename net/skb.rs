@@ -106,6 +106,12 @@ impl Skb {
         unsafe { (*self.as_raw()).len }
     }
 
+    /// Memory the packet takes (`skb->truesize`): what holding it costs.
+    pub fn truesize(&self) -> u32 {
+        // SAFETY: We own it; a plain field read.
+        unsafe { (*self.as_raw()).truesize }
+    }
+
     /// Whether the packet is a GSO packet (several segments in one).
     pub fn is_gso(&self) -> bool {
         // SAFETY: We own it.

@@ -162,12 +162,13 @@ fn main() {
         let mut held_max = 0;
         let window = time_ns(
             || {
-                let mut rx: Box<PeerRx<u64>> = Box::default();
+                let mut rx: Box<PeerRx<u64, ri2n_core::heap::Buf<u64>>> = Box::default();
+                let mut bufs = ri2n_core::heap::HeapBufs::default();
                 let mut sum = 0u64;
                 for (i, &(link, s)) in ev.iter().enumerate() {
                     // 1 µs between arrivals: nothing reaches FAST_TOUT.
                     let now = Instant(i as u64 * 1000);
-                    rx.data(link, Seq(s), s as u64, now, active, &p, &mut |x| sum = sum.wrapping_add(x));
+                    rx.data(link, Seq(s), s as u64, now, active, &p, &mut bufs, &mut |x| sum = sum.wrapping_add(x));
                     held_max = held_max.max(rx.window.held());
                 }
                 sum

@@ -3,7 +3,8 @@
 use ri2n_core::dedup::Dedup;
 use ri2n_core::header::*;
 use ri2n_core::params::{Param, ParamError, Params, SPECS};
-use ri2n_core::peers::PeerTable;
+use ri2n_core::heap::table;
+use ri2n_core::peers::SlotQueue;
 use ri2n_core::sched::RoundRobin;
 use ri2n_core::seq::Seq;
 use ri2n_core::time::{Duration, Instant};
@@ -102,20 +103,77 @@ fn dedup_passes_each_broadcast_once() {
 }
 
 #[test]
-fn peer_table_is_bounded_and_evicts_the_idle() {
-    let mut t = PeerTable::new(42);
+fn a_full_table_takes_newcomers_in_place_of_unheard_or_silent_peers() {
+    let mut t = table::<u8>(4, 42);
     let mac = |i: u8| [2, 0, 0, 0, 0, i];
+    let idle = Duration(100);
     for i in 0..4 {
-        assert_eq!(t.insert(&mac(i), Instant(i as u64), 4), Ok(i as usize));
+        assert_eq!(t.insert(&mac(i), Instant(i as u64), i), Ok(i as usize));
     }
-    assert!(t.insert(&mac(9), Instant(10), 4).is_err(), "max_peers reached");
-    assert_eq!(t.idle_slot(Instant(10), Duration(100)), None, "nobody idle long enough");
-    assert_eq!(t.idle_slot(Instant(1000), Duration(100)), Some(0), "the longest silent");
-    t.remove(0);
-    assert_eq!(t.lookup(&mac(0)), None);
-    assert_eq!(t.insert(&mac(9), Instant(10), 4), Ok(0));
-    for i in 1..4 {
+    assert_eq!(t.insert(&mac(9), Instant(10), 9), Err(9), "full");
+    // Nobody has heartbeated: the oldest unheard one makes room (a flood of
+    // new MACs only churns these).
+    assert_eq!(t.victim(Instant(10), idle), Some(0));
+    // Every peer heartbeats: live known peers are never taken.
+    for i in 0..4 {
+        t.touch(i, Instant(20 + i as u64), true);
+        assert!(t.is_known(i));
+    }
+    assert_eq!(t.victim(Instant(50), idle), None, "a table of live peers refuses");
+    // Slot 1 falls silent; the others go on.
+    for i in [0, 2, 3] {
+        t.touch(i, Instant(200), true);
+    }
+    assert_eq!(t.victim(Instant(250), idle), Some(1), "silent for the idle limit");
+    assert_eq!(t.remove(1), Some(1));
+    assert_eq!(t.lookup(&mac(1)), None);
+    assert_eq!(t.insert(&mac(9), Instant(250), 9), Ok(1));
+    assert!(!t.is_known(1), "a newcomer is unheard until its heartbeat");
+    for i in [0, 2, 3] {
         assert_eq!(t.lookup(&mac(i)), Some(i as usize));
     }
     assert_eq!(t.len(), 4);
+}
+
+#[test]
+fn silent_peers_age_out_oldest_first() {
+    let mut t = table::<()>(8, 7);
+    let mac = |i: u8| [2, 0, 0, 0, 1, i];
+    for i in 0..3u8 {
+        let s = t.insert(&mac(i), Instant(0), ()).unwrap();
+        t.touch(s, Instant(10 * i as u64), i != 1);
+    }
+    let age = Duration(1000);
+    assert_eq!(t.aged(Instant(500), age), None);
+    assert_eq!(t.aged(Instant(1005), age), Some(0), "slot 0, heard at 0");
+    t.remove(0);
+    assert_eq!(t.aged(Instant(1015), age), Some(1), "then the unheard one, heard at 10");
+    t.remove(1);
+    assert_eq!(t.aged(Instant(1015), age), None, "slot 2 heard at 20");
+    assert_eq!(t.aged(Instant(1020), age), Some(2));
+}
+
+#[test]
+fn the_budget_buys_peers_and_buffers_with_documented_arithmetic() {
+    use ri2n_core::peers::{capacity, BUF_BYTES, MIN_BUDGET, PEER_BYTES, PER_PEER_BYTES};
+    // The goal of issue 10: at most 2 KiB per idle peer.
+    assert!(PER_PEER_BYTES <= 2048, "{PER_PEER_BYTES} bytes per idle peer");
+    assert_eq!(BUF_BYTES, 8192);
+    assert!(PEER_BYTES < PER_PEER_BYTES);
+    assert_eq!(capacity(MIN_BUDGET - 1), None);
+    assert_eq!(capacity(MIN_BUDGET), Some((1, 1)));
+    let (peers, bufs) = capacity(ri2n_core::params::PEER_MEM_DEFAULT as usize).unwrap();
+    assert!(peers >= 4096, "the default serves 4096 nodes: {peers}");
+    assert_eq!(bufs, 256);
+    assert!(peers * PER_PEER_BYTES + bufs * BUF_BYTES <= 16 << 20);
+}
+
+#[test]
+fn slot_queue_is_fifo_and_bounded() {
+    let mut q = SlotQueue::new(vec![0u32; 3]);
+    assert!(q.push(5) && q.push(6) && q.push(7));
+    assert!(!q.push(8), "full");
+    assert_eq!(q.pop(), Some(5));
+    assert!(q.push(8));
+    assert_eq!((q.pop(), q.pop(), q.pop(), q.pop()), (Some(6), Some(7), Some(8), None));
 }

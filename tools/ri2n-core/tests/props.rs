@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use ri2n_core::dedup::{Dedup, DEDUP_BITS};
 use ri2n_core::header::Header;
 use ri2n_core::params::{Param, Params};
-use ri2n_core::peers::PeerTable;
+use ri2n_core::heap::{table, Buf, HeapBufs};
 use ri2n_core::rx::PeerRx;
 use ri2n_core::seq::Seq;
 use ri2n_core::time::Instant;
@@ -33,7 +33,7 @@ fn traffic(links: usize) -> impl Strategy<Value = Vec<Pkt>> {
 struct Outcome {
     delivered: Vec<(u32, u64)>, // (packet index, time in us)
     arrival: HashMap<u32, u64>,
-    rx: PeerRx<u32>,
+    rx: PeerRx<u32, Buf<u32>>,
     max_held: usize,
     /// Packets sent before the first one to arrive (late by definition).
     prefix_late: u64,
@@ -56,14 +56,16 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
 
     let active = ((1u16 << links) - 1) as u8;
     let fast = p.fast_tout();
-    let mut rx: PeerRx<u32> = PeerRx::default();
+    let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
+    let mut bufs = HeapBufs::default();
     let mut out = Outcome { delivered: Vec::new(), arrival: HashMap::new(), rx: PeerRx::default(), max_held: 0, prefix_late: 0 };
     let mut max_index: Option<u32> = None;
     let first = events.first().map_or(0, |e| e.2);
     let mut prefix_late = 0;
     let mut ev = events.into_iter().peekable();
+    let mut now_prev = Instant(0);
     loop {
-        let deadline = rx.window.deadline(fast).map(|d| d.0 / 1000);
+        let deadline = rx.window.deadline(now_prev, fast).map(|d| d.0 / 1000);
         let next_arrival = ev.peek().map(|e| e.0);
         let (now_us, arrival) = match (deadline, next_arrival) {
             (None, None) => break,
@@ -75,15 +77,16 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
             }
         };
         let now = Instant(now_us * 1000);
+        now_prev = now;
         let late_before = rx.window.stats.late;
         let mut ups = Vec::new();
         match arrival {
             Some((_, link, i)) => {
                 out.arrival.insert(i, now_us);
-                let dup = rx.data(link, Seq(start.wrapping_add(i)), i, now, active, p, &mut |x| ups.push(x));
+                let dup = rx.data(link, Seq(start.wrapping_add(i)), i, now, active, p, &mut bufs, &mut |x| ups.push(x));
                 assert_eq!(dup, None, "no duplicates were sent");
             }
-            None => rx.sweep(now, active, p, &mut |x| ups.push(x)),
+            None => rx.sweep(now, active, p, &mut bufs, &mut |x| ups.push(x)),
         }
         for &i in &ups {
             if i < first {
@@ -201,13 +204,13 @@ proptest! {
 
     #[test]
     fn peer_table_matches_a_hashmap(ops in prop::collection::vec((0u8..40, any::<bool>()), 1..500), key in any::<u64>()) {
-        let mut t = PeerTable::new(key);
+        let mut t = table::<()>(32, key);
         let mut model: HashMap<[u8; 6], usize> = HashMap::new();
         for (m, add) in ops {
             let mac = [0, 0, 0, 0, m % 3, m];
             if add {
                 if model.contains_key(&mac) { continue; }
-                match t.insert(&mac, Instant(0), 32) {
+                match t.insert(&mac, Instant(0), ()) {
                     Ok(slot) => { prop_assert!(model.len() < 32); model.insert(mac, slot); }
                     Err(_) => prop_assert_eq!(model.len(), 32),
                 }

@@ -139,7 +139,7 @@ fn a_duplicate_of_a_held_packet_is_dropped() {
     r.arrive(NIC1, 2, 0);
     let mut up = Vec::new();
     let p = r.p;
-    let dup = r.rx.data(NIC2, Seq(2), 2, r.now, 0, &p, &mut |x| up.push(x));
+    let dup = r.rx.data(NIC2, Seq(2), 2, r.now, 0, &p, &mut r.bufs, &mut |x| up.push(x));
     assert_eq!(dup, Some(2));
     assert_eq!(r.rx.window.stats.duplicates, 1);
 }
@@ -175,7 +175,7 @@ fn a_heartbeat_passes_its_link() {
     assert_eq!(r.arrive(NIC2, 5, 0), [] as [u32; 0]);
     let mut up = Vec::new();
     let p = r.p;
-    r.rx.heartbeat(NIC1, Seq(6), 7, r.now, r.active, &p, &mut |x| up.push(x));
+    r.rx.heartbeat(NIC1, Seq(6), 7, r.now, r.active, &p, &mut r.bufs, &mut |x| up.push(x));
     assert_eq!(up, [3, 5], "2 and 4 (on NIC1) are lost");
 }
 
@@ -184,11 +184,11 @@ fn a_new_epoch_resyncs_the_window() {
     let mut r = Rx::new(2);
     let p = r.p;
     let mut up = Vec::new();
-    r.rx.heartbeat(NIC1, Seq(0), 111, r.now, r.active, &p, &mut |x| up.push(x));
+    r.rx.heartbeat(NIC1, Seq(0), 111, r.now, r.active, &p, &mut r.bufs, &mut |x| up.push(x));
     r.arrive(NIC1, 5000, 0);
     r.arrive(NIC1, 5002, 0);
     // The peer reboots: epoch 222, numbering from 0.
-    let e = r.rx.heartbeat(NIC1, Seq(0), 222, r.now, r.active, &p, &mut |x| up.push(x));
+    let e = r.rx.heartbeat(NIC1, Seq(0), 222, r.now, r.active, &p, &mut r.bufs, &mut |x| up.push(x));
     assert_eq!(e, ri2n_core::rx::Epoch::Restarted);
     assert_eq!(up, [5002], "held packets of the old incarnation go up");
     assert_eq!(r.arrive(NIC1, 0, 1), [0], "the new numbering is in order at once");
@@ -221,4 +221,43 @@ fn stragglers_far_behind_do_not_resync() {
         assert_eq!(r.arrive(NIC1, 10_001 + i, 1), [10_001 + i]);
     }
     assert_eq!(r.rx.window.stats.resyncs, 0);
+}
+
+#[test]
+fn a_window_holds_a_buffer_only_while_packets_wait() {
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 1, 0);
+    assert!(!r.rx.window.has_buf(), "in order: no buffer");
+    r.arrive(NIC1, 3, 0);
+    assert!(r.rx.window.has_buf());
+    assert_eq!(r.bufs.out, 1);
+    assert_eq!(r.arrive(NIC2, 2, 0), [2, 3]);
+    assert!(!r.rx.window.has_buf(), "given back once nothing waits");
+    assert_eq!(r.bufs.out, 0);
+}
+
+#[test]
+fn without_a_buffer_a_packet_goes_up_at_once_and_its_gap_is_given_up() {
+    let mut r = Rx::new(2);
+    r.bufs.max = 0;
+    assert_eq!(r.arrive(NIC1, 1, 0), [1]);
+    assert_eq!(r.arrive(NIC1, 3, 0), [3], "nowhere to wait");
+    assert_eq!(r.rx.window.stats.unbuffered, 1);
+    assert_eq!(r.rx.window.stats.gaps, 1);
+    assert_eq!(r.arrive(NIC2, 2, 0), [2], "late, still handed up");
+    assert_eq!(r.rx.window.stats.late, 1);
+    assert_eq!(r.rx.window.next_expected(), Seq(4));
+}
+
+#[test]
+fn late_loss_is_told_after_the_buffer_went_back() {
+    // 2 is given up by the loss rule; the window then holds nothing and
+    // gives its buffer back, yet 2 arriving afterwards is still told apart.
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 1, 0);
+    r.arrive(NIC1, 3, 0);
+    assert_eq!(r.arrive(NIC2, 4, 0), [3, 4], "both links passed 2");
+    assert_eq!(r.bufs.out, 0);
+    assert_eq!(r.arrive(NIC2, 2, 1), [2]);
+    assert_eq!((r.rx.window.stats.late, r.rx.window.stats.late_loss), (1, 1));
 }

@@ -20,30 +20,22 @@
 //! writes it to bench/results/sim.md).
 
 use ri2n_core::detector::Detector;
-use ri2n_core::params::{Param, Params, MAX_PEERS_LIMIT};
-use ri2n_core::peers::PeerTable;
-use ri2n_core::rx::PeerRx;
+use ri2n_core::heap::{table, Buf, HeapBufs};
+use ri2n_core::params::{Param, Params};
+use ri2n_core::peers::{capacity, idle_limit, BUF_BYTES, PER_PEER_BYTES};
 use ri2n_core::sched::RoundRobin;
 use ri2n_core::seq::Seq;
 use ri2n_core::time::{Duration, Instant};
 use std::time::Instant as Wall;
 
-/// The driver's per-peer state (`ri2n_state.rs`'s `Peer`), with an 8-byte
-/// packet handle as the sk_buff pointer.
-#[allow(dead_code)]
-struct Peer {
-    rx: PeerRx<u64>,
-    det: Detector,
-    rr: RoundRobin,
-    tx_seq: Seq,
-    hb_pending: u8,
-    hb_probe: u8,
-}
+/// The driver's per-peer state (`core/peers.rs`), with an 8-byte packet
+/// handle as the sk_buff pointer.
+type Peer = ri2n_core::peers::Peer<u64, Buf<u64>>;
 
-impl Peer {
-    fn new(links: usize, now: Instant) -> Box<Peer> {
-        Box::new(Peer { rx: PeerRx::default(), det: Detector::new(links, now), rr: RoundRobin::default(), tx_seq: Seq(0), hb_pending: 0, hb_probe: 0 })
-    }
+fn new_peer(links: usize, now: Instant) -> Box<Peer> {
+    let mut p: Box<Peer> = Box::default();
+    p.det.start(links, now);
+    p
 }
 
 /// A small deterministic generator (xorshift64*), so runs repeat.
@@ -66,59 +58,88 @@ fn mac(i: usize) -> [u8; 6] {
     [0x02, 0x52, b[0], b[1], b[2], b[3]]
 }
 
-/// Bytes per peer the driver spends: its `Peer` (allocated whole, windows
-/// inline) plus its share of the table and the slot array.
+/// Bytes per peer the driver spends (`core/peers.rs`, `PER_PEER_BYTES`):
+/// its `Peer` (a slab object of its exact size) and its table slot; a
+/// busy peer (packets waiting) also has a reorder buffer. Held packets'
+/// own memory comes on top, bounded by `held_mem` for all peers.
 fn bytes_per_peer() -> (usize, usize) {
-    let table = std::mem::size_of::<PeerTable>() / MAX_PEERS_LIMIT as usize;
-    let slot = std::mem::size_of::<Option<Box<Peer>>>();
-    let peer = std::mem::size_of::<Peer>();
-    // Busy: the same struct (the window is inline); held packets' own
-    // memory (sk_buffs) comes on top, bounded by MAXBUF per peer.
-    (peer + table + slot, peer + table + slot)
+    (PER_PEER_BYTES, PER_PEER_BYTES + BUF_BYTES)
 }
 
-/// Admits `n` peers into a table bounded by `max_peers` (the driver's
-/// largest allowed); returns how many fit.
-fn admitted(n: usize) -> usize {
-    let mut t = PeerTable::new(0x1234_5678);
-    let max = MAX_PEERS_LIMIT as usize;
-    (0..n).filter(|&i| t.insert(&mac(i), Instant(0), max).is_ok()).count()
+/// Admits `n` peers, each heartbeating, into a table sized by the default
+/// `peer_mem`; returns how many fit, and how many of 10 n new source MACs
+/// (a flood, one frame each) then evict a live peer (must be 0).
+fn admitted(n: usize, p: &Params) -> (usize, usize) {
+    let (slots, _) = capacity(p.peer_mem()).unwrap();
+    let mut t = table::<Box<Peer>>(slots, 0x1234_5678);
+    let now = Instant(0);
+    let adm = (0..n)
+        .filter(|&i| match t.insert(&mac(i), now, Box::default()) {
+            Ok(s) => {
+                t.touch(s, now, true);
+                true
+            }
+            Err(_) => false,
+        })
+        .count();
+    let mut evicted_live = 0;
+    for i in 0..10 * n {
+        let m = [0x06, 0x66, (i >> 24) as u8, (i >> 16) as u8, (i >> 8) as u8, i as u8];
+        if t.lookup(&m).is_none() && t.len() >= t.capacity() {
+            match t.victim(now, idle_limit(p)) {
+                Some(v) if t.is_known(v) => {
+                    evicted_live += 1;
+                    t.remove(v);
+                }
+                Some(v) => {
+                    t.remove(v);
+                }
+                None => continue,
+            }
+        }
+        let _ = t.insert(&m, now, Box::default());
+    }
+    (adm, evicted_live)
 }
 
-/// ns per received data packet: for packets from peers picked at random
-/// among `n` (as many as the table admits), on `k` links: table lookup,
-/// `Detector::data`, `PeerRx::data` (window, loss rule, FAST_TOUT check).
-fn ns_per_packet(n: usize, k: usize, packets: usize) -> f64 {
-    let p = Params::default();
-    let mut t = PeerTable::new(0x1234_5678);
-    let mut peers: Vec<Option<Box<Peer>>> = (0..MAX_PEERS_LIMIT).map(|_| None).collect();
-    let n = n.min(MAX_PEERS_LIMIT as usize);
+/// ns per received data packet, and the most reorder buffers out at once:
+/// for packets from peers picked at random among `n`, on `k` links, a
+/// quarter of the pairs swapped (so windows hold and give buffers back):
+/// table lookup and touch, `Detector::data`, `PeerRx::data` (window, loss
+/// rule, FAST_TOUT check, buffer pool).
+fn ns_per_packet(n: usize, k: usize, packets: usize, p: &Params) -> (f64, usize) {
+    let (slots, nbufs) = capacity(p.peer_mem()).unwrap();
+    let mut t = table::<Box<Peer>>(slots, 0x1234_5678);
+    let mut bufs = HeapBufs::new(nbufs);
     let mut seqs = vec![0u32; n];
     for i in 0..n {
-        let s = t.insert(&mac(i), Instant(0), n).expect("room");
-        peers[s] = Some(Peer::new(k, Instant(0)));
+        t.insert(&mac(i), Instant(0), new_peer(k, Instant(0))).map_err(|_| ()).expect("room");
     }
     let macs: Vec<[u8; 6]> = (0..n).map(mac).collect();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let order: Vec<usize> = (0..packets).map(|_| rng.below(n as u64) as usize).collect();
+    let order: Vec<(usize, bool)> = (0..packets / 2).map(|_| (rng.below(n as u64) as usize, rng.below(4) == 0)).collect();
     let mut delivered = 0u64;
     let start = Wall::now();
-    for (i, &who) in order.iter().enumerate() {
-        let now = Instant(i as u64 * 1_000);
+    for (i, &(who, swap)) in order.iter().enumerate() {
+        let now = Instant(i as u64 * 2_000);
         let slot = t.lookup(&macs[who]).expect("known");
-        let peer = peers[slot].as_deref_mut().expect("state");
+        t.touch(slot, now, false);
+        let peer = t.get_mut(slot).expect("state");
         let seq = seqs[who];
-        seqs[who] = seq.wrapping_add(1);
-        let link = seq as usize % k;
-        peer.det.data(link, now, &p);
-        let active = peer.det.active();
-        if peer.rx.data(link, Seq(seq), i as u64, now, active, &p, &mut |_| delivered += 1).is_some() {
-            delivered += 1;
+        seqs[who] = seq.wrapping_add(2);
+        let pair = if swap { [seq.wrapping_add(1), seq] } else { [seq, seq.wrapping_add(1)] };
+        for s in pair {
+            let link = s as usize % k;
+            peer.det.data(link, now, p);
+            let active = peer.det.active();
+            if peer.rx.data(link, Seq(s), s as u64, now, active, p, &mut bufs, &mut |_| delivered += 1).is_some() {
+                delivered += 1;
+            }
         }
     }
     let ns = start.elapsed().as_nanos() as f64 / packets as f64;
-    assert_eq!(delivered, packets as u64, "every packet in order goes up");
-    ns
+    assert_eq!(delivered, (packets / 2 * 2) as u64, "every packet goes up");
+    (ns, bufs.peak)
 }
 
 /// Heartbeat frames per second one node sends to `n` peers over `k` links:
@@ -223,27 +244,29 @@ fn main() {
     let packets = if quick { 200_000 } else { 2_000_000 };
     let trials = if quick { 40 } else { 200 };
     let (idle, busy) = bytes_per_peer();
+    let (slots, nbufs) = capacity(p.peer_mem()).unwrap();
 
     println!("# ri2n-sim: N peers x K links (core at this commit)\n");
-    println!("Parameters: the defaults (HBSPAN {} ms, FAST_TOUT {} ms, SLOW_TOUT {} ms, max_peers limit {}).",
-        p.hbspan().as_ms(), p.fast_tout().as_ms(), p.slow_tout().as_ms(), MAX_PEERS_LIMIT);
-    println!("Memory is the driver's layout: one `Peer` (reorder window inline) + its share of the peer table.");
+    println!("Parameters: the defaults (HBSPAN {} ms, FAST_TOUT {} ms, SLOW_TOUT {} ms, peer_mem {} bytes: {} peers, {} reorder buffers).",
+        p.hbspan().as_ms(), p.fast_tout().as_ms(), p.slow_tout().as_ms(), p.peer_mem(), slots, nbufs);
+    println!("Memory is the driver's layout: one `Peer` (slab object) + its table slot; a busy peer also holds an 8 KiB reorder buffer.");
     println!("Core ns per packet: table lookup + failure detector + reorder window for {packets} packets from");
-    println!("peers picked at random, on this machine (one core; compare rows, not machines).");
-    println!("Heartbeat frames: every peer on every link each HBSPAN, plus 10 count requests per second on");
+    println!("peers picked at random, a quarter of them in swapped pairs, on this machine (one core; compare rows, not machines).");
+    println!("Flood: 10 N frames from new source MACs after the N peers heartbeat; live peers evicted by it (must be 0).");
+    println!("Heartbeat frames: every peer on every link each HBSPAN (spread over 64 ticks), plus 10 count requests per second on");
     println!("each link of a busy peer (here: a tenth of the peers busy).\n");
-    println!("| N | K | peers admitted | bytes / idle peer | bytes / busy peer | core ns / packet | heartbeat frames / s |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| N | K | peers admitted | live peers evicted by a flood | bytes / idle peer | bytes / busy peer | core ns / packet | buffers in use, peak | heartbeat frames / s |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for &n in &ns {
-        let adm = admitted(n);
+        let (adm, evicted) = admitted(n, &p);
         for &k in &ks {
-            let t = ns_per_packet(adm, k, packets);
+            let (t, peak) = ns_per_packet(adm, k, packets, &p);
             let hb = hb_frames_per_s(adm, k, adm / 10, &p);
-            println!("| {n} | {k} | {adm} | {idle} | {busy} | {t:.0} | {hb:.0} |");
+            println!("| {n} | {k} | {adm} | {evicted} | {idle} | {busy} | {t:.0} | {peak} | {hb:.0} |");
         }
     }
     println!("\nGoal (issue 10): at most 2048 bytes per idle peer, cost per packet flat from 16 to 4096 peers, every");
-    println!("peer admitted. Peers beyond the table's limit are refused: their traffic is dropped.\n");
+    println!("peer admitted, no live peer evicted by a flood.\n");
 
     println!("## Detection and recovery of a dead link (link 1 of K), {trials} trials, ms: median / p90 / max\n");
     println!("| K | traffic | detected after | back in use after |");

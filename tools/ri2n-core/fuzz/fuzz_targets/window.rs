@@ -19,7 +19,8 @@ fuzz_target!(|data: &[u8]| {
     let fast = 1 + data[1] as u32 % 30;
     let p = Params::from_values(&[(Param::Maxbuf, maxbuf), (Param::FastTout, fast)]).unwrap();
     let active = data[2];
-    let mut rx: PeerRx<u32> = PeerRx::default();
+    let mut rx: PeerRx<u32, ri2n_core::heap::Buf<u32>> = PeerRx::default();
+    let mut bufs = ri2n_core::heap::HeapBufs::new(1);
     let mut now = 0u64;
     let mut up: Vec<u32> = Vec::new();
     let mut dropped = 0usize;
@@ -32,17 +33,17 @@ fuzz_target!(|data: &[u8]| {
         now += op[1] as u64 * 250_000;
         let t = Instant(now);
         match op[0] % 8 {
-            0 => rx.sweep(t, active, &p, &mut |x| up.push(x)),
+            0 => rx.sweep(t, active, &p, &mut bufs, &mut |x| up.push(x)),
             1 => {
                 let epoch = 1 + (op[2] % 3) as u32;
-                rx.heartbeat((op[3] % 8) as usize, Seq(seq), epoch, t, active, &p, &mut |x| up.push(x));
+                rx.heartbeat((op[3] % 8) as usize, Seq(seq), epoch, t, active, &p, &mut bufs, &mut |x| up.push(x));
             }
             k => {
                 // Mostly near the last number, sometimes anywhere.
                 seq = if k == 7 { u32::from_le_bytes([op[2], op[3], op[1], op[0]]) } else { seq.wrapping_add(op[2] as u32).wrapping_sub(100) };
                 let id = sent;
                 sent += 1;
-                if rx.data((op[3] % 8) as usize, Seq(seq), id, t, active, &p, &mut |x| up.push(x)).is_some() {
+                if rx.data((op[3] % 8) as usize, Seq(seq), id, t, active, &p, &mut bufs, &mut |x| up.push(x)).is_some() {
                     dropped += 1;
                 }
             }
