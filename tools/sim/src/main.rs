@@ -5,7 +5,7 @@
 //!
 //! It measures what the driver's design costs at cluster scale, as the
 //! driver lays its state out (`ri2n_state.rs`: one `Peer` per peer, a
-//! `PeerTable` bounded by `max_peers`):
+//! `PeerTable` sized by `peer_mem`):
 //!
 //! - memory: bytes per peer, idle and holding packets, and how many of N
 //!   peers the table admits at all;
