@@ -374,11 +374,18 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
     let new = crate::ri2n_state::NewTable::new(v as usize)?;
     let mut garbage = SkbList::new();
     let r = dev.data().state.lock().set_peer_mem(v, new, &mut garbage);
+    // The old table (or the unused new one) is freed here, unlocked.
     drop(garbage);
-    if r.is_err() {
-        pr_err!("{}: peer_mem can only change while the device is down\n", dev.name_str());
+    match r {
+        Ok(old) => {
+            drop(old);
+            Ok(())
+        }
+        Err(e) => {
+            pr_err!("{}: peer_mem can only change while the device is down\n", dev.name_str());
+            Err(e)
+        }
     }
-    r
 }
 
 /// `ethtool -S` device counters, in `stats_values` order.

@@ -50,7 +50,7 @@ impl Buffers<Buf> for BufPool {
         // SAFETY: A `ReorderBuf` is slots of `Option<Skb>` (a transparent
         // `NonNull`: zero is `None`) and integers; zeroed it is empty
         // (tools/ri2n-core/tests/zeroed.rs).
-        let b = unsafe { alloc_zeroed::<ReorderBuf<Skb>>(GFP_ATOMIC) }.ok();
+        let b = unsafe { alloc_zeroed::<ReorderBuf<Skb>>(GFP_ATOMIC | __GFP_NOWARN) }.ok();
         if b.is_some() {
             self.total += 1;
         } else {
@@ -91,9 +91,30 @@ unsafe fn alloc_zeroed<T>(flags: kernel::alloc::Flags) -> Result<KBox<T>> {
     Ok(unsafe { b.assume_init() })
 }
 
-/// The peer cache of one device.
+/// The peer cache of one device, `ri2n_peer-N` (unique: with
+/// `slab_nomerge` each cache has its own /sys/kernel/slab entry).
 pub(crate) fn new_cache() -> Result<Arc<Cache<Peer>>> {
-    Cache::new(c"ri2n_peer")
+    static NEXT: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    let mut name = [0u8; 24];
+    let prefix = b"ri2n_peer-";
+    name[..prefix.len()].copy_from_slice(prefix);
+    let mut digits = [0u8; 10];
+    let (mut v, mut nd) = (n, 0);
+    loop {
+        digits[nd] = b'0' + (v % 10) as u8;
+        nd += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for i in 0..nd {
+        name[prefix.len() + i] = digits[nd - 1 - i];
+    }
+    let len = prefix.len() + nd;
+    let name = kernel::str::CStr::from_bytes_with_nul(&name[..=len]).map_err(|_| EINVAL)?;
+    Cache::new(name)
 }
 
 /// A new peer, zeroed: an empty window, loss detector and broadcast

@@ -18,7 +18,7 @@ use crate::net::cache::Cache;
 use crate::proto::detector::{Detector, Transitions};
 use crate::proto::header::{Counts, HB_PROBE};
 use crate::proto::params::{Param, Params};
-use crate::proto::peers::{age_limit, idle_limit, SlotQueue};
+use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
 use crate::proto::rx::Epoch;
 use crate::proto::seq::Seq;
 use crate::ri2n_peer::{BufPool, Peer, Table};
@@ -130,6 +130,7 @@ pub(crate) const HB_PHASES: usize = 64;
 /// Marks of a table slot (`State::marks`).
 const ON_SWEEP: u8 = 1;
 const ON_HB_QUEUE: u8 = 2;
+const ON_SLOW: u8 = 4;
 
 /// Most peers the sweep ages out per run.
 const AGE_PER_SWEEP: usize = 64;
@@ -192,6 +193,11 @@ pub(crate) struct State {
     /// Slots the sweep visits: peers that hold packets, carry data, or
     /// have an endpoint out of use (`Peer::needs_sweep`).
     on_sweep: KVVec<u32>,
+    /// Slots the sweep visits every HBSPAN / 8: peers with an endpoint out
+    /// of use and nothing else to do.
+    on_slow: KVVec<u32>,
+    /// When `on_slow` was last visited.
+    slow_swept: Instant,
     /// Slots with heartbeats pending, in order.
     hb_queue: SlotQueue<KVVec<u32>>,
     /// Truesize of every packet held in the windows.
@@ -243,9 +249,10 @@ impl SlotList for SlotQueue<KVVec<u32>> {
 }
 
 /// Per-slot marks and the two work lists for a table of `n` slots.
-fn work_lists(n: usize) -> Result<(KVVec<u8>, KVVec<u32>, SlotQueue<KVVec<u32>>)> {
+fn work_lists(n: usize) -> Result<(KVVec<u8>, KVVec<u32>, KVVec<u32>, SlotQueue<KVVec<u32>>)> {
     Ok((
         KVVec::from_elem(0, n, GFP_KERNEL)?,
+        KVVec::with_capacity(n, GFP_KERNEL)?,
         KVVec::with_capacity(n, GFP_KERNEL)?,
         SlotQueue::new(KVVec::from_elem(0, n, GFP_KERNEL)?),
     ))
@@ -258,6 +265,7 @@ pub(crate) struct NewTable {
     bufs: BufPool,
     marks: KVVec<u8>,
     on_sweep: KVVec<u32>,
+    on_slow: KVVec<u32>,
     hb_queue: SlotQueue<KVVec<u32>>,
 }
 
@@ -265,8 +273,8 @@ impl NewTable {
     /// For a budget of `bytes`; EINVAL if it holds less than one peer.
     pub(crate) fn new(bytes: usize) -> Result<NewTable> {
         let (table, bufs) = crate::ri2n_peer::new_table(bytes, table_key())?;
-        let (marks, on_sweep, hb_queue) = work_lists(table.capacity())?;
-        Ok(NewTable { table, bufs, marks, on_sweep, hb_queue })
+        let (marks, on_sweep, on_slow, hb_queue) = work_lists(table.capacity())?;
+        Ok(NewTable { table, bufs, marks, on_sweep, on_slow, hb_queue })
     }
 }
 
@@ -274,7 +282,7 @@ impl State {
     /// A device with no slave and no peer, with parameters `params`.
     pub(crate) fn new(params: Params) -> Result<State> {
         let (table, bufs) = crate::ri2n_peer::new_table(params.peer_mem(), table_key())?;
-        let (marks, on_sweep, hb_queue) = work_lists(table.capacity())?;
+        let (marks, on_sweep, on_slow, hb_queue) = work_lists(table.capacity())?;
         Ok(State {
             up: false,
             params,
@@ -286,6 +294,8 @@ impl State {
             cache: crate::ri2n_peer::new_cache()?,
             marks,
             on_sweep,
+            on_slow,
+            slow_swept: Instant(0),
             hb_queue,
             held_bytes: 0,
             bcast_seq: Seq(crate::net::random_u32()),
@@ -364,7 +374,7 @@ impl State {
     /// Every peer from table slot `from` on: slot, MAC and state (procfs
     /// reads them in chunks, dropping the lock in between).
     pub(crate) fn peers_from(&self, from: usize) -> impl Iterator<Item = (usize, &Mac, &Peer)> {
-        self.table.iter().skip_while(move |&(s, _, _)| s < from).map(|(s, m, p)| (s, m, &**p))
+        self.table.iter_from(from).map(|(s, m, p)| (s, m, &**p))
     }
 
     /// Peers usable and failed on link `l` (for `ip -d link`).
@@ -391,18 +401,21 @@ impl State {
     /// Sets `peer_mem` to `v` with `table` and `bufs` made for it, while
     /// the device is down: every peer is forgotten (their packets, none
     /// while down, into `garbage`).
-    pub(crate) fn set_peer_mem(&mut self, v: u32, new: NewTable, garbage: &mut SkbList) -> Result {
+    /// Returns the old table, for the caller to free after unlocking.
+    pub(crate) fn set_peer_mem(&mut self, v: u32, mut new: NewTable, garbage: &mut SkbList) -> Result<NewTable> {
         if self.up {
             return Err(EBUSY);
         }
         self.params.set(Param::PeerMem, v).map_err(|_| EINVAL)?;
         self.drain_all(garbage);
-        self.table = new.table;
-        self.bufs = new.bufs;
-        self.marks = new.marks;
-        self.on_sweep = new.on_sweep;
-        self.hb_queue = new.hb_queue;
-        Ok(())
+        core::mem::swap(&mut self.table, &mut new.table);
+        core::mem::swap(&mut self.bufs, &mut new.bufs);
+        core::mem::swap(&mut self.marks, &mut new.marks);
+        core::mem::swap(&mut self.on_sweep, &mut new.on_sweep);
+        core::mem::swap(&mut self.on_slow, &mut new.on_slow);
+        core::mem::swap(&mut self.hb_queue, &mut new.hb_queue);
+        self.held_bytes = 0;
+        Ok(new)
     }
 
     /// Frees every held packet (into `garbage`), returning the buffers.
@@ -410,7 +423,7 @@ impl State {
         let held = &mut self.held_bytes;
         for p in self.table.values_mut() {
             p.rx.drain(&mut self.bufs, &mut |s| {
-                *held -= s.truesize() as usize;
+                *held = held.saturating_sub(s.truesize() as usize);
                 garbage.push(s)
             });
         }
@@ -672,28 +685,26 @@ impl State {
     /// (core/peers.rs); with every slot a live peer, it is refused, counted
     /// and logged.
     fn new_peer(&mut self, mac: &Mac, t: Instant, garbage: &mut SkbList) -> Option<usize> {
-        if self.table.len() >= self.table.capacity() {
-            match self.table.victim(t, idle_limit(&self.params)) {
-                Some(s) => {
-                    self.forget(s, garbage);
-                    self.stats.peers_evicted += 1;
-                }
-                None => {
-                    self.stats.peers_refused += 1;
-                    if crate::net::ratelimit() {
-                        pr_warn!(
-                            "ri2n: peer table full ({} live peers, peer_mem {} bytes): refusing peer {}\n",
-                            self.table.len(), self.params.peer_mem(), MacFmt(mac)
-                        );
-                    }
-                    return None;
-                }
+        if self.table.len() >= self.table.capacity() && self.table.victim(t, idle_limit(&self.params)).is_none() {
+            self.stats.peers_refused += 1;
+            if crate::net::ratelimit() {
+                pr_warn!(
+                    "ri2n: peer table full ({} live peers, peer_mem {} bytes): refusing peer {}\n",
+                    self.table.len(), self.params.peer_mem(), MacFmt(mac)
+                );
             }
+            return None;
         }
+        // Allocated before anyone is evicted for it.
         let Some(mut peer) = crate::ri2n_peer::alloc_peer(&self.cache) else {
             self.stats.peers_refused += 1;
             return None;
         };
+        if self.table.len() >= self.table.capacity() {
+            let s = self.table.victim(t, idle_limit(&self.params))?;
+            self.forget(s, garbage);
+            self.stats.peers_evicted += 1;
+        }
         peer.det.start(self.nlinks(), t);
         // A new peer learns our epoch and links at once (the next sweep),
         // not at the next HBSPAN: after a restart, on either side, that is
@@ -711,7 +722,7 @@ impl State {
         if let Some(mut old) = self.table.remove(slot) {
             let held = &mut self.held_bytes;
             old.rx.drain(&mut self.bufs, &mut |s| {
-                *held -= s.truesize() as usize;
+                *held = held.saturating_sub(s.truesize() as usize);
                 garbage.push(s)
             });
         }
@@ -764,7 +775,7 @@ impl State {
         self.table.touch(slot, t, matches!(kind, RxKind::Heartbeat { .. }));
         self.link_stats[l].rx_packets += 1;
         let (params, carrier) = (self.params, self.carrier);
-        let State { table, bufs, stats, held_bytes, marks, on_sweep, hb_queue, slaves, .. } = self;
+        let State { table, bufs, stats, held_bytes, marks, on_sweep, on_slow, hb_queue, slaves, .. } = self;
         let Some(peer) = table.get_mut(slot) else {
             if let Some(s) = skb {
                 garbage.push(s);
@@ -806,7 +817,10 @@ impl State {
                 peer.last_data = t;
                 if let Some(s) = skb {
                     if peer.rx.bcast.accept(seq) {
+                        // Not from a window: not in `out_bytes`.
+                        let size = s.truesize() as usize;
                         deliver(s);
+                        out_bytes.set(out_bytes.get() - size);
                     } else {
                         stats.rx_bcast_copies += 1;
                         garbage.push(s);
@@ -819,28 +833,28 @@ impl State {
                 peer.last_data = t;
                 let active = peer.det.active() & carrier;
                 if let Some(s) = skb {
-                    let in_bytes = s.truesize() as usize;
-                    let dup = peer.rx.data(l, seq, s, t, active, &params, bufs, &mut deliver);
-                    // What stayed in the window, less what left it.
-                    *held_bytes = (*held_bytes + in_bytes).saturating_sub(out_bytes.get());
-                    if let Some(dup) = dup {
+                    *held_bytes += s.truesize() as usize;
+                    if let Some(dup) = peer.rx.data(l, seq, s, t, active, &params, bufs, &mut deliver) {
                         *held_bytes -= dup.truesize() as usize;
                         stats.rx_duplicates += 1;
                         stats.rx_dropped += 1;
                         garbage.push(dup);
                     }
-                    if *held_bytes > params.held_mem() {
-                        stats.rx_held_full += 1;
-                        // The arriving peer's window goes up whole: the
-                        // total then stays within held_mem plus a packet.
-                        out_bytes.set(0);
-                        peer.rx.flush(bufs, &mut deliver);
-                        *held_bytes -= out_bytes.get();
-                    }
                 }
                 tr
             }
         };
+        // Whatever left a window (in order, a heartbeat's resync or loss
+        // release, FAST_TOUT) is no longer held.
+        *held_bytes = held_bytes.saturating_sub(out_bytes.get());
+        if *held_bytes > params.held_mem() {
+            // The arriving peer's window goes up whole: the total then
+            // stays within held_mem plus a packet.
+            stats.rx_held_full += 1;
+            out_bytes.set(0);
+            peer.rx.flush(bufs, &mut deliver);
+            *held_bytes = held_bytes.saturating_sub(out_bytes.get());
+        }
         if !tr.is_empty() {
             if tr.failed | tr.recovered | tr.lossy | tr.lossless != 0 {
                 // Tell the peer at once, on every link that is up: our
@@ -851,8 +865,10 @@ impl State {
             }
             log_transitions(dev_name, slaves, src, &tr, t, &peer.det);
         }
-        if peer.needs_sweep(t, &params) {
-            enqueue(marks, on_sweep, ON_SWEEP, slot);
+        match peer.sweep_need(t, carrier, &params) {
+            SweepNeed::Now => enqueue(marks, on_sweep, ON_SWEEP, slot),
+            SweepNeed::Slow => enqueue(marks, on_slow, ON_SLOW, slot),
+            SweepNeed::None => {}
         }
         if peer.hb_pending & carrier != 0 {
             enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
@@ -919,50 +935,56 @@ impl State {
             self.forget(s, garbage);
             self.stats.peers_aged += 1;
         }
-        let (params, carrier) = (self.params, self.carrier);
-        let State { table, bufs, stats, held_bytes, marks, on_sweep, hb_queue, slaves, .. } = self;
+        let slow_due = t.since(self.slow_swept).0 >= self.params.hbspan().0 / 8;
+        if slow_due {
+            self.slow_swept = t;
+        }
+        let mut cx = SweepCx {
+            dev_name,
+            t,
+            params: self.params,
+            carrier: self.carrier,
+            slaves: &self.slaves,
+            bufs: &mut self.bufs,
+            stats: &mut self.stats,
+            held_bytes: &mut self.held_bytes,
+            up,
+        };
+        let (table, marks) = (&mut self.table, &mut self.marks);
+        let (on_sweep, on_slow, hb_queue) = (&mut self.on_sweep, &mut self.on_slow, &mut self.hb_queue);
+        // Every sweep: the peers that hold packets or carry data.
         let mut i = 0;
         while i < on_sweep.len() {
             let slot = on_sweep[i] as usize;
-            let Some(p) = table.get_mut(slot) else {
-                // Forgotten since it was listed.
-                marks[slot] &= !ON_SWEEP;
-                let last = on_sweep.len() - 1;
-                on_sweep.swap(i, last);
-                on_sweep.pop();
-                continue;
-            };
-            // Probes for a link that fell silent, or to bring a failed one
-            // back (core/detector.rs).
-            let probe = p.det.probe_due(t, carrier, &params)
-                | p.det.retry_due(t, carrier, &params)
-                | p.det.report_due(t, carrier, &params);
-            p.hb_pending |= probe;
-            p.hb_probe |= probe;
-            let tr = p.det.probe_end(t, &params);
-            if !tr.is_empty() {
-                p.hb_pending |= carrier;
-                log_transitions(dev_name, slaves, table.mac(slot), &tr, t, &table.get(slot).unwrap().det);
-            }
-            let Some(p) = table.get_mut(slot) else { continue };
-            let active = p.det.active() & carrier;
-            p.rx.sweep(t, active, &params, bufs, &mut |s| {
-                stats.rx_packets += 1;
-                stats.rx_bytes += s.len() as u64;
-                *held_bytes -= s.truesize() as usize;
-                up.push(s);
-            });
-            if p.hb_pending & carrier != 0 {
-                enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
-            }
-            if p.needs_sweep(t, &params) {
+            let need = cx.visit(table, slot, marks, hb_queue);
+            if need == Some(SweepNeed::Now) {
                 i += 1;
-            } else {
-                marks[slot] &= !ON_SWEEP;
-                let last = on_sweep.len() - 1;
-                on_sweep.swap(i, last);
-                on_sweep.pop();
+                continue;
             }
+            if need == Some(SweepNeed::Slow) {
+                enqueue(marks, on_slow, ON_SLOW, slot);
+            }
+            marks[slot] &= !ON_SWEEP;
+            let last = on_sweep.len() - 1;
+            on_sweep.swap(i, last);
+            on_sweep.pop();
+        }
+        // Every HBSPAN / 8: the peers with an endpoint out of use.
+        let mut i = 0;
+        while slow_due && i < on_slow.len() {
+            let slot = on_slow[i] as usize;
+            let need = cx.visit(table, slot, marks, hb_queue);
+            if need == Some(SweepNeed::Slow) {
+                i += 1;
+                continue;
+            }
+            if need == Some(SweepNeed::Now) {
+                enqueue(marks, on_sweep, ON_SWEEP, slot);
+            }
+            marks[slot] &= !ON_SLOW;
+            let last = on_slow.len() - 1;
+            on_slow.swap(i, last);
+            on_slow.pop();
         }
         !self.hb_queue.is_empty()
     }
@@ -1012,6 +1034,54 @@ impl State {
     /// Counts heartbeats sent.
     pub(crate) fn hb_sent(&mut self, n: u64) {
         self.stats.hb_sent += n;
+    }
+}
+
+/// What the sweep needs to visit a peer.
+struct SweepCx<'a> {
+    dev_name: &'a str,
+    t: Instant,
+    params: Params,
+    carrier: u8,
+    slaves: &'a [Option<Slave>; MAX_LINKS],
+    bufs: &'a mut BufPool,
+    stats: &'a mut DevStats,
+    held_bytes: &'a mut usize,
+    up: &'a mut SkbList,
+}
+
+impl SweepCx<'_> {
+    /// Probes and releases for the peer in `slot` (queueing its
+    /// heartbeats); how often it needs the sweep from now on, `None` if the
+    /// slot is empty (forgotten since it was listed).
+    fn visit(&mut self, table: &mut Table, slot: usize, marks: &mut KVVec<u8>, hb_queue: &mut SlotQueue<KVVec<u32>>) -> Option<SweepNeed> {
+        let (t, params, carrier) = (self.t, self.params, self.carrier);
+        let p = table.get_mut(slot)?;
+        // Probes for a link that fell silent, or to bring a failed one
+        // back (core/detector.rs).
+        let probe = p.det.probe_due(t, carrier, &params) | p.det.retry_due(t, carrier, &params) | p.det.report_due(t, carrier, &params);
+        p.hb_pending |= probe;
+        p.hb_probe |= probe;
+        let tr = p.det.probe_end(t, &params);
+        if !tr.is_empty() {
+            p.hb_pending |= carrier;
+        }
+        let active = p.det.active() & carrier;
+        let (stats, held_bytes, up) = (&mut *self.stats, &mut *self.held_bytes, &mut *self.up);
+        p.rx.sweep(t, active, &params, self.bufs, &mut |s| {
+            stats.rx_packets += 1;
+            stats.rx_bytes += s.len() as u64;
+            *held_bytes = held_bytes.saturating_sub(s.truesize() as usize);
+            up.push(s);
+        });
+        if p.hb_pending & carrier != 0 {
+            enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
+        }
+        let need = p.sweep_need(t, carrier, &params);
+        if !tr.is_empty() {
+            log_transitions(self.dev_name, self.slaves, table.mac(slot), &tr, t, &table.get(slot)?.det);
+        }
+        Some(need)
     }
 }
 

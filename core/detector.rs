@@ -245,6 +245,22 @@ impl Detector {
         self.nlinks = nlinks;
     }
 
+    /// Whether, at `now`, a usable link among `up` has been silent for
+    /// SLOW_TOUT while another delivered within it: what [`probe_due`]
+    /// waits for (a missing heartbeat, say), so the sweep must look.
+    ///
+    /// [`probe_due`]: Detector::probe_due
+    pub fn disagree(&self, now: Instant, up: u8, p: &Params) -> bool {
+        let live = self.usable() & up;
+        let silent = live & self.mask(|e| now.since(e.last_rx) >= p.slow_tout());
+        silent != 0 && silent != live
+    }
+
+    /// Whether a probe round is open.
+    pub fn probing(&self) -> bool {
+        self.probing != 0
+    }
+
     /// Whether nothing here needs the sweep: every endpoint usable and no
     /// probe round open.
     pub fn settled(&self) -> bool {

@@ -59,14 +59,36 @@ pub struct Peer<P, B> {
 }
 
 impl<P, B> Peer<P, B> {
-    /// Whether the periodic sweep has work for this peer at `now`: packets
-    /// held, an endpoint out of use or being probed, or data within the
-    /// last `2 × max(SLOW_TOUT, 100 ms)` (silent-link probes, loss
-    /// reports). An idle peer that only heartbeats needs none.
-    pub fn needs_sweep(&self, now: Instant, p: &Params) -> bool {
+    /// What the periodic sweep has to do for this peer at `now`, over the
+    /// links `up` (with carrier).
+    pub fn sweep_need(&self, now: Instant, up: u8, p: &Params) -> SweepNeed {
         let recent = Duration(2 * p.slow_tout().0.max(Duration::from_ms(100).0));
-        self.rx.window.held() > 0 || !self.det.settled() || now.since(self.last_data) < recent
+        if self.rx.window.held() > 0
+            || self.det.probing()
+            || now.since(self.last_data) < recent
+            || self.det.disagree(now, up, p)
+        {
+            SweepNeed::Now
+        } else if !self.det.settled() {
+            SweepNeed::Slow
+        } else {
+            SweepNeed::None
+        }
     }
+}
+
+/// How often the sweep must visit a peer.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SweepNeed {
+    /// Every sweep (FAST_TOUT / 4): packets held, a probe round open, a
+    /// link silent while another delivers (a heartbeat missing), or data
+    /// within the last `2 × max(SLOW_TOUT, 100 ms)` (silent-link
+    /// probes, loss reports).
+    Now,
+    /// Every HBSPAN / 8: only an endpoint out of use, to probe it back.
+    Slow,
+    /// Never: an idle peer that only heartbeats.
+    None,
 }
 
 impl<P, B> Default for Peer<P, B> {
@@ -289,6 +311,12 @@ where
     /// Every peer: slot, MAC and state, in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &Mac, &V)> + '_ {
         self.entries.iter().enumerate().filter_map(|(s, e)| e.value.as_ref().map(|v| (s, &e.mac, v)))
+    }
+
+    /// Every peer from slot `from` on: slot, MAC and state, in slot order.
+    pub fn iter_from(&self, from: usize) -> impl Iterator<Item = (usize, &Mac, &V)> + '_ {
+        let from = from.min(self.entries.len());
+        self.entries[from..].iter().enumerate().filter_map(move |(i, e)| e.value.as_ref().map(|v| (from + i, &e.mac, v)))
     }
 
     /// Every peer's state, mutably.
