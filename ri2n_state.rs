@@ -554,8 +554,9 @@ impl State {
         };
         let Some(peer) = self.table.get_mut(slot) else { return TxRoute::NoPeer };
         // A stopped queue is skipped when another link has room (§5.3), but
-        // is no reason to drop: the slave's qdisc still queues.
-        let usable = peer.det.usable() & carrier;
+        // is no reason to drop: the slave's qdisc still queues. Links out
+        // of use for loss only serve when nothing else is left.
+        let usable = peer.det.sendable(carrier);
         let Some(link) = peer.rr.pick(usable & queues_ok).or_else(|| peer.rr.pick(usable)) else {
             self.stats.tx_no_link += 1;
             self.stats.tx_dropped += 1;

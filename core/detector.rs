@@ -43,17 +43,26 @@
 //! two such echoes exactly the difference was lost ([`report`]): the
 //! endpoint's delivery loss, a mean over samples of [`LOSS_SAMPLE`] frames
 //! or more.
-//! Above `loss_thresh` the link goes out of use toward that peer
-//! (`lossy`); heartbeats keep probing it every [`LOSS_PROBE_MS`] ms, and
-//! once a sample's loss is below half the threshold it comes back. While
-//! data flows, a report is asked for every [`REPORT_MS`] ms ([`report_due`]),
-//! so that a lossy link is found within a fraction of a second.
+//! A full queue loses frames too: TCP fills the bottleneck on every link
+//! it is striped over, so congestion loses on all of a peer's links alike,
+//! in bursts. Loss alone would then take every link out of use and leave
+//! none. So a link goes out of use toward that peer (`lossy`) only when its
+//! loss is above `loss_thresh` *and* clearly above that of the best other
+//! link in use, measured within [`LOSS_FRESH_MS`] ([`lossy_margin`]): a bad
+//! cable, not a full queue. The last usable link is never taken out, and
+//! lossy links still carry data when nothing better is left
+//! ([`Detector::sendable`]). Heartbeats keep probing a lossy link every
+//! [`LOSS_PROBE_MS`] ms, and once a sample's loss is below half the
+//! threshold it comes back. While data flows, a report is asked for every
+//! [`REPORT_MS`] ms ([`report_due`]), so that a lossy link is found within
+//! a fraction of a second.
 //!
 //! [`probe_due`]: Detector::probe_due
 //! [`probe_end`]: Detector::probe_end
 //! [`retry_due`]: Detector::retry_due
 //! [`report`]: Detector::report
 //! [`report_due`]: Detector::report_due
+//! [`lossy_margin`]: lossy_margin
 
 use super::header::Counts;
 use super::params::Params;
@@ -64,6 +73,28 @@ use super::MAX_LINKS;
 /// 100 Mbit/s a few tens of ms of traffic, fine enough for a threshold of
 /// a few tenths of a percent (two samples are averaged).
 pub const LOSS_SAMPLE: u32 = 256;
+/// Fewest frames that make a sample on a slow link, once
+/// [`LOSS_SAMPLE_MS`] passed since the last: TCP slowed by a lossy link
+/// sends a few hundred frames a second, and its loss must still be found
+/// within a second or two.
+pub const LOSS_SAMPLE_MIN: u32 = 32;
+/// See [`LOSS_SAMPLE_MIN`].
+pub const LOSS_SAMPLE_MS: u64 = 500;
+/// Samples in a row above the margin ([`lossy_margin`]) that take a link
+/// out of use: a burst of congestion drops that hit one link's sample
+/// first reaches the others' next samples too.
+pub const LOSS_STRIKES: u8 = 3;
+/// How recent another link's loss must be to compare a link with it.
+pub const LOSS_FRESH_MS: u64 = 2000;
+
+/// Whether a link losing `loss_bp` (basis points) is lossy next to the
+/// best other link in use, which loses `best_bp`, at threshold
+/// `thresh_bp`: above the threshold, and above twice the other's loss
+/// plus the threshold. Congestion, which loses alike on every link, stays
+/// within that margin; 20 % on one link and 0-2 % on the other does not.
+pub fn lossy_margin(loss_bp: u32, best_bp: u32, thresh_bp: u32) -> bool {
+    loss_bp > thresh_bp && loss_bp > best_bp.saturating_mul(2).saturating_add(thresh_bp)
+}
 /// Fewest probes that make a sample on a lossy link: it comes back when one
 /// such sample lost under half the threshold (none, at the default 0.5 %),
 /// two seconds of probes after its loss ended.
@@ -122,6 +153,14 @@ pub struct Endpoint {
     acc_lost: u32,
     /// When a report or a loss probe was last asked for.
     asked: Instant,
+    /// When `loss_bp` last took a sample, if it ever did.
+    sampled: Instant,
+    measured: bool,
+    /// Samples in a row above the margin.
+    strikes: u8,
+    /// `tx_frames` when the endpoint last came back from a failure: older
+    /// echoes span the time it was dead.
+    floor: u32,
 }
 
 impl Endpoint {
@@ -134,6 +173,12 @@ impl Endpoint {
     /// endpoint out of use or back into it.
     fn set(&mut self, failed: bool, peer_failed: bool, now: Instant) {
         let was = self.usable();
+        if (self.failed || self.peer_failed) && !(failed || peer_failed) {
+            // Alive again: what the link lost while dead says nothing of
+            // its error rate. Loss is measured again from the first echo
+            // of a heartbeat sent from now on.
+            self.floor = self.tx_frames;
+        }
         self.failed = failed;
         self.peer_failed = peer_failed;
         if self.usable() != was {
@@ -306,6 +351,19 @@ impl Detector {
         })
     }
 
+    /// The lowest loss among the links other than `link` that are in use
+    /// and were measured within [`LOSS_FRESH_MS`] of `now`; `None` if no
+    /// such link is there to compare with.
+    fn best_other_loss(&self, link: usize, now: Instant) -> Option<u32> {
+        let fresh = Duration::from_ms(LOSS_FRESH_MS);
+        self.endpoints[..self.nlinks]
+            .iter()
+            .enumerate()
+            .filter(|&(l, e)| l != link && e.usable() && e.measured && now.since(e.sampled) < fresh)
+            .map(|(_, e)| e.loss_bp)
+            .min()
+    }
+
     /// A heartbeat with `counts` arrived on our `link`, before it is
     /// counted ([`Detector::heartbeat`]). Notes what to echo, and measures
     /// our loss from the echo it carries. Returns the link going out of
@@ -313,12 +371,21 @@ impl Detector {
     pub fn report(&mut self, link: usize, counts: Counts, now: Instant, p: &Params) -> Transitions {
         let mut t = Transitions::default();
         let thresh = p.loss_thresh_bp();
+        let best_other = self.best_other_loss(link, now);
         let e = &mut self.endpoints[link];
         e.heard_tx = counts.tx;
         e.heard_rx = e.rx_frames();
         e.heard = true;
         if counts.echo_tx == 0 && counts.echo_rx == 0 {
             return t; // The peer has heard nothing from us here yet.
+        }
+        if e.failed || e.peer_failed || (counts.echo_tx.wrapping_sub(e.floor) as i32) < 0 {
+            // Dead, or an echo from before it came back: no sample, and the
+            // next echo from after sets the reference.
+            e.echoed = false;
+            e.acc_sent = 0;
+            e.acc_lost = 0;
+            return t;
         }
         let (dtx, drx) = (counts.echo_tx.wrapping_sub(e.echo_tx), counts.echo_rx.wrapping_sub(e.echo_rx));
         let first = !e.echoed;
@@ -328,29 +395,39 @@ impl Detector {
         // The first echo sets the reference; an echo from before (dtx
         // "negative") or one the peer's counts do not fit (a restart) too.
         if first || dtx > 1 << 30 || drx > dtx {
+            if first {
+                e.sampled = now;
+            }
             return t;
         }
         e.acc_sent = e.acc_sent.saturating_add(dtx);
         e.acc_lost = e.acc_lost.saturating_add(dtx - drx);
-        if e.acc_sent < if e.lossy { LOSS_SAMPLE_BACK } else { LOSS_SAMPLE } {
+        let full = if e.lossy { LOSS_SAMPLE_BACK } else { LOSS_SAMPLE };
+        let slow = !e.lossy && e.acc_sent >= LOSS_SAMPLE_MIN && now.since(e.sampled) >= Duration::from_ms(LOSS_SAMPLE_MS);
+        if e.acc_sent < full && !slow {
             return t;
         }
         let sample = (e.acc_lost as u64 * 10_000 / e.acc_sent as u64) as u32;
         e.acc_sent = 0;
         e.acc_lost = 0;
-        e.loss_bp = (e.loss_bp + sample) / 2;
+        e.loss_bp = if e.measured { (e.loss_bp + sample) / 2 } else { sample };
+        e.measured = true;
+        e.sampled = now;
         let bit = 1u8 << link;
+        let over = best_other.is_some_and(|best| lossy_margin(e.loss_bp, best, thresh));
+        e.strikes = if over { e.strikes.saturating_add(1) } else { 0 };
         if thresh == 0 {
             if e.lossy {
                 e.set_lossy(false, now);
                 t.lossless = bit;
             }
-        } else if !e.lossy && e.loss_bp > thresh {
+        } else if !e.lossy && e.strikes >= LOSS_STRIKES {
             e.set_lossy(true, now);
             e.lossy_count += 1;
             t.lossy = bit;
         } else if e.lossy && sample < thresh / 2 {
             e.loss_bp = sample;
+            e.strikes = 0;
             e.set_lossy(false, now);
             t.lossless = bit;
         }
@@ -373,7 +450,9 @@ impl Detector {
             let (every, busy) = if e.lossy {
                 (Duration::from_ms(LOSS_PROBE_MS), true)
             } else {
-                (Duration::from_ms(REPORT_MS), e.tx_frames.wrapping_sub(e.echo_tx) >= LOSS_SAMPLE)
+                let unreported = e.tx_frames.wrapping_sub(e.echo_tx);
+                let slow = unreported >= LOSS_SAMPLE_MIN && now.since(e.asked) >= Duration::from_ms(LOSS_SAMPLE_MS);
+                (Duration::from_ms(REPORT_MS), unreported >= LOSS_SAMPLE || slow)
             };
             if busy && now.since(e.asked) >= every {
                 e.asked = now;
@@ -386,6 +465,16 @@ impl Detector {
     /// Links out of use for loss.
     pub fn lossy(&self) -> u8 {
         self.mask(|e| e.lossy)
+    }
+
+    /// Links among `up` to send data on: the usable ones; if none, those
+    /// out of use for loss only, since a link that loses frames beats no
+    /// link (the better one failed since).
+    pub fn sendable(&self, up: u8) -> u8 {
+        match self.usable() & up {
+            0 => self.mask(|e| e.lossy && !e.failed && !e.peer_failed) & up,
+            usable => usable,
+        }
     }
 
     fn mask(&self, f: impl Fn(&Endpoint) -> bool) -> u8 {

@@ -65,6 +65,7 @@ impl<P, B> Peer<P, B> {
         let recent = Duration(2 * p.slow_tout().0.max(Duration::from_ms(100).0));
         if self.rx.window.held() > 0
             || self.det.probing()
+            || self.det.lossy() != 0
             || now.since(self.last_data) < recent
             || self.det.disagree(now, up, p)
         {
@@ -81,6 +82,7 @@ impl<P, B> Peer<P, B> {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum SweepNeed {
     /// Every sweep (FAST_TOUT / 4): packets held, a probe round open, a
+    /// link out of use for loss (probed every `LOSS_PROBE_MS`), a
     /// link silent while another delivers (a heartbeat missing), or data
     /// within the last `2 × max(SLOW_TOUT, 100 ms)` (silent-link
     /// probes, loss reports).
