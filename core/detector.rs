@@ -52,8 +52,8 @@
 //! cable, not a full queue. The last usable link is never taken out, and
 //! lossy links still carry data when nothing better is left
 //! ([`Detector::sendable`]). Heartbeats keep probing a lossy link every
-//! [`LOSS_PROBE_MS`] ms, and once a sample's loss is below half the
-//! threshold it comes back. While data flows, a report is asked for every
+//! [`LOSS_PROBE_MS`] ms, and once [`LOSS_CLEAN_BACK`] frames in a row
+//! arrived it comes back. While data flows, a report is asked for every
 //! [`REPORT_MS`] ms ([`report_due`]), so that a lossy link is found within
 //! a fraction of a second.
 //!
@@ -95,13 +95,16 @@ pub const LOSS_FRESH_MS: u64 = 2000;
 pub fn lossy_margin(loss_bp: u32, best_bp: u32, thresh_bp: u32) -> bool {
     loss_bp > thresh_bp && loss_bp > best_bp.saturating_mul(2).saturating_add(thresh_bp)
 }
-/// Fewest probes that make a sample on a lossy link: it comes back when one
-/// such sample lost under half the threshold (none, at the default 0.5 %),
-/// two seconds of probes after its loss ended.
+/// Fewest probes that make a loss sample on a lossy link (what procfs
+/// shows while it is out of use).
 pub const LOSS_SAMPLE_BACK: u32 = 200;
+/// Frames in a row, none lost, that bring a lossy link back: about a
+/// second of probes and answers after its loss ended. A link still losing
+/// 1 % delivers that many in a row only once in about 55 tries (0.99^400).
+pub const LOSS_CLEAN_BACK: u32 = 400;
 /// How often a link out of use for loss is probed (a heartbeat that asks
 /// for an answer, which carries the counts).
-pub const LOSS_PROBE_MS: u64 = 10;
+pub const LOSS_PROBE_MS: u64 = 5;
 /// How often the counts are asked for on a link that carries data.
 pub const REPORT_MS: u64 = 100;
 
@@ -161,6 +164,8 @@ pub struct Endpoint {
     /// `tx_frames` when the endpoint last came back from a failure: older
     /// echoes span the time it was dead.
     floor: u32,
+    /// While lossy: frames delivered in a row since the last one lost.
+    clean_run: u32,
 }
 
 impl Endpoint {
@@ -402,6 +407,19 @@ impl Detector {
         }
         e.acc_sent = e.acc_sent.saturating_add(dtx);
         e.acc_lost = e.acc_lost.saturating_add(dtx - drx);
+        let bit = 1u8 << link;
+        if e.lossy {
+            e.clean_run = if drx == dtx { e.clean_run.saturating_add(dtx) } else { 0 };
+            if e.clean_run >= LOSS_CLEAN_BACK {
+                e.loss_bp = 0;
+                e.strikes = 0;
+                e.acc_sent = 0;
+                e.acc_lost = 0;
+                e.set_lossy(false, now);
+                t.lossless = bit;
+                return t;
+            }
+        }
         let full = if e.lossy { LOSS_SAMPLE_BACK } else { LOSS_SAMPLE };
         let slow = !e.lossy && e.acc_sent >= LOSS_SAMPLE_MIN && now.since(e.sampled) >= Duration::from_ms(LOSS_SAMPLE_MS);
         if e.acc_sent < full && !slow {
@@ -413,7 +431,6 @@ impl Detector {
         e.loss_bp = if e.measured { (e.loss_bp + sample) / 2 } else { sample };
         e.measured = true;
         e.sampled = now;
-        let bit = 1u8 << link;
         let over = best_other.is_some_and(|best| lossy_margin(e.loss_bp, best, thresh));
         e.strikes = if over { e.strikes.saturating_add(1) } else { 0 };
         if thresh == 0 {
@@ -424,12 +441,8 @@ impl Detector {
         } else if !e.lossy && e.strikes >= LOSS_STRIKES {
             e.set_lossy(true, now);
             e.lossy_count += 1;
+            e.clean_run = 0;
             t.lossy = bit;
-        } else if e.lossy && sample < thresh / 2 {
-            e.loss_bp = sample;
-            e.strikes = 0;
-            e.set_lossy(false, now);
-            t.lossless = bit;
         }
         t
     }

@@ -42,7 +42,7 @@ pub enum Param {
 /// Number of parameters.
 pub const NPARAMS: usize = 10;
 
-/// The default `peer_mem`: 16 MiB, room for 9,000 peers and 256 reorder
+/// The default `peer_mem`: 16 MiB, room for 10,850 peers and 256 reorder
 /// buffers (Documentation/ri2n.rst gives the arithmetic).
 pub const PEER_MEM_DEFAULT: u32 = 16 << 20;
 
@@ -83,7 +83,7 @@ pub const SPECS: [Spec; NPARAMS] = [
         doc: "memory for peers: state, table and reorder buffers; set while the device is down" },
     Spec { name: "held_mem", unit: "bytes", default: 32 << 20, min: 64 << 10, max: 1 << 30,
         doc: "most bytes of packets all peers' windows hold; beyond, the arriving peer's window is flushed" },
-    Spec { name: "loss_thresh", unit: "0.1 %", default: 0, min: 0, max: 1000,
+    Spec { name: "loss_thresh", unit: "0.1 %", default: 5, min: 0, max: 1000,
         doc: "a link losing more of our frames than this goes out of use toward that peer (0: never)" },
 ];
 

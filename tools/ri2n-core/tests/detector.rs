@@ -385,14 +385,19 @@ fn a_lossy_link_goes_out_of_use_and_comes_back() {
     assert_eq!(d.usable() & (1 << L1), 0);
     assert_ne!(d.active() & (1 << L1), 0, "the peer still sends to us on it");
     assert_eq!(d.endpoints[L1].lossy_count, 1);
-    // Probes (heartbeats alone) keep measuring: still lossy, stays out.
-    for i in 0..4 {
-        let t = round(&mut d, &mut peer, L1, 300, 3, 300 + i, &p);
-        assert_eq!((t.lossy, t.lossless), (0, 0), "1 % is still over half the threshold");
+    // Probes (heartbeats alone) keep measuring: one lost in every 100,
+    // never LOSS_CLEAN_BACK in a row: it stays out.
+    for i in 0..40 {
+        let t = round(&mut d, &mut peer, L1, 100, 1, 300 + i, &p);
+        assert_eq!((t.lossy, t.lossless), (0, 0), "round {i}: still losing");
     }
-    // Loss ends: the first clean sample brings it back.
-    let t = round(&mut d, &mut peer, L1, 300, 0, 400, &p);
-    assert_eq!(t.lossless, 1 << L1);
+    // Loss ends: back once LOSS_CLEAN_BACK frames in a row arrived (each
+    // round is 20 probes and the heartbeat that echoes them).
+    let rounds_back = ri2n_core::detector::LOSS_CLEAN_BACK.div_ceil(21);
+    for i in 1..=rounds_back {
+        let t = round(&mut d, &mut peer, L1, 20, 0, 400 + i as u64, &p);
+        assert_eq!(t.lossless != 0, i == rounds_back, "round {i}");
+    }
     assert_ne!(d.usable() & (1 << L1), 0);
 }
 
