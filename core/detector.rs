@@ -47,13 +47,14 @@
 //! it is striped over, so congestion loses on all of a peer's links alike,
 //! in bursts. Loss alone would then take every link out of use and leave
 //! none. So a link goes out of use toward that peer (`lossy`) only when its
-//! loss is above `loss_thresh` *and* clearly above that of the best other
-//! link in use, measured within [`LOSS_FRESH_MS`] ([`lossy_margin`]): a bad
-//! cable, not a full queue. The last usable link is never taken out, and
+//! loss is above `loss_thresh` *and* clearly above that of the other links
+//! in use (their median), measured within [`LOSS_FRESH_MS`]
+//! ([`lossy_margin`]): a bad cable, not a full queue. The last usable link is never taken out, and
 //! lossy links still carry data when nothing better is left
 //! ([`Detector::sendable`]). Heartbeats keep probing a lossy link every
 //! [`LOSS_PROBE_MS`] ms, and once [`LOSS_CLEAN_BACK`] frames in a row
-//! arrived it comes back. While data flows, a report is asked for every
+//! arrived, or a sample lost no more than the other links plus half the
+//! threshold, it comes back. While data flows, a report is asked for every
 //! [`REPORT_MS`] ms ([`report_due`]), so that a lossy link is found within
 //! a fraction of a second.
 //!
@@ -88,9 +89,9 @@ pub const LOSS_STRIKES: u8 = 3;
 pub const LOSS_FRESH_MS: u64 = 2000;
 
 /// Whether a link losing `loss_bp` (basis points) is lossy next to the
-/// best other link in use, which loses `best_bp`, at threshold
-/// `thresh_bp`: above the threshold, and above twice the other's loss
-/// plus the threshold. Congestion, which loses alike on every link, stays
+/// other links in use, which lose `best_bp`, at threshold `thresh_bp`:
+/// above the threshold, and above twice the others' loss plus the
+/// threshold. Congestion, which loses alike on every link, stays
 /// within that margin; 20 % on one link and 0-2 % on the other does not.
 pub fn lossy_margin(loss_bp: u32, best_bp: u32, thresh_bp: u32) -> bool {
     loss_bp > thresh_bp && loss_bp > best_bp.saturating_mul(2).saturating_add(thresh_bp)
@@ -356,17 +357,25 @@ impl Detector {
         })
     }
 
-    /// The lowest loss among the links other than `link` that are in use
-    /// and were measured within [`LOSS_FRESH_MS`] of `now`; `None` if no
-    /// such link is there to compare with.
-    fn best_other_loss(&self, link: usize, now: Instant) -> Option<u32> {
+    /// The typical loss of the links other than `link` that are in use
+    /// and were measured within [`LOSS_FRESH_MS`] of `now` (the lower
+    /// median: the least of a few noisy figures would be too low a bar);
+    /// `None` if no such link is there to compare with.
+    fn others_loss(&self, link: usize, now: Instant) -> Option<u32> {
         let fresh = Duration::from_ms(LOSS_FRESH_MS);
-        self.endpoints[..self.nlinks]
-            .iter()
-            .enumerate()
-            .filter(|&(l, e)| l != link && e.usable() && e.measured && now.since(e.sampled) < fresh)
-            .map(|(_, e)| e.loss_bp)
-            .min()
+        let mut v = [0u32; MAX_LINKS];
+        let mut n = 0;
+        for (l, e) in self.endpoints[..self.nlinks].iter().enumerate() {
+            if l != link && e.usable() && e.measured && now.since(e.sampled) < fresh {
+                v[n] = e.loss_bp;
+                n += 1;
+            }
+        }
+        if n == 0 {
+            return None;
+        }
+        v[..n].sort_unstable();
+        Some(v[(n - 1) / 2])
     }
 
     /// A heartbeat with `counts` arrived on our `link`, before it is
@@ -376,7 +385,7 @@ impl Detector {
     pub fn report(&mut self, link: usize, counts: Counts, now: Instant, p: &Params) -> Transitions {
         let mut t = Transitions::default();
         let thresh = p.loss_thresh_bp();
-        let best_other = self.best_other_loss(link, now);
+        let others = self.others_loss(link, now);
         let e = &mut self.endpoints[link];
         e.heard_tx = counts.tx;
         e.heard_rx = e.rx_frames();
@@ -410,7 +419,11 @@ impl Detector {
         let bit = 1u8 << link;
         if e.lossy {
             e.clean_run = if drx == dtx { e.clean_run.saturating_add(dtx) } else { 0 };
-            if e.clean_run >= LOSS_CLEAN_BACK {
+            // Back after a clean run, or a sample no worse than the others'
+            // plus half the threshold (where every link loses some).
+            let sample_ok = e.acc_sent >= LOSS_SAMPLE_BACK
+                && others.is_some_and(|o| (e.acc_lost as u64 * 10_000 / e.acc_sent as u64) as u32 <= o + thresh / 2);
+            if e.clean_run >= LOSS_CLEAN_BACK || sample_ok {
                 e.loss_bp = 0;
                 e.strikes = 0;
                 e.acc_sent = 0;
@@ -431,7 +444,7 @@ impl Detector {
         e.loss_bp = if e.measured { (e.loss_bp + sample) / 2 } else { sample };
         e.measured = true;
         e.sampled = now;
-        let over = best_other.is_some_and(|best| lossy_margin(e.loss_bp, best, thresh));
+        let over = others.is_some_and(|o| lossy_margin(e.loss_bp, o, thresh));
         e.strikes = if over { e.strikes.saturating_add(1) } else { 0 };
         if thresh == 0 {
             if e.lossy {

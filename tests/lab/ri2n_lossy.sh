@@ -34,8 +34,8 @@ times() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%.1f", a * f }'; }
 # One clean link, outside ri2n: eth0 with addresses of its own.
 on n1 ip addr add 10.9.0.1/24 dev eth0
 on n2 ip addr add 10.9.0.2/24 dev eth0
-one=$(iperf_mbps n1 10.9.0.2 5)
-two=$(iperf_mbps n1 10.0.0.2 5)
+one=$(iperf_mbps n1 10.9.0.2 3)
+two=$(iperf_mbps n1 10.0.0.2 3)
 pretty INFO "one clean link: $one Mbit/s; ri2n over two clean links: $two Mbit/s"
 check "clean links under bulk TCP are never taken for lossy" test "$(peer_counter n1 n2 lossy)" = 0
 
@@ -43,7 +43,7 @@ check "clean links under bulk TCP are never taken for lossy" test "$(peer_counte
 # transfer: a first one (2 s) lets both sides find out.
 link_netem n1 1 loss 20%
 iperf_mbps n1 10.0.0.2 2 >/dev/null
-got=$(iperf_mbps n1 10.0.0.2 10)
+got=$(iperf_mbps n1 10.0.0.2 6)
 pretty INFO "20 % loss on one link: $got Mbit/s (target >= $(times "$one" 0.9))"
 target "20 % loss: goodput $got >= 0.9 x one clean link ($one)" "$got" "$(times "$one" 0.9)"
 check "n1 took eth1 out of use toward n2 (lossy)" test "$(ep_state n1 n2 eth1)" = lossy
@@ -53,7 +53,7 @@ check "  ... n2 too, its frames to n1 are lost as well" test "$(ep_state n2 n1 e
 # The loss ends: back in use, two links' goodput within 3 s.
 link_netem n1 1 off
 t0=$(host_ms)
-on n1 iperf3 -c 10.0.0.2 -t 6 -i 0.5 -J >"$LAB_DIR/heal.json"
+on n1 iperf3 -c 10.0.0.2 -t 5 -i 0.5 -J >"$LAB_DIR/heal.json"
 back=$(awk -F'[:,]' '/"end":/ {e = $2} /"bits_per_second"/ && e != "" {print e, $2 / 1e6; e = ""}' "$LAB_DIR/heal.json" |
 	awk -v want="$(times "$two" 0.95)" '$2 >= want && !f {print $1; f = 1}')
 pretty INFO "loss ended: goodput >= 0.95 x two links ($(times "$two" 0.95)) from ${back:-never} s on"
@@ -63,7 +63,7 @@ check "  ... eth1 back in use" test "$(ep_state n1 n2 eth1)" = up
 # 1 % loss: goodput still at least one clean link's.
 link_netem n1 1 loss 1%
 iperf_mbps n1 10.0.0.2 2 >/dev/null
-got=$(iperf_mbps n1 10.0.0.2 10)
+got=$(iperf_mbps n1 10.0.0.2 6)
 pretty INFO "1 % loss on one link: $got Mbit/s (target >= $(times "$one" 0.9)); eth1 $(ep_state n1 n2 eth1)"
 target "1 % loss: goodput $got >= 0.9 x one clean link ($one)" "$got" "$(times "$one" 0.9)"
 link_netem n1 1 off

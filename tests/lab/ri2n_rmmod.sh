@@ -11,7 +11,7 @@ kmemleak() { on "$1" test -e /sys/kernel/debug/kmemleak; }
 for round in 1 2 3; do
 	on n1 ping -c 2 -q -W 2 10.0.0.2 >/dev/null
 	# Bounded: once one side's ri2n0 is gone the client cannot finish.
-	on n1 timeout 15 iperf3 -c 10.0.0.2 -t 6 --connect-timeout 2000 >/dev/null 2>&1 &
+	on n1 timeout 8 iperf3 -c 10.0.0.2 -t 4 --connect-timeout 2000 >/dev/null 2>&1 &
 	ip=$!
 	sleep 2
 	victim=$([ $round = 2 ] && echo n1 || echo n2)

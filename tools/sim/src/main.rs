@@ -14,12 +14,19 @@
 //! - heartbeat frames per second the node sends (each peer, each link,
 //!   every HBSPAN, plus the counts asked for on busy links);
 //! - detection and recovery times of a link that goes dead and comes back,
-//!   idle and under load, over many trials with random phases.
+//!   idle and under load, over many trials with random phases;
+//! - lossy links: two nodes exchanging data, heartbeats, probes and frame
+//!   counts over K links, one of them losing 1 or 20 % for a while, with
+//!   or without congestion loss on every link: when the link goes out of
+//!   use, when it is back, and false alarms;
+//! - restarts: how long until a restarted peer's new numbering is taken,
+//!   and what went up out of order before.
 //!
 //! Usage: `ri2n-sim [--quick]`; prints a Markdown report (`make bench-sim`
 //! writes it to bench/results/sim.md).
 
 use ri2n_core::detector::Detector;
+use ri2n_core::header::Counts;
 use ri2n_core::heap::{table, Buf, HeapBufs};
 use ri2n_core::params::{Param, Params};
 use ri2n_core::peers::{capacity, idle_limit, BUF_BYTES, PER_PEER_BYTES};
@@ -226,6 +233,200 @@ fn trial(k: usize, gap: Option<Duration>, rng: &mut Rng, p: &Params) -> (Option<
     (detected, recovered)
 }
 
+/// Two nodes' views of each other over `k` links, each a FIFO with a
+/// one-way delay: A sends data at a steady rate over the links A's
+/// detector lets it use, both send heartbeats every HBSPAN on every link
+/// and the probes their detectors ask for, and each answers the other's
+/// probes, with the frame counts the driver puts in them. Frames on a link
+/// are lost at random at the rate `loss(link, t)` gives.
+struct Pair {
+    det: [Detector; 2],
+    /// Frames in flight: (arrival, from, link, what).
+    flight: Vec<(u64, usize, usize, Frame)>,
+    next_hb: [Vec<u64>; 2],
+    pending_answer: [u8; 2],
+}
+
+#[derive(Clone, Copy)]
+enum Frame {
+    Data,
+    Heartbeat { counts: Counts, probe: bool, down: u8 },
+}
+
+impl Pair {
+    fn new(k: usize, rng: &mut Rng, p: &Params) -> Pair {
+        let hbspan = p.hbspan().0;
+        let phases = |rng: &mut Rng| (0..k).map(|_| rng.below(hbspan)).collect::<Vec<u64>>();
+        Pair {
+            det: [Detector::new(k, Instant(0)), Detector::new(k, Instant(0))],
+            flight: Vec::new(),
+            next_hb: [phases(rng), phases(rng)],
+            pending_answer: [0; 2],
+        }
+    }
+
+    fn send(&mut self, t: u64, from: usize, link: usize, frame: Frame, delay: u64, lost: bool) {
+        // Frames sent on one link arrive in order: a FIFO.
+        let at = self.flight.iter().filter(|f| f.1 == from && f.2 == link).map(|f| f.0).max().unwrap_or(0).max(t + delay);
+        self.det[from].sent(link);
+        if !lost {
+            self.flight.push((at, from, link, frame));
+        }
+    }
+
+    fn heartbeat(&mut self, t: u64, from: usize, link: usize, probe: bool, delay: u64, lost: bool) {
+        let counts = self.det[from].counts(link).expect("counts");
+        let down = self.det[from].failed();
+        self.send(t, from, link, Frame::Heartbeat { counts, probe, down }, delay, lost);
+    }
+
+    /// Delivers what arrived by `t`, in order of arrival (and of sending,
+    /// on one link).
+    fn deliver(&mut self, t: u64, p: &Params) {
+        let mut due: Vec<_> = Vec::new();
+        self.flight.retain(|f| {
+            if f.0 <= t {
+                due.push(*f);
+            }
+            f.0 > t
+        });
+        due.sort_by_key(|f| f.0); // stable: a link's frames keep their order
+        for (at, from, link, frame) in due {
+            let to = 1 - from;
+            let now = Instant(at);
+            match frame {
+                Frame::Data => {
+                    self.det[to].data(link, now, p);
+                }
+                Frame::Heartbeat { counts, probe, down } => {
+                    self.det[to].report(link, counts, now, p);
+                    self.det[to].heartbeat(link, now, link, down, p);
+                    if probe {
+                        self.pending_answer[to] |= 1 << link;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One lossy-link trial: link 1 of `k` loses `loss` of its frames (both
+/// ways) from `cut` to `heal`; every link loses `base` throughout (a
+/// congested bottleneck). A sends one data frame every `gap`. Returns when
+/// A took link 1 out of use after `cut`, when it was back after `heal`,
+/// and how many times any link went lossy outside `cut..heal + 1 s` (false
+/// alarms).
+fn lossy_trial(k: usize, loss: f64, base: f64, gap: Duration, rng: &mut Rng, p: &Params) -> (Option<u64>, Option<u64>, u32) {
+    let ms = |v: u64| Duration::from_ms(v).0;
+    let delay = Duration::from_us(100).0;
+    let hbspan = p.hbspan().0;
+    let sweep = (p.fast_tout().0 / 4).max(ms(1));
+    let cut = ms(5_000) + rng.below(hbspan);
+    let heal = cut + ms(5_000);
+    let end = heal + ms(5_000);
+    let mut pair = Pair::new(k, rng, p);
+    let mut rr = RoundRobin::default();
+    let all = ((1u16 << k) - 1) as u8;
+    let (mut out, mut back, mut false_alarms) = (None, None, 0u32);
+    let mut was_lossy = 0u8;
+    let mut next_data = 0u64;
+    let mut t = 0u64;
+    while t < end {
+        let lost = |l: usize, at: u64, rng: &mut Rng| {
+            let rate = base + if l == 1 && at >= cut && at < heal { loss } else { 0.0 };
+            (rng.below(1_000_000) as f64) < rate * 1e6
+        };
+        while next_data <= t {
+            if let Some(l) = rr.pick(pair.det[0].sendable(all)) {
+                let drop = lost(l, next_data, rng);
+                pair.send(next_data, 0, l, Frame::Data, delay, drop);
+            }
+            next_data += gap.0;
+        }
+        for side in 0..2 {
+            for l in 0..k {
+                if pair.next_hb[side][l] <= t {
+                    pair.next_hb[side][l] += hbspan;
+                    let drop = lost(l, t, rng);
+                    pair.heartbeat(t, side, l, false, delay, drop);
+                }
+            }
+        }
+        pair.deliver(t, p);
+        // Each side's sweep: probes and reports asked for, answers.
+        for side in 0..2 {
+            let d = &mut pair.det[side];
+            let probe = d.probe_due(Instant(t), all, p) | d.retry_due(Instant(t), all, p) | d.report_due(Instant(t), all, p);
+            d.probe_end(Instant(t), p);
+            let answer = std::mem::take(&mut pair.pending_answer[side]);
+            for l in 0..k {
+                if (probe | answer) & (1 << l) != 0 {
+                    let drop = lost(l, t, rng);
+                    pair.heartbeat(t, side, l, probe & (1 << l) != 0, delay, drop);
+                }
+            }
+        }
+        let lossy = pair.det[0].lossy();
+        let newly = lossy & !was_lossy;
+        was_lossy = lossy;
+        if newly != 0 {
+            let expected = newly == 1 << 1 && t >= cut && t < heal + ms(1_000);
+            if !expected {
+                false_alarms += newly.count_ones();
+            }
+        }
+        if out.is_none() && t >= cut && t < heal && lossy & (1 << 1) != 0 {
+            out = Some(t - cut);
+        }
+        if back.is_none() && t >= heal && out.is_some() && pair.det[0].usable() & (1 << 1) != 0 {
+            back = Some(t - heal);
+        }
+        t += sweep;
+    }
+    (out, back, false_alarms)
+}
+
+/// One restart trial: a peer sending one packet every ms restarts (new
+/// epoch, numbering from 0) at a random time and heartbeats at once (a
+/// new peer to it), from its next sweep. Returns the ms until our window
+/// resynchronised, and the packets of the new incarnation that went up out
+/// of order before it did.
+fn restart_trial(rng: &mut Rng, p: &Params) -> (u64, u64) {
+    use ri2n_core::rx::PeerRx;
+    let ms = |v: u64| Duration::from_ms(v).0;
+    let mut rx: PeerRx<u64, Buf<u64>> = PeerRx::default();
+    let mut bufs = HeapBufs::new(4);
+    let sweep = (p.fast_tout().0 / 4).max(ms(1));
+    let first_seq = rng.below(1 << 32) as u32;
+    let restart = ms(3_000) + rng.below(ms(1_000));
+    let hb_at = restart + rng.below(sweep);
+    let mut up = Vec::new();
+    rx.heartbeat(0, Seq(first_seq), 1, Instant(0), 0b11, p, &mut bufs, &mut |v| up.push(v));
+    let mut seq = first_seq;
+    let mut t = ms(1);
+    let mut out_of_order = 0;
+    let (mut hb_done, mut restarted) = (false, false);
+    while t < restart + ms(2_000) {
+        if t >= restart && !restarted {
+            restarted = true;
+            seq = 0; // the new incarnation
+        }
+        if !hb_done && t >= hb_at {
+            rx.heartbeat(0, Seq(seq), 2, Instant(hb_at), 0b11, p, &mut bufs, &mut |v| up.push(v));
+            hb_done = true;
+        }
+        let before = rx.window.stats.in_order;
+        rx.data((seq % 2) as usize, Seq(seq), seq as u64, Instant(t), 0b11, p, &mut bufs, &mut |v| up.push(v));
+        if t >= restart && rx.window.stats.in_order == before {
+            out_of_order += 1;
+        }
+        seq = seq.wrapping_add(1);
+        t += ms(1);
+    }
+    assert_eq!(rx.epoch, 2, "resynchronised");
+    ((hb_at - restart) / ms(1), out_of_order)
+}
+
 /// Median, 90th percentile and maximum, in ms.
 fn dist(v: &mut [u64]) -> String {
     if v.is_empty() {
@@ -283,5 +484,39 @@ fn main() {
             println!("| {k} | {name} | {} | {} |", dist(&mut det), dist(&mut rec));
         }
     }
+
+    let lp = p;
+    println!("\n## Lossy links (loss_thresh {} %), {} trials, ms: median / p90 / max\n", lp.loss_thresh_bp() as f64 / 100.0, trials / 4);
+    println!("Two nodes, each side's detector and counts as the driver runs them; one data frame every 0.25 ms from A");
+    println!("(about 50 Mbit/s of MTU frames); link 1 loses frames both ways for 5 s; \"base\" is loss on every link");
+    println!("throughout, as a congested bottleneck gives. False alarms: links taken for lossy that were not.\n");
+    println!("| K | link 1 loss | every link | out of use after | back after loss ends | false alarms |");
+    println!("|---|---|---|---|---|---|");
+    let mut rng = Rng(7);
+    for &k in &ks {
+        for (loss, base) in [(0.20, 0.0), (0.01, 0.0), (0.20, 0.02), (0.0, 0.02)] {
+            let (mut out, mut back, mut alarms) = (Vec::new(), Vec::new(), 0);
+            for _ in 0..trials / 4 {
+                let (o, b, f) = lossy_trial(k, loss, base, Duration::from_us(250), &mut rng, &lp);
+                out.extend(o);
+                back.extend(b);
+                alarms += f;
+            }
+            let pct = |v: f64| format!("{:.0} %", v * 100.0);
+            println!("| {k} | {} | {} | {} | {} | {alarms} |", pct(loss), pct(base), dist(&mut out), dist(&mut back));
+        }
+    }
+
+    println!("\n## Restarts, {trials} trials\n");
+    println!("A peer sending 1 packet/ms restarts (new epoch, numbering from 0); its first heartbeat follows at its next sweep.\n");
+    let (mut resync, mut ooo) = (Vec::new(), Vec::new());
+    for _ in 0..trials {
+        let (r, o) = restart_trial(&mut rng, &p);
+        resync.push(r * 1_000_000);
+        ooo.push(o * 1_000_000);
+    }
+    println!("| resynchronised after (ms) | packets out of order before that |");
+    println!("|---|---|");
+    println!("| {} | {} |", dist(&mut resync), dist(&mut ooo));
     let _ = Param::ALL;
 }
