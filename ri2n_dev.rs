@@ -44,9 +44,10 @@ pub(crate) struct Ri2n {
     pub(crate) gro: GroCells,
     /// Our incarnation, carried by heartbeats (never 0).
     pub(crate) epoch: u32,
-    /// `/proc/net/ri2n/NAME`; replaced on rename, removed at uninit.
+    /// `/proc/net/ri2n/NAME` and `/proc/net/ri2n_state/NAME`; replaced on
+    /// rename, removed at uninit.
     #[pin]
-    proc: Mutex<DeviceFile>,
+    proc: Mutex<[DeviceFile; 2]>,
 }
 
 crate::device_timer!(Ri2n, hb_timer, 0, crate::ri2n_hb::heartbeat_timer);
@@ -113,13 +114,16 @@ impl Ri2n {
         }
     }
 
-    /// Creates the procfs file under the device's current name.
+    /// Creates the procfs files under the device's current name.
     pub(crate) fn proc_create(dev: &Ri2nDev) {
         let mut f = dev.data().proc.lock();
-        *f = DeviceFile::none();
-        match DeviceFile::create(dev) {
-            Ok(file) => *f = file,
-            Err(e) => pr_warn!("{}: no procfs file: {:?}\n", dev.name_str(), e),
+        *f = [DeviceFile::none(), DeviceFile::none()];
+        let made = [DeviceFile::create::<Ri2n, TextView>(dev), DeviceFile::create::<Ri2n, StateView>(dev)];
+        for (slot, file) in f.iter_mut().zip(made) {
+            match file {
+                Ok(file) => *slot = file,
+                Err(e) => pr_warn!("{}: no procfs file: {:?}\n", dev.name_str(), e),
+            }
         }
     }
 }
@@ -172,7 +176,7 @@ impl Driver for Ri2n {
             state <- crate::new_spinlock_bh!(State::new(default_params())?, "ri2n_state"),
             gro <- GroCells::new(dev),
             epoch: crate::net::random_u32().max(1),
-            proc <- kernel::new_mutex!(DeviceFile::none(), "ri2n_proc"),
+            proc <- kernel::new_mutex!([DeviceFile::none(), DeviceFile::none()], "ri2n_proc"),
         })
     }
 
@@ -190,7 +194,7 @@ impl Driver for Ri2n {
         dev.data().hb_timer.shutdown();
         dev.data().sweep_timer.shutdown();
         dev.data().gro.destroy();
-        *dev.data().proc.lock() = DeviceFile::none();
+        *dev.data().proc.lock() = [DeviceFile::none(), DeviceFile::none()];
         pr_info!("{}: removed\n", dev.name_str());
     }
 
@@ -397,12 +401,28 @@ const DEV_STATS: [&str; 21] = [
 /// `ethtool -S` per-link counters, after the device's.
 const LINK_STATS: [&str; 3] = ["rx_packets", "tx_packets", "tx_dropped"];
 
-impl DirName for Ri2n {
+/// `/proc/net/ri2n/DEV`: for people (`cat`).
+pub(crate) struct TextView;
+/// `/proc/net/ri2n_state/DEV`: versioned key=value records for programs
+/// (the `ri2n` command; Documentation/ri2n.rst has the format).
+pub(crate) struct StateView;
+
+impl DirName for TextView {
     const NAME: &'static CStr = c"ri2n";
 }
 
-impl ProcShow for Ri2n {
+impl DirName for StateView {
+    const NAME: &'static CStr = c"ri2n_state";
+}
+
+impl ProcShow<TextView> for Ri2n {
     fn show(dev: &Ri2nDev, m: &SeqFile) {
         crate::ri2n_proc::show(dev, m);
+    }
+}
+
+impl ProcShow<StateView> for Ri2n {
+    fn show(dev: &Ri2nDev, m: &SeqFile) {
+        crate::ri2n_proc::show_state(dev, m);
     }
 }

@@ -164,7 +164,8 @@ struct Ri2nModule {
     /// so the notifier, dropped next, replays nothing that is ours.
     link: Pin<KBox<Registration<Ri2n>>>,
     _events: Pin<KBox<net::notifier::Registration<ri2n_slave::Events>>>,
-    _proc: Pin<KBox<net::proc::PernetDir<Ri2n>>>,
+    _proc: Pin<KBox<net::proc::PernetDir<ri2n_dev::TextView>>>,
+    _proc_state: Pin<KBox<net::proc::PernetDir<ri2n_dev::StateView>>>,
 }
 
 impl kernel::Module for Ri2nModule {
@@ -178,11 +179,12 @@ impl kernel::Module for Ri2nModule {
         }
         // The notifier before the link type: a slave enslaved right away
         // must be released when it goes.
-        let proc = KBox::pin_init(net::proc::PernetDir::<Ri2n>::new(), GFP_KERNEL)?;
+        let proc = KBox::pin_init(net::proc::PernetDir::<ri2n_dev::TextView>::new(), GFP_KERNEL)?;
+        let proc_state = KBox::pin_init(net::proc::PernetDir::<ri2n_dev::StateView>::new(), GFP_KERNEL)?;
         let events = KBox::pin_init(net::notifier::Registration::new(ri2n_slave::Events), GFP_KERNEL)?;
         let link = KBox::pin_init(Registration::<Ri2n>::new(), GFP_KERNEL)?;
         create_from_param(&link)?;
-        Ok(Ri2nModule { link, _events: events, _proc: proc })
+        Ok(Ri2nModule { link, _events: events, _proc: proc, _proc_state: proc_state })
     }
 }
 

@@ -60,9 +60,15 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
         links[l] = Some(sl.name);
     }
     drop(st);
-    // Peers in chunks, the lock dropped between them, so that reading
-    // thousands of peers never stalls the data path for the whole dump.
-    // A peer added or forgotten meanwhile may be missed.
+    for_each_peer(dev, |v, carrier| show_peer(m, v, &links, carrier, now));
+}
+
+/// Calls `f` with a copy of every peer and the links with carrier then.
+/// Peers are copied in chunks, the lock dropped between them, so that
+/// reading thousands of peers never stalls the data path for the whole
+/// dump. A peer added or forgotten meanwhile may be missed.
+fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) {
+    let d = dev.data();
     let Ok(mut chunk) = KVec::<PeerView>::with_capacity(CHUNK, GFP_KERNEL) else { return };
     let mut from = 0;
     loop {
@@ -88,7 +94,7 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
             st.carrier()
         };
         for v in chunk.iter() {
-            show_peer(m, v, &links, carrier, now);
+            f(v, carrier);
         }
         if chunk.len() < CHUNK {
             break;
@@ -124,17 +130,7 @@ fn show_peer(m: &SeqFile, v: &PeerView, links: &[Option<[u8; 16]>; MAX_LINKS], c
         let len = name.iter().position(|&c| c == 0).unwrap_or(name.len());
         let name = core::str::from_utf8(&name[..len]).unwrap_or("?");
         let e = &v.endpoints[l];
-        let state = if carrier & (1 << l) == 0 {
-            "no-carrier"
-        } else if e.failed {
-            "failed"
-        } else if e.peer_failed {
-            "peer-failed"
-        } else if e.lossy {
-            "lossy"
-        } else {
-            "up"
-        };
+        let state = endpoint_state(e, carrier & (1 << l) != 0);
         seq_print!(
             m,
             "  endpoint {}: state {} counter {} last_rx_ms {} rx {} hb {} fails {} recoveries {} changed_ms {} loss_bp {} lossy {}\n",
@@ -151,4 +147,94 @@ fn show_peer(m: &SeqFile, v: &PeerView, links: &[Option<[u8; 16]>; MAX_LINKS], c
             e.lossy_count
         );
     }
+}
+
+/// An endpoint's state, as both files name it.
+fn endpoint_state(e: &Endpoint, carrier: bool) -> &'static str {
+    if !carrier {
+        "no-carrier"
+    } else if e.failed {
+        "failed"
+    } else if e.peer_failed {
+        "peer-failed"
+    } else if e.lossy {
+        "lossy"
+    } else {
+        "up"
+    }
+}
+
+/// The version of `/proc/net/ri2n_state/DEV`'s format. Records may gain
+/// keys within a version; a reader ignores keys it does not know. A change
+/// that breaks readers (a key changing meaning, a record going) is a new
+/// version.
+pub(crate) const STATE_VERSION: u32 = 1;
+
+/// Writes `/proc/net/ri2n_state/DEV`: one record per line, a kind and
+/// `key=value` pairs, no spaces in values; the last line is `end`, so a
+/// reader can tell a whole dump from a cut one (Documentation/ri2n.rst).
+pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
+    let d = dev.data();
+    let st = d.state.lock();
+    let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
+    seq_print!(m, "ri2n-state version={} protocol={}\n", STATE_VERSION, crate::proto::header::VERSION);
+    seq_print!(m, "clock ms={}\n", wall);
+    let state = if st.is_up() { "up" } else { "down" };
+    seq_print!(
+        m,
+        "device name={} mac={} mtu={} state={} epoch={:08x}\n",
+        dev.name_str(), MacFmt(&dev.addr()), dev.mtu(), state, d.epoch
+    );
+    seq_print!(m, "params");
+    for p in Param::ALL {
+        seq_print!(m, " {}={}", p.spec().name, st.params().get(p));
+    }
+    seq_print!(m, "\n");
+    let mut links = [None; MAX_LINKS];
+    for (l, s) in st.slaves() {
+        links[l] = Some(s.name);
+        let ls = st.link_stats(l);
+        let carrier = if st.carrier() & (1 << l) != 0 { "up" } else { "down" };
+        seq_print!(
+            m,
+            "slave link={} name={} carrier={} changed_ms={} tx_packets={} rx_packets={} tx_dropped={}\n",
+            l, s.name(), carrier, st.carrier_age(l, now).as_ms(), ls.tx_packets, ls.rx_packets, ls.tx_dropped
+        );
+    }
+    let s = st.stats();
+    seq_print!(
+        m,
+        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={}\n",
+        s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
+        s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
+        s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent
+    );
+    let (cap, bufs, bufs_max, held) = st.memory();
+    seq_print!(m, "peers count={} capacity={} bufs={} bufs_max={} held_bytes={}\n", st.npeers(), cap, bufs, bufs_max, held);
+    drop(st);
+    for_each_peer(dev, |v, carrier| {
+        let r = v.stats;
+        let mac = MacFmt(&v.mac);
+        seq_print!(
+            m,
+            "peer mac={} epoch={:08x} tx_next={} rx_next={} held={} in_order={} timeout={} loss={} flushes={} jumps={} gaps={} late={} late_loss={} duplicates={} restarts={} unbuffered={}\n",
+            mac, v.epoch, v.tx_next, v.rx_next, v.held, r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late,
+            r.late_loss, r.duplicates, r.resyncs, r.unbuffered
+        );
+        for (l, name) in links.iter().enumerate() {
+            let Some(name) = name else { continue };
+            let len = name.iter().position(|&c| c == 0).unwrap_or(name.len());
+            let name = core::str::from_utf8(&name[..len]).unwrap_or("?");
+            let e = &v.endpoints[l];
+            let state = endpoint_state(e, carrier & (1 << l) != 0);
+            seq_print!(
+                m,
+                "endpoint peer={} link={} slave={} state={} counter={} last_rx_ms={} changed_ms={} rx={} hb={} tx={} fails={} recoveries={} loss_bp={} lossy={}\n",
+                mac, l, name, state, e.counter, now.since(e.last_rx).as_ms(),
+                now.since(e.changed).as_ms(), e.rx_packets, e.rx_heartbeats, e.tx_frames, e.fails, e.recoveries,
+                e.loss_bp, e.lossy_count
+            );
+        }
+    });
+    seq_print!(m, "end\n");
 }

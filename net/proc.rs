@@ -2,7 +2,9 @@
 
 //! procfs: a directory under `/proc/net` in every network namespace
 //! ([`PernetDir`]), and a read-only file in it per device ([`DeviceFile`]),
-//! whose text the driver writes ([`ProcShow`]).
+//! whose text the driver writes ([`ProcShow`]). A driver may have several
+//! such views of its devices, one directory each (a human one, a
+//! machine-readable one), told apart by their [`DirName`] type.
 
 use super::bindings;
 use super::device::{Device, Driver, NetDevice};
@@ -76,25 +78,25 @@ impl<D: DirName> PinnedDrop for PernetDir<D> {
     }
 }
 
-/// A driver whose devices have a procfs file.
-pub trait ProcShow: Driver + DirName {
+/// A driver whose devices have a procfs file in `/proc/net/D::NAME`.
+pub trait ProcShow<D: DirName>: Driver {
     /// Writes the file's text.
     fn show(dev: &NetDevice<Self>, m: &SeqFile);
 }
 
-unsafe extern "C" fn show<T: ProcShow>(m: *mut bindings::seq_file, _v: *mut core::ffi::c_void) -> i32 {
+unsafe extern "C" fn show<T: ProcShow<D>, D: DirName>(m: *mut bindings::seq_file, _v: *mut core::ffi::c_void) -> i32 {
     // SAFETY: The file was created by `DeviceFile::create` with the device
     // as its data; the device's data outlives the file (removed first,
     // which waits for readers). Both bindings name the same seq_file.
     unsafe {
         let dev = bindings::seq_private(m).cast::<bindings::net_device>();
         let Some(d) = NetDevice::<T>::of(Device::from_raw(dev)) else { return 0 };
-        T::show(d, SeqFile::from_raw(m.cast()));
+        <T as ProcShow<D>>::show(d, SeqFile::from_raw(m.cast()));
     }
     0
 }
 
-/// `/proc/net/NAME/DEVICE`, removed on drop (which waits for readers).
+/// `/proc/net/D::NAME/DEVICE`, removed on drop (which waits for readers).
 ///
 /// # Invariants
 ///
@@ -115,11 +117,11 @@ impl DeviceFile {
     }
 
     /// Creates the file of `dev`, named as the device, in its namespace's
-    /// directory. The caller removes it (drop) before the device's data
-    /// goes away.
-    pub fn create<T: ProcShow>(dev: &NetDevice<T>) -> Result<DeviceFile> {
+    /// directory `D::NAME`. The caller removes it (drop) before the
+    /// device's data goes away.
+    pub fn create<T: ProcShow<D>, D: DirName>(dev: &NetDevice<T>) -> Result<DeviceFile> {
         let mut path = [0u8; 64];
-        let (dir, name) = (T::NAME.to_bytes(), dev.name().to_bytes());
+        let (dir, name) = (D::NAME.to_bytes(), dev.name().to_bytes());
         let n = dir.len() + 1 + name.len();
         if n >= path.len() {
             return Err(EINVAL);
@@ -135,7 +137,7 @@ impl DeviceFile {
                 path.as_ptr().cast(),
                 0o444,
                 bindings::net_proc_dir(bindings::dev_net(dev.as_raw())),
-                Some(show::<T>),
+                Some(show::<T, D>),
                 dev.as_raw().cast(),
             )
         };
