@@ -179,7 +179,9 @@ pub fn parse(text: &str) -> Result<State, ParseError> {
             _ => {} // A record kind from a newer kernel, same version.
         }
     }
-    if !ended {
+    // A whole dump ends "end\n": a cut one may end in "end" (of
+    // "endpoint") without its newline.
+    if !ended || !text.ends_with('\n') {
         return Err(ParseError::Truncated);
     }
     Ok(State {
