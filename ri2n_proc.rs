@@ -178,7 +178,9 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let st = d.state.lock();
     let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
     seq_print!(m, "ri2n-state version={} protocol={}\n", STATE_VERSION, crate::proto::header::VERSION);
-    seq_print!(m, "clock ms={}\n", wall);
+    // Ages count back from this moment; mono_ms (CLOCK_MONOTONIC) relates
+    // it to the kernel log's timestamps.
+    seq_print!(m, "clock ms={} mono_ms={}\n", wall, now.0 / 1_000_000);
     let state = if st.is_up() { "up" } else { "down" };
     seq_print!(
         m,

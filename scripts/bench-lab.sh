@@ -144,7 +144,7 @@ fault() {
 # n2_carrier_watch up|down: starts timing n2's ri2n seeing link 1's carrier
 # go up or down.
 n2_carrier_watch() {
-	on n2 ri2n-watch carrier eth1 "$1" 9 >"$LAB_DIR/n2-carrier" &
+	on n2 ri2n events ri2n0 --slave eth1 --state "$1" --initial --count 1 --timeout 9 | awk '{print $1}' >"$LAB_DIR/n2-carrier" &
 	N2_WATCH_PID=$!
 	sleep 0.2
 }
@@ -155,7 +155,7 @@ n2_carrier_watch() {
 n2_carrier_result() {
 	local t2
 	CARRIER_SEEN=never CARRIER_TO_N1=never
-	wait "$N2_WATCH_PID" || return 0
+	wait "$N2_WATCH_PID" && [ -s "$LAB_DIR/n2-carrier" ] || return 0
 	t2=$(cat "$LAB_DIR/n2-carrier")
 	CARRIER_SEEN=$((t2 - $(guest_offset n2) - $1))
 	[ "$WATCHED" = never ] || CARRIER_TO_N1=$(awk -v n1="$(cat "$LAB_DIR/watch")" -v n2="$t2" -v off="$OFF21" 'BEGIN {printf "%.1f", n1 - (n2 - off / 1000)}')
@@ -174,7 +174,7 @@ sleep_until() { sleep "$(awk -v t="$1" -v now="$(host_ms)" 'BEGIN {d = (t - now)
 # failover CONFIG carrier|blackhole: 30 s of bulk TCP n1 -> n2 sampled every
 # 0.1 s; n2's link 1 fails at 10 s and heals at 20 s (the receiver's side,
 # so the sender learns of it only through the network, as in the paper's
-# cable pull). For ri2n, ri2n-watch also times the sender's endpoint (n2,
+# cable pull). For ri2n, `ri2n events` also times the sender's endpoint (n2,
 # eth1) leaving and re-entering service and, for carrier loss, when n2's
 # ri2n saw its carrier go and come back: on the host's clock (the cut's
 # time; error: the guests' offsets, ~15 ms) and, between the two guests, on

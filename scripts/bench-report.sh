@@ -334,7 +334,7 @@ EOF
 		echo "sample below 40 % of the rate before it (0: no sample fell that low), after a"
 		echo "median filter over 3 samples (iperf3 reports a lone empty sample about once a"
 		echo "second in these guests, failure or not; the plot shows the raw samples). Recovery:"
-		echo "from the heal to the first sample at 80 % of that rate. For ri2n, \`ri2n-watch\`"
+		echo "from the heal to the first sample at 80 % of that rate. For ri2n, \`ri2n events\`"
 		echo "also timed the sender's endpoint (n2, eth1) leaving and re-entering service"
 		echo "(host clock to guest clock; the offset is measured while the guests are idle,"
 		echo "within the error the targets above state). For carrier loss it also timed n2's"

@@ -50,7 +50,6 @@ cp -r /usr/lib/x86_64-linux-gnu/tc "$root/usr/lib/x86_64-linux-gnu/" 2>/dev/null
 [ -d /usr/share/iproute2 ] && mkdir -p "$root/usr/share" && cp -r /usr/share/iproute2 "$root/usr/share/"
 
 cp "$RI2N_ROOT/scripts/guest/rc" "$root/etc/rc.lab"
-cp "$RI2N_ROOT/scripts/guest/ri2n-watch" "$root/usr/bin/ri2n-watch"
 chmod +x "$root/etc/rc.lab"
 printf '::sysinit:/etc/rc.lab\n' >"$root/etc/inittab"
 ln -s /bin/busybox "$root/init"

@@ -229,24 +229,19 @@ ri2n_up() {
 	done
 }
 ri2n_mac() { on "$1" cat /sys/class/net/ri2n0/address; }
-# ep_state NODE PEER_NODE SLAVE: the endpoint's state in NODE's procfs.
-ep_state() {
-	local mac
-	mac=$(ri2n_mac "$2")
-	on "$1" cat /proc/net/ri2n/ri2n0 | awk -v m="Peer $mac:" -v e="endpoint $3:" \
-		'$0 == m {p = 1; next} /^Peer / {p = 0} p && index($0, e) {print $4}'
-}
-# proc_counter NODE NAME: a counter from procfs' "Counters:" line.
-proc_counter() {
-	on "$1" cat /proc/net/ri2n/ri2n0 | awk -v k="$2" '/^Counters:/ {for (i = 2; i < NF; i++) if ($i == k) print $(i + 1)}'
-}
-# peer_counter NODE PEER NAME: NAME summed over NODE's lines about PEER
-# ("released ..." and every endpoint line), e.g. late, late_loss, fails.
+# Everything below reads ri2n's state through the `ri2n` command (tools/ri2n,
+# the one parser of /proc/net/ri2n_state).
+# ep_state NODE PEER_NODE SLAVE: the endpoint's state in NODE.
+ep_state() { on "$1" ri2n get ri2n0 endpoint "$(ri2n_mac "$2")" "$3" state; }
+# proc_counter NODE NAME: a device counter (empty if the driver lacks it).
+proc_counter() { on "$1" ri2n get ri2n0 counter "$2"; }
+# peer_counter NODE PEER NAME: the peer's NAME (late, late_loss, loss...),
+# or NAME summed over its endpoints (fails, lossy...); 0 if neither.
 peer_counter() {
-	on "$1" cat /proc/net/ri2n/ri2n0 | awk -v m="Peer $(ri2n_mac "$2"):" -v k="$3" '
-		$0 == m {p = 1; next} /^Peer / {p = 0}
-		p {for (i = 1; i < NF; i++) if ($i == k) n += $(i + 1)}
-		END {print n + 0}'
+	local mac v
+	mac=$(ri2n_mac "$2")
+	v=$(on "$1" ri2n get ri2n0 peer "$mac" "$3") || v=$(on "$1" ri2n get ri2n0 endpoints "$mac" "$3") || v=0
+	echo "$v"
 }
 host_ms() { date +%s%3N; }
 # guest_offset NODE: the guest clock minus the host clock, in ms, from the
@@ -341,20 +336,23 @@ transfer_wait() { # TIMEOUT_S: true if the transfer completed with equal checksu
 	[ -n "$tx" ] && [ "$tx" = "$rx" ]
 }
 
-# watch_start NODE PEER SLAVE REGEX TIMEOUT_S: starts watching, in NODE, for
-# the endpoint (PEER, SLAVE) to reach a state matching REGEX.
+# watch_start NODE PEER SLAVE STATES TIMEOUT_S: starts watching, in NODE,
+# for the endpoint (PEER, SLAVE) to reach one of STATES (a|b): `ri2n events`
+# prints when the driver changed it (its clock), or when it was first seen
+# for states that are no endpoint transition (no-carrier).
 watch_start() {
 	local mac
 	mac=$(ri2n_mac "$2")
 	WATCH_OFF=$(guest_offset "$1")
-	on "$1" ri2n-watch "$mac" "$3" "$4" "$5" >"$LAB_DIR/watch" &
+	on "$1" ri2n events ri2n0 --peer "$mac" --slave "$3" --state "$4" --initial --count 1 --timeout "$5" |
+		awk '{print $1}' >"$LAB_DIR/watch" &
 	WATCH_PID=$!
 	sleep 0.2
 }
 # watch_ms T_HOST: sets WATCHED to the milliseconds from host time T_HOST to
 # the watched change, or "never". Not in $(...): wait needs this shell.
 watch_ms() {
-	if wait "$WATCH_PID"; then
+	if wait "$WATCH_PID" && [ -s "$LAB_DIR/watch" ]; then
 		WATCHED=$(($(cat "$LAB_DIR/watch") - WATCH_OFF - $1))
 	else
 		WATCHED=never

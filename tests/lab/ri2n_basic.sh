@@ -18,7 +18,7 @@ check "IPv6 ping n1 -> n2 (ND over ri2n0)" on n1 ping -6 -c 5 -i 0.2 -W 2 -q fd0
 check "IPv6 ping n2 -> n1" on n2 ping -6 -c 5 -i 0.2 -W 2 -q fd00::1
 
 # Striping: both links carried data to the peer.
-rx_link() { on n2 cat /proc/net/ri2n/ri2n0 | awk -v e="endpoint $1:" 'index($0, e) {for (i = 1; i < NF; i++) if ($i == "rx") print $(i + 1)}'; }
+rx_link() { on n2 ri2n get ri2n0 endpoint "$(ri2n_mac n1)" "$1" rx; }
 check "both endpoints received data (eth0 $(rx_link eth0), eth1 $(rx_link eth1))" \
 	test "$(rx_link eth0)" -gt 3 -a "$(rx_link eth1)" -gt 3
 

@@ -36,7 +36,7 @@ check "ri2n0 still works after garbage" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
 # place of an older one, never of n1, a live peer. All are counted.
 before=$(proc_counter n2 peers_new)
 on n1 sh -c "for i in \$(seq 100); do (printf '\\x${mac2:0:2}\\x${mac2:2:2}\\x${mac2:4:2}\\x${mac2:6:2}\\x${mac2:8:2}\\x${mac2:10:2}\\x02'; head -c 5 /dev/urandom; printf '\\x10\\x04\\x01\\x01\\x08\\x00'; head -c 40 /dev/urandom) | socat -u -b 2000 - INTERFACE:eth1; done"
-peers=$(on n2 awk '/^Peers:/ {print $2}' /proc/net/ri2n/ri2n0)
+peers=$(on n2 ri2n get ri2n0 peers count)
 new=$(($(proc_counter n2 peers_new) - before))
 evicted=$(proc_counter n2 peers_evicted)
 check "peer table bounded by peer_mem ($peers <= 8)" out_has n2 "^Peers: [0-8] of 8 " cat /proc/net/ri2n/ri2n0

@@ -19,11 +19,12 @@ on n1 sh -c "modprobe -q sch_netem; tc qdisc replace dev eth1 root netem delay 1
 # (On n1 too: its probe rounds wait FAST_TOUT for the lagging link.)
 for n in n1 n2; do on $n sh -c "echo 500 > /sys/class/net/ri2n0/ri2n/fast_tout"; done
 held_max=0
+mac1=$(ri2n_mac n1)
 for round in 1 2 3; do
 	on n1 timeout 8 iperf3 -u -c 10.0.0.2 -b 50M -l 1400 -t 3 >/dev/null 2>&1 &
 	ip=$!
 	sleep 1
-	h=$(on n2 awk '/ held / {for (i = 1; i < NF; i++) if ($i == "held") print $(i + 1)}' /proc/net/ri2n/ri2n0 | head -1)
+	h=$(on n2 ri2n get ri2n0 peer "$mac1" held)
 	((${h:-0} > held_max)) && held_max=$h
 	on n2 ip link set ri2n0 down
 	sleep 0.3

@@ -8,9 +8,12 @@
 //!     ri2n events [DEV] [--interval MS] [--peer MAC] [--slave NAME]
 //!                 [--state S[|S...]] [--initial] [--count N] [--timeout S]
 //!                                     endpoint and carrier transitions, a
-//!                                     line each, timestamped by the driver
-//!     ri2n get DEV counter NAME | peers NAME | peer MAC NAME |
-//!              endpoint MAC SLAVE NAME | slave SLAVE NAME
+//!                                     line each: the driver's time of it
+//!                                     (ms since the epoch), what, and
+//!                                     seen=when this tool read it
+//!     ri2n get DEV counter NAME | peers NAME | param NAME | device NAME |
+//!              peer MAC NAME | endpoint MAC SLAVE NAME | endpoints MAC NAME
+//!              (summed) | slave SLAVE NAME | peer-list
 //!                                     one value, for scripts
 //!
 //! Everything comes from `/proc/net/ri2n_state/DEV` through the one parser
@@ -355,7 +358,7 @@ fn events(o: &Opts) {
         };
         for e in diff(o, &dev, &s, &before, prev_ms, first) {
             let mut w = out.lock();
-            let _ = writeln!(w, "{} {}", e.at_ms, e.what);
+            let _ = writeln!(w, "{} {} seen={}", e.at_ms, e.what, s.clock_ms);
             let _ = w.flush();
             seen += 1;
             if o.count.is_some_and(|c| seen >= c) {
@@ -385,6 +388,7 @@ fn watch(o: &Opts) {
     while !STOP.load(Ordering::Relaxed) {
         let Some(s) = read(o, &dev) else {
             print!("\x1b[?25h");
+            let _ = std::io::stdout().flush();
             eprintln!("ri2n: {dev} went away");
             exit(1)
         };
@@ -415,6 +419,7 @@ fn watch(o: &Opts) {
         }
     }
     print!("\x1b[?25h");
+    let _ = std::io::stdout().flush();
 }
 
 /// `HH:MM:SS.mmm` UTC of a time in ms since the epoch.
@@ -437,6 +442,7 @@ fn get(o: &Opts) {
         ["slave", sl, k] => rec_val(s.slaves.iter().find(|r| r.get("name") == Some(sl)), k),
         ["peer", mac, k] => rec_val(s.peer(mac).map(|p| &p.rec), k),
         ["endpoint", mac, sl, k] => rec_val(s.peer(mac).and_then(|p| p.endpoint(sl)), k),
+        ["endpoints", mac, k] => s.peer(mac).filter(|p| p.endpoints.iter().any(|e| e.get(k).is_some())).map(|p| p.endpoints.iter().map(|e| e.num(k)).sum::<u64>().to_string()),
         ["peer-list"] => Some(s.peers.iter().map(|p| p.mac().to_string()).collect::<Vec<_>>().join("\n")),
         _ => die(USAGE),
     };

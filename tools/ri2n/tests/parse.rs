@@ -81,7 +81,7 @@ fn garbage_and_bad_lines_are_named() {
     assert!(matches!(parse(&orphan), Err(ParseError::Malformed { .. })));
     let after_end = format!("{TWO_LINKS}peer mac=x\n");
     assert!(matches!(parse(&after_end), Err(ParseError::Malformed { .. })));
-    let no_clock = TWO_LINKS.replace("clock ms=1795526137254\n", "");
+    let no_clock = TWO_LINKS.replace("clock ms=1795526137254 mono_ms=20123\n", "");
     assert_eq!(parse(&no_clock), Err(ParseError::Missing("clock")));
     // Bytes that are not a state at all.
     let noise: String = (0..2000u32).map(|i| char::from_u32(32 + (i * 7919) % 95).unwrap()).collect();
