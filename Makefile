@@ -47,7 +47,8 @@ check: setup unit lab-test
 check-debug: setup
 	scripts/lab test --debug
 
-demo: setup
+demo:
+	scripts/setup-host.sh --demo
 	scripts/lab run scripts/demo-lab.sh
 
 bench:

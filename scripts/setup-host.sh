@@ -22,10 +22,12 @@ APT_PKGS=(
 	openssh-client socat
 )
 QEMU_PKG=qemu-system-x86
-# --bench: what make bench needs besides (plots, the MPI ping-pong).
-if [ "${1:-}" = --bench ]; then
-	APT_PKGS+=(gnuplot-nox openmpi-bin libopenmpi-dev)
-fi
+# --bench: what make bench needs besides (plots, the MPI ping-pong);
+# --demo: the demo's timeline plot.
+case "${1:-}" in
+--bench) APT_PKGS+=(gnuplot-nox openmpi-bin libopenmpi-dev) ;;
+--demo) APT_PKGS+=(gnuplot-nox) ;;
+esac
 
 sources=/etc/apt/sources.list.d/ri2n-extra.sources
 prefs=/etc/apt/preferences.d/ri2n-extra
