@@ -599,25 +599,34 @@ impl State {
         self.stats.tx_dropped += 1;
     }
 
-    /// Queues `frame` (RI2N header in place) on link `l`. Returns true if
+    /// Queues `frame` (RI2N header in place) on link `l`. Returns whether
     /// the caller is to drain the queue ([`State::txq_take`]) after
-    /// dropping the lock; a frame that does not fit goes to `garbage`.
-    pub(crate) fn txq_push(&mut self, l: usize, frame: Skb, task: usize, garbage: &mut SkbList) -> bool {
+    /// dropping the lock, or `None` if the frame did not fit (it went to
+    /// `garbage`, counted).
+    pub(crate) fn txq_push(&mut self, l: usize, frame: Skb, task: usize, garbage: &mut SkbList) -> Option<bool> {
         let q = &mut self.txq[l];
         if self.slaves[l].is_none() || q.frames.len() >= TXQ_LIMIT {
             garbage.push(frame);
             self.link_stats[l].tx_dropped += 1;
             self.stats.tx_queue_full += 1;
             self.stats.tx_dropped += 1;
-            return false;
+            return None;
         }
         q.frames.push(frame);
         if q.draining {
-            return false;
+            return Some(false);
         }
         q.draining = true;
         q.task = task;
-        true
+        Some(true)
+    }
+
+    /// A frame counted as sent to `peer` on link `l` never left: the loss
+    /// measurement must not take it for lost on the wire.
+    pub(crate) fn tx_unsent(&mut self, peer: &Mac, l: usize) {
+        if let Some(p) = self.table.lookup(peer).and_then(|s| self.table.get_mut(s)) {
+            p.det.unsent(l);
+        }
     }
 
     /// For the drainer of link `l`: up to `max` frames queued now, and the

@@ -108,7 +108,7 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
         frames[last] = Some(skb);
         for (l, f) in frames.iter_mut().enumerate() {
             if let Some(f) = f.take() {
-                if st.txq_push(l, f, task(), &mut garbage) {
+                if st.txq_push(l, f, task(), &mut garbage) == Some(true) {
                     drain |= 1 << l;
                 }
             }
@@ -123,9 +123,14 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
                 if skb.insert_after_eth(ETH_P_RI2N, &hdr).is_err() {
                     // Cannot happen: the headroom was made above.
                     st.tx_failed(len);
+                    st.tx_unsent(&dst, link);
                     garbage.push(skb);
-                } else if st.txq_push(link, skb, task(), &mut garbage) {
-                    drain |= 1 << link;
+                } else {
+                    match st.txq_push(link, skb, task(), &mut garbage) {
+                        Some(true) => drain |= 1 << link,
+                        Some(false) => {}
+                        None => st.tx_unsent(&dst, link),
+                    }
                 }
             }
             TxRoute::NoLink | TxRoute::NoPeer => garbage.push(skb),
@@ -195,8 +200,9 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
     for o in orders.iter_mut() {
         let Some(o) = o.take() else { continue };
         let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else { continue };
-        let counts = st.hb_counts(&o.peer, o.link);
         let Some(mut skb) = Skb::alloc(&slave, len as u32) else { continue };
+        // Counted as sent here; taken back below if it never leaves.
+        let counts = st.hb_counts(&o.peer, o.link);
         let mut frame = [0u8; ETH_HLEN + HEADER_LEN + HEARTBEAT_LEN];
         frame[..6].copy_from_slice(&o.peer);
         frame[6..12].copy_from_slice(&me);
@@ -206,12 +212,18 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
             .encode(&mut frame[ETH_HLEN + HEADER_LEN..]);
         if !skb.write(0, &frame) {
             garbage.push(skb);
+            st.tx_unsent(&o.peer, o.link);
             continue;
         }
-        if st.txq_push(o.link, skb, task(), &mut garbage) {
-            drain |= 1 << o.link;
+        match st.txq_push(o.link, skb, task(), &mut garbage) {
+            Some(drain_it) => {
+                if drain_it {
+                    drain |= 1 << o.link;
+                }
+                sent += 1;
+            }
+            None => st.tx_unsent(&o.peer, o.link),
         }
-        sent += 1;
     }
     st.hb_sent(sent);
     drop(st);

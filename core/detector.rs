@@ -345,6 +345,14 @@ impl Detector {
         e.tx_frames = e.tx_frames.wrapping_add(1);
     }
 
+    /// A frame counted by [`Detector::sent`] on `link` was dropped before
+    /// it left.
+    #[inline]
+    pub fn unsent(&mut self, link: usize) {
+        let e = &mut self.endpoints[link];
+        e.tx_frames = e.tx_frames.wrapping_sub(1);
+    }
+
     /// The counts our next heartbeat on `link` carries: frames sent before
     /// it, and the echo of the peer's last. Call [`Detector::sent`] for the
     /// heartbeat after.
