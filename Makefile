@@ -3,6 +3,8 @@
 #   make demo     two nodes, ri2n0 over two links, a TCP transfer with one link
 #                 cut and restored; prints the throughput timeline and state
 #   make check    userspace unit tests, then every lab test
+#   make tool     the ri2n command, tools/target/release/ri2n (show, watch,
+#                 events, get; the lab's guests carry it)
 #   make module   ri2n.ko against KDIR (a Rust-enabled kernel build directory;
 #                 default: the lab's cached guest kernel, built if missing)
 #   make check-debug  every lab test on the debug kernel (KASAN, lockdep,
@@ -21,7 +23,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all module demo check check-debug unit lab-test bench bench-core bench-sim fuzz setup clean
+.PHONY: all tool module demo check check-debug unit lab-test bench bench-core bench-sim fuzz setup clean
 
 all: module
 
@@ -35,6 +37,9 @@ module:
 		{ echo "error: KDIR=$$kdir is not a built Rust-enabled kernel (no Module.symvers or CONFIG_RUST)." >&2; exit 1; }; \
 	PATH="$(LLVM_BIN):$${RI2N_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ri2n}/tools/bin:$$PATH" \
 		$(MAKE) -C "$$kdir" M="$(CURDIR)" LLVM=1 modules
+
+tool:
+	cd tools && $(CARGO) build --release -p ri2n
 
 unit:
 	cd tools && $(CARGO) test --release
