@@ -10,6 +10,7 @@ use crate::proto::window::RxStats;
 use crate::proto::MAX_LINKS;
 use crate::proto::time::Instant;
 use crate::ri2n_dev::Ri2nDev;
+use kernel::alloc::KVVec;
 use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
 use kernel::seq_print;
@@ -60,16 +61,21 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
         links[l] = Some(sl.name);
     }
     drop(st);
-    for_each_peer(dev, |v, carrier| show_peer(m, v, &links, carrier, now));
+    if !for_each_peer(dev, |v, carrier| show_peer(m, v, &links, carrier, now)) {
+        seq_print!(m, "\n(peers not shown: out of memory)\n");
+    }
 }
 
 /// Calls `f` with a copy of every peer and the links with carrier then.
 /// Peers are copied in chunks, the lock dropped between them, so that
 /// reading thousands of peers never stalls the data path for the whole
 /// dump. A peer added or forgotten meanwhile may be missed.
-fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) {
+/// Returns false if memory for the copies was short (nothing was read).
+fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
     let d = dev.data();
-    let Ok(mut chunk) = KVec::<PeerView>::with_capacity(CHUNK, GFP_KERNEL) else { return };
+    // About 1 KiB per peer: vmalloc'd if need be, never a high-order
+    // kmalloc.
+    let Ok(mut chunk) = KVVec::<PeerView>::with_capacity(CHUNK, GFP_KERNEL) else { return false };
     let mut from = 0;
     loop {
         chunk.clear();
@@ -97,7 +103,7 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) {
             f(v, carrier);
         }
         if chunk.len() < CHUNK {
-            break;
+            return true;
         }
     }
 }
@@ -214,7 +220,7 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let (cap, bufs, bufs_max, held) = st.memory();
     seq_print!(m, "peers count={} capacity={} bufs={} bufs_max={} held_bytes={}\n", st.npeers(), cap, bufs, bufs_max, held);
     drop(st);
-    for_each_peer(dev, |v, carrier| {
+    let whole = for_each_peer(dev, |v, carrier| {
         let r = v.stats;
         let mac = MacFmt(&v.mac);
         seq_print!(
@@ -238,5 +244,8 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
             );
         }
     });
-    seq_print!(m, "end\n");
+    // Without `end` a reader takes the dump for cut short.
+    if whole {
+        seq_print!(m, "end\n");
+    }
 }

@@ -621,6 +621,11 @@ impl State {
         Some(true)
     }
 
+    /// The slave of link `l` dropped `n` frames we handed it.
+    pub(crate) fn tx_slave_dropped(&mut self, l: usize, n: u64) {
+        self.link_stats[l].tx_dropped += n;
+    }
+
     /// A frame counted as sent to `peer` on link `l` never left: the loss
     /// measurement must not take it for lost on the wire.
     pub(crate) fn tx_unsent(&mut self, peer: &Mac, l: usize) {

@@ -162,9 +162,29 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
             drop(garbage);
             let Some((frames, slave)) = batch else { break };
             sent += frames.len();
+            // Frames the slave dropped (its qdisc full, say) never left:
+            // taken back from their peers' counts, at most a few per batch
+            // (the rest only counted on the link).
+            let mut dropped: [Mac; 8] = [[0; 6]; 8];
+            let (mut ndropped, mut nlost) = (0, 0u64);
             for f in frames {
                 let hash = flow_hash(&f, l);
-                f.xmit_on(&slave, ETH_P_RI2N, hash);
+                let mut dst: Mac = [0; 6];
+                dst.copy_from_slice(f.data().get(..6).unwrap_or(&[0; 6]));
+                if !f.xmit_on(&slave, ETH_P_RI2N, hash) {
+                    nlost += 1;
+                    if dst[0] & 1 == 0 && ndropped < dropped.len() {
+                        dropped[ndropped] = dst;
+                        ndropped += 1;
+                    }
+                }
+            }
+            if nlost > 0 {
+                let mut st = d.state.lock();
+                st.tx_slave_dropped(l, nlost);
+                for dst in &dropped[..ndropped] {
+                    st.tx_unsent(dst, l);
+                }
             }
         }
     }

@@ -163,8 +163,9 @@ pub struct Endpoint {
     /// Samples in a row above the margin.
     strikes: u8,
     /// `tx_frames` when the endpoint last came back from a failure: older
-    /// echoes span the time it was dead.
+    /// echoes span the time it was dead (while `floor_pending`).
     floor: u32,
+    floor_pending: bool,
     /// While lossy: frames delivered in a row since the last one lost.
     clean_run: u32,
 }
@@ -184,6 +185,7 @@ impl Endpoint {
             // its error rate. Loss is measured again from the first echo
             // of a heartbeat sent from now on.
             self.floor = self.tx_frames;
+            self.floor_pending = true;
         }
         self.failed = failed;
         self.peer_failed = peer_failed;
@@ -401,7 +403,10 @@ impl Detector {
         if counts.echo_tx == 0 && counts.echo_rx == 0 {
             return t; // The peer has heard nothing from us here yet.
         }
-        if e.failed || e.peer_failed || (counts.echo_tx.wrapping_sub(e.floor) as i32) < 0 {
+        let before_floor = e.floor_pending && (counts.echo_tx.wrapping_sub(e.floor) as i32) < 0;
+        // An echo of frames we have not sent yet is none of ours.
+        let from_future = (counts.echo_tx.wrapping_sub(e.tx_frames) as i32) > 0;
+        if e.failed || e.peer_failed || before_floor || from_future {
             // Dead, or an echo from before it came back: no sample, and the
             // next echo from after sets the reference.
             e.echoed = false;
@@ -409,6 +414,7 @@ impl Detector {
             e.acc_lost = 0;
             return t;
         }
+        e.floor_pending = false;
         let (dtx, drx) = (counts.echo_tx.wrapping_sub(e.echo_tx), counts.echo_rx.wrapping_sub(e.echo_rx));
         let first = !e.echoed;
         e.echoed = true;
@@ -432,7 +438,10 @@ impl Detector {
             let sample_ok = e.acc_sent >= LOSS_SAMPLE_BACK
                 && others.is_some_and(|o| (e.acc_lost as u64 * 10_000 / e.acc_sent as u64) as u32 <= o + thresh / 2);
             if e.clean_run >= LOSS_CLEAN_BACK || sample_ok {
+                // Measured afresh from now: no stale 0 % for the others to
+                // compare with, nor to halve the next figure.
                 e.loss_bp = 0;
+                e.measured = false;
                 e.strikes = 0;
                 e.acc_sent = 0;
                 e.acc_lost = 0;

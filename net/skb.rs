@@ -273,7 +273,10 @@ impl Skb {
     /// for every packet: the last CPU number the kernel allows, which on
     /// most machines is no CPU at all (XPS then leaves the choice to the
     /// hash), and otherwise one CPU's queues, chosen among by the hash.
-    pub fn xmit_on(self, dev: &Device, protocol: u16, flow_hash: u32) -> i32 {
+    ///
+    /// Returns false if the packet was dropped on the way (the qdisc full,
+    /// the device down): it never left.
+    pub fn xmit_on(self, dev: &Device, protocol: u16, flow_hash: u32) -> bool {
         let p = self.into_raw();
         // SAFETY: We own the skb; `dev` is alive for the call, which queues
         // the packet; the header fields are the `headers` struct group.
@@ -288,7 +291,9 @@ impl Skb {
             h.set_ooo_okay(1);
             h.__bindgen_anon_3.sender_cpu = bindings::nr_cpus_max();
             bindings::skb_reset_mac_header(p);
-            bindings::__dev_queue_xmit(p, core::ptr::null_mut())
+            let rc = bindings::__dev_queue_xmit(p, core::ptr::null_mut());
+            // NET_XMIT_CN: queued, another packet was dropped.
+            !(rc < 0 || rc == bindings::NET_XMIT_DROP as i32)
         }
     }
 }

@@ -604,3 +604,42 @@ fn what_a_dead_link_lost_does_not_make_it_lossy() {
     }
     assert!(d.endpoints[L1].loss_bp < 10, "{} bp", d.endpoints[L1].loss_bp);
 }
+
+#[test]
+fn loss_is_measured_past_two_to_the_31_frames() {
+    // The counters wrap; the rule must not stall halfway round (2^31
+    // frames: half an hour at a million frames a second).
+    let p = lossy_params();
+    let (mut d, mut peers) = two_links(&p);
+    for l in 0..2 {
+        for _ in 0..3 {
+            // Skip ahead in big steps, as if the links carried that much.
+            let skip = 1u32 << 30;
+            for _ in 0..1 {
+                d.endpoints[l].tx_frames = d.endpoints[l].tx_frames.wrapping_add(skip);
+            }
+            peers[l].got = peers[l].got.wrapping_add(skip);
+        }
+    }
+    // Re-reference after the jump, then L1 loses 20 %: out, as ever.
+    rounds(&mut d, &mut peers, 0, &[0, 0], 50, &p);
+    let mut t = Transitions::default();
+    for i in 0..5 {
+        t.lossy |= rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, &p).lossy;
+    }
+    assert!(d.endpoints[L1].tx_frames > 1 << 31);
+    assert_eq!(t.lossy, 1 << L1);
+}
+
+#[test]
+fn an_echo_of_frames_never_sent_is_no_sample() {
+    let p = lossy_params();
+    let (mut d, mut peers) = two_links(&p);
+    rounds(&mut d, &mut peers, 1100, &[0, 220], 100, &p);
+    let before = d.endpoints[L1].loss_bp;
+    // A forged echo claiming 10 000 frames of ours that we never sent.
+    let tx = d.endpoints[L1].tx_frames;
+    let forged = Counts { tx: 5, echo_tx: tx.wrapping_add(10_000), echo_rx: tx.wrapping_add(10_000) };
+    assert!(d.report(L1, forged, ms(150), &p).is_empty());
+    assert_eq!(d.endpoints[L1].loss_bp, before);
+}

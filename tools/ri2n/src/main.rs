@@ -29,6 +29,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 static STOP: AtomicBool = AtomicBool::new(false);
+/// `watch` hid the terminal's cursor: whoever ends the program shows it.
+static CURSOR_HIDDEN: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::Relaxed);
@@ -44,8 +46,34 @@ fn catch_signals() {
 }
 
 fn die(msg: &str) -> ! {
+    show_cursor();
     eprintln!("ri2n: {msg}");
     exit(2)
+}
+
+fn show_cursor() {
+    if CURSOR_HIDDEN.swap(false, Ordering::Relaxed) {
+        let mut out = std::io::stdout();
+        let _ = write!(out, "\x1b[?25h");
+        let _ = out.flush();
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe (`| head`) ends the program
+/// quietly, as for other tools.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
+        exit(0);
+    }
+}
+
+/// Sleeps `d`, in slices, so that a signal ends the wait soon.
+fn nap(d: Duration) {
+    let t = Instant::now();
+    while t.elapsed() < d && !STOP.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(20).min(d));
+    }
 }
 
 const USAGE: &str = "usage: ri2n [show] [DEV] [--json] | watch [DEV] [--interval MS] | events [DEV] [--interval MS] [--peer MAC] [--slave NAME] [--state S[|S...]] [--initial] [--count N] [--timeout S] | get DEV WHAT...";
@@ -91,7 +119,7 @@ fn parse_args() -> (String, Opts) {
             "--state" => o.states = Some(it.next().unwrap_or_else(|| die(USAGE)).split(['|', ',']).map(String::from).collect()),
             "--initial" => o.initial = true,
             "--count" => o.count = Some(num(it.next(), "--count")),
-            "--timeout" => o.timeout = Some(Duration::from_millis(num(it.next(), "--timeout") * 1000)),
+            "--timeout" => o.timeout = Some(Duration::from_millis(num(it.next(), "--timeout").saturating_mul(1000))),
             "--proc" => o.proc_dir = it.next().unwrap_or_else(|| die(USAGE)),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -267,12 +295,12 @@ fn show(o: &Opts) {
     let devs = devices(o, o.args.first().map(String::as_str));
     let states: Vec<State> = devs.iter().filter_map(|d| read(o, d)).collect();
     if o.json {
-        print!("{}", to_json(&states));
+        emit(&to_json(&states));
         return;
     }
     let paint = Paint(std::io::stdout().is_terminal());
     let texts: Vec<String> = states.iter().map(|s| render(s, &paint, None, &HashMap::new())).collect();
-    print!("{}", texts.join("\n"));
+    emit(&texts.join("\n"));
 }
 
 /// A transition seen between two readings.
@@ -350,16 +378,13 @@ fn events(o: &Opts) {
     let mut before = HashMap::new();
     let mut prev_ms = 0;
     let mut first = true;
-    let out = std::io::stdout();
     while !STOP.load(Ordering::Relaxed) {
         let Some(s) = read(o, &dev) else {
             eprintln!("ri2n: {dev} went away");
             exit(1)
         };
         for e in diff(o, &dev, &s, &before, prev_ms, first) {
-            let mut w = out.lock();
-            let _ = writeln!(w, "{} {} seen={}", e.at_ms, e.what, s.clock_ms);
-            let _ = w.flush();
+            emit(&format!("{} {} seen={}\n", e.at_ms, e.what, s.clock_ms));
             seen += 1;
             if o.count.is_some_and(|c| seen >= c) {
                 return;
@@ -371,7 +396,7 @@ fn events(o: &Opts) {
         if o.timeout.is_some_and(|t| start.elapsed() >= t) {
             exit(1);
         }
-        std::thread::sleep(o.interval);
+        nap(o.interval);
     }
 }
 
@@ -384,11 +409,11 @@ fn watch(o: &Opts) {
     let mut log: Vec<String> = Vec::new();
     let mut recent: HashMap<String, u64> = HashMap::new();
     let mut first = true;
-    print!("\x1b[?25l");
+    emit("\x1b[?25l");
+    CURSOR_HIDDEN.store(true, Ordering::Relaxed);
     while !STOP.load(Ordering::Relaxed) {
         let Some(s) = read(o, &dev) else {
-            print!("\x1b[?25h");
-            let _ = std::io::stdout().flush();
+            show_cursor();
             eprintln!("ri2n: {dev} went away");
             exit(1)
         };
@@ -408,18 +433,13 @@ fn watch(o: &Opts) {
         for l in &log {
             frame += &format!("  {l}\n");
         }
-        print!("{frame}");
-        let _ = std::io::stdout().flush();
+        emit(&frame);
         before = states_of(&s);
         prev = Some(Previous::of(&s));
         first = false;
-        let t = Instant::now();
-        while t.elapsed() < o.interval && !STOP.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(20).min(o.interval));
-        }
+        nap(o.interval);
     }
-    print!("\x1b[?25h");
-    let _ = std::io::stdout().flush();
+    show_cursor();
 }
 
 /// `HH:MM:SS.mmm` UTC of a time in ms since the epoch.
@@ -447,7 +467,7 @@ fn get(o: &Opts) {
         _ => die(USAGE),
     };
     match v {
-        Some(v) => println!("{v}"),
+        Some(v) => emit(&format!("{v}\n")),
         None => exit(1),
     }
 }

@@ -215,8 +215,18 @@ fn json_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Keys whose values are names or hex, strings whatever they look like
+/// (an epoch may be all decimal digits, or 00000000).
+const STRING_KEYS: &[&str] = &["name", "mac", "peer", "slave", "epoch", "state", "carrier"];
+
+/// Whether `v` is a JSON number as written: decimal digits, no leading
+/// zero, within u64.
+fn json_number(v: &str) -> bool {
+    !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) && (v == "0" || !v.starts_with('0')) && v.parse::<u64>().is_ok()
+}
+
 /// A record's pairs as a JSON object: decimal values as numbers, the rest
-/// as strings; `skip` keys left out.
+/// (and [`STRING_KEYS`]) as strings; `skip` keys left out.
 fn json_record(out: &mut String, r: &Record, skip: &[&str]) {
     out.push('{');
     let mut first = true;
@@ -230,7 +240,7 @@ fn json_record(out: &mut String, r: &Record, skip: &[&str]) {
         first = false;
         json_str(out, k);
         out.push(':');
-        if !v.is_empty() && v.len() < 20 && v.bytes().all(|b| b.is_ascii_digit()) {
+        if !STRING_KEYS.contains(&k.as_str()) && json_number(v) {
             out.push_str(v);
         } else {
             json_str(out, v);

@@ -96,3 +96,15 @@ fn a_newer_version_says_which_versions_the_tool_speaks() {
     assert_eq!(VERSIONS, &[1]);
     assert_eq!(e.to_string(), "state format version 9 is newer than this tool, which speaks version 1");
 }
+
+#[test]
+fn json_keeps_hex_and_zero_padded_values_strings() {
+    // An epoch of 0 (a peer never heard in a heartbeat), one of decimal
+    // digits only, a counter with a leading zero: valid JSON each time.
+    let t = TWO_LINKS.replace("epoch=646dbaae", "epoch=00000000").replace("epoch=61e15813", "epoch=12345678").replace("hb_sent=56", "hb_sent=056");
+    let j = to_json(&[parse(&t).unwrap()]);
+    assert!(j.contains("\"epoch\":\"00000000\""), "{j}");
+    assert!(j.contains("\"epoch\":\"12345678\""));
+    assert!(j.contains("\"hb_sent\":\"056\""));
+    assert!(j.contains("\"rx_packets\":285"));
+}
