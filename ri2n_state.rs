@@ -15,7 +15,7 @@ use crate::net::device::Device;
 use crate::net::skb::{Skb, SkbList};
 use crate::net::{Mac, MacFmt};
 use crate::net::cache::Cache;
-use crate::proto::detector::{Detector, Transitions};
+use crate::proto::detector::{loss_probe_every, Detector, Transitions};
 use crate::proto::header::{Counts, HB_PROBE};
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
@@ -206,6 +206,9 @@ pub(crate) struct State {
     bcast_seq: Seq,
     /// The heartbeat phase the next tick serves.
     hb_phase: usize,
+    /// Peers with a lossy link at the last sweep (they set how often each
+    /// is probed: `loss_probe_every`).
+    lossy_peers: usize,
     /// The MAC address was set by the administrator or derived from the
     /// first slave: it is no longer the random one of a new device.
     mac_chosen: bool,
@@ -300,6 +303,7 @@ impl State {
             held_bytes: 0,
             bcast_seq: Seq(crate::net::random_u32()),
             hb_phase: 0,
+            lossy_peers: 0,
             mac_chosen: false,
             stats: DevStats::default(),
             link_stats: [LinkStats::default(); MAX_LINKS],
@@ -964,6 +968,8 @@ impl State {
             stats: &mut self.stats,
             held_bytes: &mut self.held_bytes,
             up,
+            lossy_every: loss_probe_every(self.lossy_peers),
+            lossy_peers: 0,
         };
         let (table, marks) = (&mut self.table, &mut self.marks);
         let (on_sweep, on_slow, hb_queue) = (&mut self.on_sweep, &mut self.on_slow, &mut self.hb_queue);
@@ -1001,6 +1007,8 @@ impl State {
             on_slow.swap(i, last);
             on_slow.pop();
         }
+        // Every peer with a lossy link is on the every-sweep list.
+        self.lossy_peers = cx.lossy_peers;
         !self.hb_queue.is_empty()
     }
 
@@ -1063,6 +1071,10 @@ struct SweepCx<'a> {
     stats: &'a mut DevStats,
     held_bytes: &'a mut usize,
     up: &'a mut SkbList,
+    /// How often each lossy link is probed, from the last sweep's count.
+    lossy_every: Duration,
+    /// Peers with a lossy link seen in this sweep.
+    lossy_peers: usize,
 }
 
 impl SweepCx<'_> {
@@ -1074,7 +1086,12 @@ impl SweepCx<'_> {
         let p = table.get_mut(slot)?;
         // Probes for a link that fell silent, or to bring a failed one
         // back (core/detector.rs).
-        let probe = p.det.probe_due(t, carrier, &params) | p.det.retry_due(t, carrier, &params) | p.det.report_due(t, carrier, &params);
+        if p.det.lossy() != 0 {
+            self.lossy_peers += 1;
+        }
+        let probe = p.det.probe_due(t, carrier, &params)
+            | p.det.retry_due(t, carrier, &params)
+            | p.det.report_due_every(t, carrier, &params, self.lossy_every);
         p.hb_pending |= probe;
         p.hb_probe |= probe;
         let tr = p.det.probe_end(t, &params);

@@ -106,6 +106,19 @@ pub const LOSS_CLEAN_BACK: u32 = 400;
 /// How often a link out of use for loss is probed (a heartbeat that asks
 /// for an answer, which carries the counts).
 pub const LOSS_PROBE_MS: u64 = 5;
+/// Most peers with a lossy link probed every [`LOSS_PROBE_MS`]: with more
+/// (one bad cable of ours makes that link lossy toward every peer), each
+/// is probed less often, so that a node sends at most about 3,200 loss
+/// probes a second (60-byte frames, 1.5 Mbit/s), whatever the cluster's
+/// size. A healed link then takes longer to come back: about
+/// `peers / 16 × 5 ms × 200` (40 s at 4096 peers, 1 s at 16).
+pub const LOSS_PROBE_PEERS: usize = 16;
+
+/// How often to probe each lossy link when `lossy_peers` peers have one.
+pub fn loss_probe_every(lossy_peers: usize) -> Duration {
+    Duration::from_ms(LOSS_PROBE_MS * lossy_peers.div_ceil(LOSS_PROBE_PEERS).max(1) as u64)
+}
+
 /// How often the counts are asked for on a link that carries data.
 pub const REPORT_MS: u64 = 100;
 
@@ -482,6 +495,12 @@ impl Detector {
     /// when it heals; one in use that carried [`LOSS_SAMPLE`] frames since
     /// its last report, every [`REPORT_MS`] ms.
     pub fn report_due(&mut self, now: Instant, up: u8, p: &Params) -> u8 {
+        self.report_due_every(now, up, p, Duration::from_ms(LOSS_PROBE_MS))
+    }
+
+    /// [`Detector::report_due`], lossy links probed every `lossy_every`
+    /// ([`loss_probe_every`]).
+    pub fn report_due_every(&mut self, now: Instant, up: u8, p: &Params, lossy_every: Duration) -> u8 {
         if p.loss_thresh_bp() == 0 {
             return 0;
         }
@@ -491,7 +510,7 @@ impl Detector {
                 continue;
             }
             let (every, busy) = if e.lossy {
-                (Duration::from_ms(LOSS_PROBE_MS), true)
+                (lossy_every, true)
             } else {
                 let unreported = e.tx_frames.wrapping_sub(e.echo_tx);
                 let slow = unreported >= LOSS_SAMPLE_MIN && now.since(e.asked) >= Duration::from_ms(LOSS_SAMPLE_MS);

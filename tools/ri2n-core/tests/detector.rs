@@ -643,3 +643,25 @@ fn an_echo_of_frames_never_sent_is_no_sample() {
     assert!(d.report(L1, forged, ms(150), &p).is_empty());
     assert_eq!(d.endpoints[L1].loss_bp, before);
 }
+
+#[test]
+fn loss_probes_stay_within_a_budget_however_many_peers() {
+    use ri2n_core::detector::{loss_probe_every, LOSS_PROBE_MS};
+    assert_eq!(loss_probe_every(0), ri2n_core::time::Duration::from_ms(LOSS_PROBE_MS));
+    assert_eq!(loss_probe_every(16), ri2n_core::time::Duration::from_ms(LOSS_PROBE_MS));
+    // One bad cable toward 4096 peers: each probed every 1.28 s, so about
+    // 3,200 probes a second in all, not 800,000.
+    let every = loss_probe_every(4096);
+    assert_eq!(every, ri2n_core::time::Duration::from_ms(1280));
+    let per_s = 4096.0 * 1000.0 / every.as_ms() as f64;
+    assert!(per_s <= 3300.0, "{per_s} probes/s");
+    // A lossy link asks no more often than that.
+    let p = lossy_params();
+    let (mut d, mut peers) = two_links(&p);
+    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
+        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, &p);
+    }
+    assert_eq!(d.report_due_every(ms(2000), BOTH, &p, every), 1 << L1);
+    assert_eq!(d.report_due_every(ms(3000), BOTH, &p, every), 0);
+    assert_eq!(d.report_due_every(ms(3280), BOTH, &p, every), 1 << L1);
+}
