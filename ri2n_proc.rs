@@ -131,10 +131,7 @@ fn show_peer(m: &SeqFile, v: &PeerView, links: &[Option<[u8; 16]>; MAX_LINKS], c
         "  released in_order {} timeout {} loss {} flushes {} jumps {} gaps {} late {} late_loss {} duplicates {} restarts {} unbuffered {}\n",
         r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late, r.late_loss, r.duplicates, r.resyncs, r.unbuffered
     );
-    for (l, name) in links.iter().enumerate() {
-        let Some(name) = name else { continue };
-        let len = name.iter().position(|&c| c == 0).unwrap_or(name.len());
-        let name = core::str::from_utf8(&name[..len]).unwrap_or("?");
+    for (l, name) in named_links(links) {
         let e = &v.endpoints[l];
         let state = endpoint_state(e, carrier & (1 << l) != 0);
         seq_print!(
@@ -153,6 +150,15 @@ fn show_peer(m: &SeqFile, v: &PeerView, links: &[Option<[u8; 16]>; MAX_LINKS], c
             e.lossy_count
         );
     }
+}
+
+/// The present links, each with its slave's name (copied under the lock).
+fn named_links(links: &[Option<[u8; 16]>; MAX_LINKS]) -> impl Iterator<Item = (usize, &str)> {
+    links.iter().enumerate().filter_map(|(l, n)| {
+        let n = n.as_ref()?;
+        let len = n.iter().position(|&c| c == 0).unwrap_or(n.len());
+        Some((l, core::str::from_utf8(&n[..len]).unwrap_or("?")))
+    })
 }
 
 /// An endpoint's state, as both files name it.
@@ -229,10 +235,7 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
             mac, v.epoch, v.tx_next, v.rx_next, v.held, r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late,
             r.late_loss, r.duplicates, r.resyncs, r.unbuffered
         );
-        for (l, name) in links.iter().enumerate() {
-            let Some(name) = name else { continue };
-            let len = name.iter().position(|&c| c == 0).unwrap_or(name.len());
-            let name = core::str::from_utf8(&name[..len]).unwrap_or("?");
+        for (l, name) in named_links(&links) {
             let e = &v.endpoints[l];
             let state = endpoint_state(e, carrier & (1 << l) != 0);
             seq_print!(
