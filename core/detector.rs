@@ -265,6 +265,8 @@ pub struct Detector {
     probed: Instant,
     /// When failed links were last probed for recovery.
     retried: Instant,
+    /// Our links the peer's last heartbeat said were down.
+    down_seen: u8,
 }
 
 impl Detector {
@@ -283,6 +285,7 @@ impl Detector {
             probing: 0,
             probed: Instant(0),
             retried: Instant(0),
+            down_seen: 0,
         }
     }
 
@@ -589,6 +592,20 @@ impl Detector {
         } else {
             e.counter = e.counter.saturating_add(p.hbweight());
         }
+        // The peer's down bits, by our link indices.
+        let mut claimed = 0u8;
+        for (j, &ours) in self.peer_link.iter().enumerate() {
+            if ours != 0 && (ours as usize) <= self.nlinks && down & (1 << j) != 0 {
+                claimed |= 1 << (ours - 1);
+            }
+        }
+        // One heartbeat alone never takes the last usable links out: the
+        // same claim must come twice in a row (a forged or corrupt one
+        // would otherwise cut the peer off; a real one repeats).
+        let newly = claimed & !self.mask(|e| e.peer_failed);
+        let confirmed = newly & self.down_seen == newly;
+        self.down_seen = claimed;
+        let defer = newly != 0 && !confirmed && self.usable() & !newly == 0 && self.usable() != 0;
         for (j, &ours) in self.peer_link.iter().enumerate() {
             if ours == 0 || ours as usize > self.nlinks {
                 continue;
@@ -596,6 +613,9 @@ impl Detector {
             let l = ours as usize - 1;
             let e = &mut self.endpoints[l];
             let says_down = down & (1 << j) != 0;
+            if says_down && defer && !e.peer_failed {
+                continue;
+            }
             if says_down != e.peer_failed {
                 e.set(e.failed, says_down, now);
                 if says_down {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Frames injected from a raw socket on a slave: bad version, unknown kind,
-# garbage, a flood of random source MACs, and RI2N frames on a non-slave.
+# garbage, a flood of random source MACs, a forged heartbeat, and RI2N
+# frames on a non-slave.
 # Each is dropped and counted; nothing crashes; ri2n0 keeps working; the
 # peer table stays bounded.
 set -u
@@ -43,6 +44,17 @@ check "peer table bounded by peer_mem ($peers <= 8)" out_has n2 "^Peers: [0-8] o
 check "the flood is counted: new peers ($new), evictions ($evicted)" test "$new" -ge 95 -a "$evicted" -ge 85
 check "n1 is still a peer of n2" out_has n2 "^Peer $(ri2n_mac n1):" cat /proc/net/ri2n/ri2n0
 check "ri2n0 still works after the flood (n1 is a known peer)" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
+
+# A forged heartbeat in n1's name (its MAC, epoch and numbering) saying
+# every link is down: one alone takes no link out (issue 12's hardening
+# without a key); n2 keeps reaching n1.
+m1=$(ri2n_mac n1)
+epoch=$(on n2 ri2n get ri2n0 peer "$m1" epoch)
+next=$(printf %08x "$(on n1 ri2n get ri2n0 peer "$(ri2n_mac n2)" tx_next)")
+inject n1 eth0 "$mac2$(echo "$m1" | tr -d :)" 1004 0103 0000 "$next" "$epoch" 00 00 03 00
+states="$(ep_state n2 n1 eth0)/$(ep_state n2 n1 eth1)"
+check "one forged all-links-down heartbeat takes no link out ($states)" test "$states" = up/up
+check "  ... n2 still reaches n1" on n2 ping -c 2 -i 0.2 -W 2 -q 10.0.0.1
 
 # RI2N frames on a device that is not a slave never reach ri2n.
 # (rx_packets is not compared: ARP and ND may arrive meanwhile.)

@@ -518,7 +518,9 @@ fn a_lossy_link_still_carries_data_when_nothing_better_is_left() {
     assert_eq!(d.sendable(BOTH), 1 << L0);
     // Then L0 loses its carrier (or fails): L1, lossy, is better than none.
     assert_eq!(d.sendable(1 << L1), 1 << L1);
+    // (The peer says L0 is down: twice, as it takes the last usable link.)
     d.heartbeat(L1, ms(200), L1, 1 << L0, &p);
+    d.heartbeat(L1, ms(201), L1, 1 << L0, &p);
     assert_eq!(d.sendable(BOTH), 1 << L1);
 }
 
@@ -664,4 +666,31 @@ fn loss_probes_stay_within_a_budget_however_many_peers() {
     assert_eq!(d.report_due_every(ms(2000), BOTH, &p, every), 1 << L1);
     assert_eq!(d.report_due_every(ms(3000), BOTH, &p, every), 0);
     assert_eq!(d.report_due_every(ms(3280), BOTH, &p, every), 1 << L1);
+}
+
+#[test]
+fn one_heartbeat_alone_never_takes_every_link_out() {
+    // A forged (or corrupt) heartbeat claiming every link down: nothing
+    // happens until the same claim comes again; one claiming one of two
+    // links down acts at once (a real one-way failure).
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.heartbeat(L0, ms(1), L0, 0, &p);
+    d.heartbeat(L1, ms(1), L1, 0, &p);
+    let t = d.heartbeat(L0, ms(2), L0, BOTH, &p);
+    assert_eq!(t.peer_failed, 0);
+    assert_eq!(d.usable(), BOTH);
+    let t = d.heartbeat(L1, ms(3), L1, BOTH, &p);
+    assert_eq!(t.peer_failed, BOTH, "twice in a row: believed");
+    assert_eq!(d.usable(), 0);
+    // Back up, then a real one-way failure of L1: at once.
+    d.heartbeat(L0, ms(4), L0, 0, &p);
+    assert_eq!(d.usable(), BOTH);
+    let t = d.heartbeat(L0, ms(5), L0, 1 << L1, &p);
+    assert_eq!(t.peer_failed, 1 << L1);
+    // With L1 out, a claim that L0 is down too takes the last link: it
+    // needs a second heartbeat.
+    assert_eq!(d.heartbeat(L0, ms(6), L0, BOTH, &p).peer_failed, 0);
+    assert_eq!(d.usable(), 1 << L0);
+    assert_eq!(d.heartbeat(L0, ms(7), L0, BOTH, &p).peer_failed, 1 << L0);
 }
