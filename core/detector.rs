@@ -43,15 +43,16 @@
 //! two such echoes exactly the difference was lost ([`report`]): the
 //! endpoint's delivery loss, a mean over samples of [`LOSS_SAMPLE`] frames
 //! or more.
+//!
 //! A full queue loses frames too: TCP fills the bottleneck on every link
 //! it is striped over, so congestion loses on all of a peer's links alike,
 //! in bursts. Loss alone would then take every link out of use and leave
 //! none. So a link goes out of use toward that peer (`lossy`) only when its
 //! loss is above `loss_thresh` *and* clearly above that of the other links
 //! in use (their median), measured within [`LOSS_FRESH_MS`]
-//! ([`lossy_margin`]): a bad cable, not a full queue. The last usable link is never taken out, and
-//! lossy links still carry data when nothing better is left
-//! ([`Detector::sendable`]). Heartbeats keep probing a lossy link every
+//! ([`lossy_margin`]): a bad cable, not a full queue. The last usable
+//! link is never taken out, and lossy links still carry data when nothing
+//! better is left ([`Detector::sendable`]). Heartbeats keep probing a lossy link every
 //! [`LOSS_PROBE_MS`] ms, and once [`LOSS_CLEAN_BACK`] frames in a row
 //! arrived, or a sample lost no more than the other links plus half the
 //! threshold, it comes back. While data flows, a report is asked for every
@@ -89,13 +90,14 @@ pub const LOSS_STRIKES: u8 = 3;
 pub const LOSS_FRESH_MS: u64 = 2000;
 
 /// Whether a link losing `loss_bp` (basis points) is lossy next to the
-/// other links in use, which lose `best_bp`, at threshold `thresh_bp`:
+/// other links in use, which lose `others_bp`, at threshold `thresh_bp`:
 /// above the threshold, and above twice the others' loss plus the
 /// threshold. Congestion, which loses alike on every link, stays
 /// within that margin; 20 % on one link and 0-2 % on the other does not.
-pub fn lossy_margin(loss_bp: u32, best_bp: u32, thresh_bp: u32) -> bool {
-    loss_bp > thresh_bp && loss_bp > best_bp.saturating_mul(2).saturating_add(thresh_bp)
+pub fn lossy_margin(loss_bp: u32, others_bp: u32, thresh_bp: u32) -> bool {
+    loss_bp > thresh_bp && loss_bp > others_bp.saturating_mul(2).saturating_add(thresh_bp)
 }
+
 /// Fewest probes that make a loss sample on a lossy link (what procfs
 /// shows while it is out of use).
 pub const LOSS_SAMPLE_BACK: u32 = 200;
