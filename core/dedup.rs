@@ -50,6 +50,21 @@ impl Dedup {
         new
     }
 
+    /// [`Dedup::accept`] for sealed frames, whose restarts come with an
+    /// authenticated epoch ([`Dedup::reset`]): a number older than the
+    /// bitmap is a replay, refused.
+    pub fn accept_strict(&mut self, seq: Seq) -> bool {
+        if self.started && seq.diff(self.newest) <= -(DEDUP_BITS as i32) {
+            return false;
+        }
+        self.accept(seq)
+    }
+
+    /// The sender restarted: its numbering starts again.
+    pub fn reset(&mut self) {
+        *self = Dedup::default();
+    }
+
     fn pos(seq: Seq) -> (usize, u64) {
         let b = seq.0 as usize % DEDUP_BITS;
         (b / 64, 1u64 << (b % 64))

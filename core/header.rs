@@ -15,6 +15,16 @@
 //! future format is refused instead of misread, and a kind byte. `protocol` is
 //! the original ethertype, restored on receive.
 //!
+//! A device with a key (`auth.rs`) sends version 2, "sealed": the same eight
+//! bytes followed by the sender's epoch and a tag, 20 bytes in all:
+//!
+//! ```text
+//!  8                                       12                                      20
+//!  +---------------------------------------+---------------------------------------+
+//!  | epoch (BE)                            | tag (SipHash-2-4, 8 bytes, BE)        |
+//!  +---------------------------------------+---------------------------------------+
+//! ```
+//!
 //! A heartbeat's sequence number is the sender's next data sequence number
 //! for the receiving peer (it consumes none), and its payload is:
 //!
@@ -26,7 +36,10 @@
 //!  | tx (BE)                               | echo_tx (BE)                          |
 //!  +---------------------------------------+---------------------------------------+
 //!  | echo_rx (BE)                          |   (bytes 8..20 only with HB_COUNTS)
-//!  +---------------------------------------+
+//!  +---------------------------------------+---------------------------------------+
+//!  | counter (BE, 8 bytes)                                                         |
+//!  +-------------------------------------------------------------------------------+
+//!      (bytes 20..28 only with HB_COUNTER: sealed heartbeats, see auth.rs)
 //! ```
 //!
 //! With `HB_COUNTS`, `tx` is how many frames (data and heartbeats) the
@@ -43,6 +56,7 @@
 //! the sender's from `link`, and stops sending on the links in `down` (one-way
 //! failures, and the far side's carrier loss, as RI2N/UDP told its peer).
 
+use super::auth::{SEAL_LEN, TAG_LEN};
 use super::seq::Seq;
 
 /// The RI2N ethertype (the paper's 0x1004).
@@ -54,12 +68,30 @@ pub const HEADER_LEN: usize = 8;
 /// Bytes of a heartbeat's payload, as sent (with the counts).
 pub const HEARTBEAT_LEN: usize = 20;
 
+/// Bytes of a sealed heartbeat's payload (with the counts and the counter).
+pub const HEARTBEAT_SEALED_LEN: usize = 28;
+
+/// Bytes of a sealed RI2N header (version 2).
+pub const SEALED_LEN: usize = HEADER_LEN + SEAL_LEN;
+
 /// Bytes of a heartbeat's payload without the counts (from a sender that
 /// does not set `HB_COUNTS`).
 pub const HEARTBEAT_MIN_LEN: usize = 8;
 
-/// The only format version this code speaks.
+/// The format version of a device without a key.
 pub const VERSION: u8 = 1;
+
+/// The format version of a device with a key: sealed frames.
+pub const VERSION_SEALED: u8 = 2;
+
+/// Bytes of the RI2N header, sealed or not.
+pub const fn header_len(sealed: bool) -> usize {
+    if sealed {
+        SEALED_LEN
+    } else {
+        HEADER_LEN
+    }
+}
 
 /// What a frame carries.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -83,6 +115,15 @@ pub struct Header {
     pub protocol: u16,
     /// The sequence number.
     pub seq: Seq,
+}
+
+/// What a sealed header adds: the sender's epoch and the tag.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Seal {
+    /// The sender's epoch (what its heartbeats carry).
+    pub epoch: u32,
+    /// The tag (`auth.rs`).
+    pub tag: [u8; TAG_LEN],
 }
 
 /// Why a frame was refused.
@@ -120,25 +161,50 @@ impl Header {
         out[4..8].copy_from_slice(&self.seq.0.to_be_bytes());
     }
 
-    /// Decodes the header at the start of `buf`.
-    pub fn decode(buf: &[u8]) -> Result<Header, DecodeError> {
+    /// Encodes a sealed header into the first [`SEALED_LEN`] bytes of
+    /// `out`, with the tag's bytes zero (the tag is computed over the
+    /// first 12 bytes, then written: `auth::Msg`).
+    ///
+    /// # Panics
+    ///
+    /// If `out` is shorter than [`SEALED_LEN`].
+    pub fn encode_sealed(&self, epoch: u32, out: &mut [u8]) {
+        self.encode(out);
+        out[0] = VERSION_SEALED;
+        out[8..12].copy_from_slice(&epoch.to_be_bytes());
+        out[12..SEALED_LEN].fill(0);
+    }
+
+    /// Decodes the header at the start of `buf`, and its seal if the
+    /// header is sealed (version 2).
+    pub fn decode(buf: &[u8]) -> Result<(Header, Option<Seal>), DecodeError> {
         if buf.len() < HEADER_LEN {
             return Err(DecodeError::Short);
         }
-        if buf[0] != VERSION {
-            return Err(DecodeError::Version(buf[0]));
-        }
+        let seal = match buf[0] {
+            VERSION => None,
+            VERSION_SEALED => {
+                if buf.len() < SEALED_LEN {
+                    return Err(DecodeError::Short);
+                }
+                let mut tag = [0u8; TAG_LEN];
+                tag.copy_from_slice(&buf[12..SEALED_LEN]);
+                Some(Seal { epoch: u32::from_be_bytes([buf[8], buf[9], buf[10], buf[11]]), tag })
+            }
+            v => return Err(DecodeError::Version(v)),
+        };
         let kind = match buf[1] {
             1 => Kind::Data,
             2 => Kind::Bcast,
             3 => Kind::Heartbeat,
             k => return Err(DecodeError::Kind(k)),
         };
-        Ok(Header {
+        let h = Header {
             kind,
             protocol: u16::from_be_bytes([buf[2], buf[3]]),
             seq: Seq(u32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]])),
-        })
+        };
+        Ok((h, seal))
     }
 }
 
@@ -150,6 +216,10 @@ pub const HB_PROBE: u8 = 1 << 0;
 /// Heartbeat flag: the frame counts follow (bytes 8..20), from which the
 /// receiver learns its delivery ratio on the link.
 pub const HB_COUNTS: u8 = 1 << 1;
+
+/// Heartbeat flag: the sender's heartbeat counter follows the counts
+/// (bytes 20..28; sealed heartbeats, which must carry both).
+pub const HB_COUNTER: u8 = 1 << 2;
 
 /// A heartbeat's frame counts (wrapping).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -177,20 +247,26 @@ pub struct Heartbeat {
     pub down: u8,
     /// Frame counts on the link the heartbeat left on (`HB_COUNTS`).
     pub counts: Option<Counts>,
+    /// The sender's heartbeat counter (`HB_COUNTER`, with the counts).
+    pub counter: Option<u64>,
 }
 
 impl Heartbeat {
-    /// Encodes into `out`: [`HEARTBEAT_LEN`] bytes with counts,
-    /// [`HEARTBEAT_MIN_LEN`] without. Returns the length.
+    /// Encodes into `out`: [`HEARTBEAT_SEALED_LEN`] bytes with counts and
+    /// counter, [`HEARTBEAT_LEN`] with counts, [`HEARTBEAT_MIN_LEN`]
+    /// without (a counter needs the counts). Returns the length.
     ///
     /// # Panics
     ///
     /// If `out` is shorter than that.
     pub fn encode(&self, out: &mut [u8]) -> usize {
-        let flags = match self.counts {
-            Some(_) => self.flags | HB_COUNTS,
-            None => self.flags & !HB_COUNTS,
-        };
+        let mut flags = self.flags & !(HB_COUNTS | HB_COUNTER);
+        if self.counts.is_some() {
+            flags |= HB_COUNTS;
+            if self.counter.is_some() {
+                flags |= HB_COUNTER;
+            }
+        }
         out[0..4].copy_from_slice(&self.epoch.to_be_bytes());
         out[4] = flags;
         out[5] = self.link;
@@ -201,7 +277,13 @@ impl Heartbeat {
                 out[8..12].copy_from_slice(&c.tx.to_be_bytes());
                 out[12..16].copy_from_slice(&c.echo_tx.to_be_bytes());
                 out[16..20].copy_from_slice(&c.echo_rx.to_be_bytes());
-                HEARTBEAT_LEN
+                match self.counter {
+                    Some(n) => {
+                        out[20..28].copy_from_slice(&n.to_be_bytes());
+                        HEARTBEAT_SEALED_LEN
+                    }
+                    None => HEARTBEAT_LEN,
+                }
             }
             None => HEARTBEAT_MIN_LEN,
         }
@@ -223,6 +305,15 @@ impl Heartbeat {
         } else {
             None
         };
-        Ok(Heartbeat { epoch: be(0), flags: flags & !HB_COUNTS, link: buf[5], down: buf[6], counts })
+        let counter = if flags & HB_COUNTS != 0 && flags & HB_COUNTER != 0 {
+            let b = buf.get(20..HEARTBEAT_SEALED_LEN).ok_or(DecodeError::Short)?;
+            let mut w = [0u8; 8];
+            w.copy_from_slice(b);
+            Some(u64::from_be_bytes(w))
+        } else {
+            None
+        };
+        let flags = flags & !(HB_COUNTS | HB_COUNTER);
+        Ok(Heartbeat { epoch: be(0), flags, link: buf[5], down: buf[6], counts, counter })
     }
 }

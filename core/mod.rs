@@ -13,6 +13,7 @@
 //! One mechanism per file, named as the driver paper names it:
 //!
 //! - [`header`]: the 8-byte RI2N header and the heartbeat payload (§5.2).
+//! - [`auth`]: keyed frames: the tag, the keys, replay refusal.
 //! - [`window`]: the per-peer reorder window, FAST_TOUT and MAXBUF (§4.5, §5.5).
 //! - [`loss`]: early loss detection, "all NICs passed" (§4.6, Fig. 6).
 //! - [`rx`]: a peer's receive side, the window and the loss detector together.
@@ -24,6 +25,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod auth;
 pub mod dedup;
 pub mod detector;
 pub mod header;

@@ -8,11 +8,12 @@
 //! back once nothing waits) and `up`, which receives the packets to hand to
 //! the stack, in order.
 
+use super::auth::{epoch_newer, HbReplay};
 use super::dedup::Dedup;
 use super::loss::LossDetector;
 use super::params::Params;
 use super::seq::Seq;
-use super::time::Instant;
+use super::time::{Duration, Instant};
 use super::window::{Buffers, ReorderBuf, Release, Window};
 use core::ops::DerefMut;
 
@@ -25,6 +26,19 @@ pub enum Epoch {
     Restarted,
 }
 
+/// What a verified sealed frame's epoch means.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SealedEpoch {
+    /// The peer's epoch, or the first one heard.
+    Same,
+    /// A newer epoch (or any other, from a peer silent for long): the peer
+    /// restarted.
+    New,
+    /// An older epoch from a peer heard lately: a replay of a frame from
+    /// before its restart, refused.
+    Stale,
+}
+
 /// Receive state of one peer.
 pub struct PeerRx<P, B> {
     /// Reorder window of the peer's unicast data.
@@ -33,13 +47,22 @@ pub struct PeerRx<P, B> {
     pub loss: LossDetector,
     /// Duplicate filter of the peer's broadcasts.
     pub bcast: Dedup,
-    /// The peer's incarnation, from its heartbeats; 0 until one arrives.
+    /// The peer's incarnation, from its heartbeats (or, sealed, from any
+    /// frame); 0 until one arrives.
     pub epoch: u32,
+    /// The counters of its sealed heartbeats, per sender link.
+    pub hb_seen: HbReplay,
 }
 
 impl<P, B> Default for PeerRx<P, B> {
     fn default() -> Self {
-        PeerRx { window: Window::new(), loss: LossDetector::default(), bcast: Dedup::default(), epoch: 0 }
+        PeerRx {
+            window: Window::new(),
+            loss: LossDetector::default(),
+            bcast: Dedup::default(),
+            epoch: 0,
+            hb_seen: HbReplay::default(),
+        }
     }
 }
 
@@ -86,6 +109,7 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
             if self.epoch != 0 {
                 self.window.resync(next, up);
                 self.loss.reset();
+                self.bcast.reset();
                 e = Epoch::Restarted;
             }
             self.epoch = epoch;
@@ -97,6 +121,41 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         }
         self.sweep(now, active, p, bufs, up);
         e
+    }
+
+    /// Judges the epoch of a verified sealed frame from the peer, which has
+    /// been silent for `silent` before it. An older epoch is taken only
+    /// from a peer silent for three HBSPANs (its clock may have been set
+    /// back across a reboot); from a live peer it is a replay.
+    pub fn sealed_epoch(&self, epoch: u32, silent: Duration, p: &Params) -> SealedEpoch {
+        if self.epoch == 0 || epoch == self.epoch {
+            SealedEpoch::Same
+        } else if epoch_newer(epoch, self.epoch) || silent >= Duration(p.hbspan().0.saturating_mul(3)) {
+            SealedEpoch::New
+        } else {
+            SealedEpoch::Stale
+        }
+    }
+
+    /// Takes `epoch` from a verified sealed data or broadcast frame, which
+    /// says nothing of where the new numbering stands: everything held goes
+    /// up, and the window starts again at the next packet. Heartbeats
+    /// change epochs through [`PeerRx::heartbeat`]. Returns whether the
+    /// peer restarted (it had another epoch).
+    pub fn take_epoch(&mut self, epoch: u32, up: &mut impl FnMut(P)) -> Epoch {
+        if epoch == self.epoch {
+            return Epoch::Same;
+        }
+        let was = self.epoch;
+        self.epoch = epoch;
+        self.hb_seen.reset();
+        if was == 0 {
+            return Epoch::Same;
+        }
+        self.window.restart(up);
+        self.loss.reset();
+        self.bcast.reset();
+        Epoch::Restarted
     }
 
     /// Releases what the loss detector proved lost and what waited FAST_TOUT.

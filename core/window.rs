@@ -70,6 +70,9 @@ pub struct RxStats {
     pub late_loss: u64,
     /// Packets whose number was already held; dropped.
     pub duplicates: u64,
+    /// Strict windows (sealed frames): packets whose number was already
+    /// handed up, or far behind: replays, dropped.
+    pub replays: u64,
     /// Restarts of the peer's numbering recognised.
     pub resyncs: u64,
     /// Packets that would have waited but went up at once: no reorder
@@ -147,8 +150,9 @@ fn micros(t: Instant) -> u32 {
 ///   arrival order. `held > 0` implies `buf` is `Some`.
 /// - Bit `s % WINDOW_SLOTS` of `lost`, for each `s` in
 ///   `next - WINDOW_SLOTS .. next`, says whether the loss detector gave `s`
-///   up (so that a late packet can tell): every move of `next` writes the
-///   bits of the numbers it passes.
+///   up (so that a late packet can tell), and bit `s % WINDOW_SLOTS` of
+///   `gone` whether `s` was given up at all: every move of `next` writes
+///   the bits of the numbers it passes.
 pub struct Window<P, B> {
     buf: Option<B>,
     oldest: u16,
@@ -160,6 +164,13 @@ pub struct Window<P, B> {
     far_run: u32,
     far_last: Seq,
     lost: [u64; LOST_WORDS],
+    /// Numbers given up for any reason (a late packet may still bring
+    /// each once): read only when `strict`.
+    gone: [u64; LOST_WORDS],
+    /// Sealed frames (a device with a key): a number behind `next` is
+    /// taken only once, and only if it was given up; nothing far behind
+    /// is taken, and no run of it resynchronises (epochs do that).
+    strict: bool,
     /// Counters.
     pub stats: RxStats,
     _p: core::marker::PhantomData<P>,
@@ -221,6 +232,7 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         if d == 0 {
             self.stats.in_order += 1;
             self.set_lost(seq, false);
+            self.set_gone(seq, false);
             self.next = seq.next();
             up(pkt);
             self.drain_in_order(up);
@@ -232,6 +244,8 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             self.stats.gaps += seq.diff(self.next) as u64;
             // Every number passed is a gap, none given up by loss.
             self.lost = [0; LOST_WORDS];
+            self.gone = [!0; LOST_WORDS];
+            self.set_gone(seq, false);
             self.next = seq.next();
             self.stats.in_order += 1;
             up(pkt);
@@ -247,6 +261,7 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
                     self.stats.unbuffered += 1;
                     self.release_through(seq.add(u32::MAX), Release::Flush, up);
                     self.set_lost(seq, false);
+                    self.set_gone(seq, false);
                     self.next = seq.next();
                     self.stats.in_order += 1;
                     up(pkt);
@@ -286,8 +301,13 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
     }
 
     fn receive_late(&mut self, seq: Seq, d: i32, pkt: P, up: &mut impl FnMut(P)) -> Option<P> {
+        if self.strict && (d <= -(WINDOW_SLOTS as i32) || !self.is_gone(seq)) {
+            self.stats.replays += 1;
+            return Some(pkt);
+        }
         self.stats.late += 1;
         if d > -(WINDOW_SLOTS as i32) {
+            self.set_gone(seq, false);
             if self.is_lost(seq) {
                 self.stats.late_loss += 1;
                 self.set_lost(seq, false);
@@ -320,9 +340,25 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         self.stats.resyncs += 1;
         self.release_all(Release::Resync, up);
         self.lost = [0; LOST_WORDS];
+        self.gone = [0; LOST_WORDS];
         self.next = next;
         self.started = true;
         self.far_run = 0;
+    }
+
+    /// The peer restarted and the new numbering's first packet is yet to
+    /// come (sealed frames: an authenticated new epoch on a frame that does
+    /// not say where the numbering is): hands up everything held, and
+    /// starts again at the next packet.
+    pub fn restart(&mut self, up: &mut impl FnMut(P)) {
+        let next = self.next;
+        self.resync(next, up);
+        self.started = false;
+    }
+
+    /// Makes the window strict (sealed frames) or not; see `strict`.
+    pub fn set_strict(&mut self, strict: bool) {
+        self.strict = strict;
     }
 
     /// FAST_TOUT (§5.5): while the oldest held packet has waited `fast_tout`
@@ -361,11 +397,13 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
                 Some(pkt) => {
                     self.count_release(why);
                     self.set_lost(s, false);
+                    self.set_gone(s, false);
                     up(pkt);
                 }
                 None => {
                     self.stats.gaps += 1;
                     self.set_lost(s, lost);
+                    self.set_gone(s, true);
                 }
             }
             if s == end {
@@ -380,6 +418,7 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             let mut s = end.add(1 + beyond.saturating_sub(WINDOW_SLOTS as u32));
             loop {
                 self.set_lost(s, lost);
+                self.set_gone(s, true);
                 if s == upto {
                     break;
                 }
@@ -441,6 +480,7 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
                     self.stats.in_order += 1;
                     let s = self.next;
                     self.set_lost(s, false);
+                    self.set_gone(s, false);
                     self.next = s.next();
                     up(pkt);
                 }
@@ -498,6 +538,21 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             self.lost[b / 64] &= !(1 << (b % 64));
         }
     }
+
+    /// Records that `s` was handed up (`false`) or given up (`true`).
+    fn set_gone(&mut self, s: Seq, gone: bool) {
+        let b = (s.0 & MASK) as usize;
+        if gone {
+            self.gone[b / 64] |= 1 << (b % 64);
+        } else {
+            self.gone[b / 64] &= !(1 << (b % 64));
+        }
+    }
+
+    fn is_gone(&self, s: Seq) -> bool {
+        let b = (s.0 & MASK) as usize;
+        self.gone[b / 64] & (1 << (b % 64)) != 0
+    }
 }
 
 impl<P, B> Window<P, B> {
@@ -513,6 +568,8 @@ impl<P, B> Window<P, B> {
             far_run: 0,
             far_last: Seq(0),
             lost: [0; LOST_WORDS],
+            gone: [0; LOST_WORDS],
+            strict: false,
             stats: RxStats::default(),
             _p: core::marker::PhantomData,
         }

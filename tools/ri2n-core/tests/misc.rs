@@ -15,13 +15,14 @@ fn header_round_trips_big_endian() {
     let mut b = [0u8; 8];
     h.encode(&mut b);
     assert_eq!(b, [1, 1, 0x08, 0x00, 1, 2, 3, 4]);
-    assert_eq!(Header::decode(&b), Ok(h));
+    assert_eq!(Header::decode(&b), Ok((h, None)));
 }
 
 #[test]
 fn header_rejects_short_unknown_version_and_kind() {
     assert_eq!(Header::decode(&[1, 1, 8, 0, 0, 0, 0]), Err(DecodeError::Short));
-    assert_eq!(Header::decode(&[2, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Version(2)));
+    assert_eq!(Header::decode(&[3, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Version(3)));
+    assert_eq!(Header::decode(&[2, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Short), "sealed: 20 bytes");
     assert_eq!(Header::decode(&[1, 9, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Kind(9)));
     assert_eq!(Header::decode(&[1, 0, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Kind(0)));
     assert_eq!(DecodeError::Short.reason(), "short");
@@ -30,7 +31,7 @@ fn header_rejects_short_unknown_version_and_kind() {
 #[test]
 fn heartbeat_round_trips_and_rejects_short() {
     let counts = Counts { tx: 0x01020304, echo_tx: 5, echo_rx: 6 };
-    let hb = Heartbeat { epoch: 0xdeadbeef, flags: HB_PROBE, link: 1, down: 0b10, counts: Some(counts) };
+    let hb = Heartbeat { epoch: 0xdeadbeef, flags: HB_PROBE, link: 1, down: 0b10, counts: Some(counts), counter: None };
     let mut b = [0xffu8; 20];
     assert_eq!(hb.encode(&mut b), 20);
     assert_eq!(b, [0xde, 0xad, 0xbe, 0xef, 1 | 2, 1, 2, 0, 1, 2, 3, 4, 0, 0, 0, 5, 0, 0, 0, 6], "HB_COUNTS set, counts after");

@@ -226,11 +226,23 @@ proptest! {
     }
 
     #[test]
-    fn header_decode_never_panics_and_round_trips(b in prop::collection::vec(any::<u8>(), 0..16)) {
-        if let Ok(h) = Header::decode(&b) {
-            let mut out = [0u8; 8];
-            h.encode(&mut out);
-            prop_assert_eq!(&out[..], &b[..8]);
+    fn header_decode_never_panics_and_round_trips(mut b in prop::collection::vec(any::<u8>(), 0..24), sealed in any::<bool>()) {
+        if sealed && !b.is_empty() {
+            b[0] = 2;
+        }
+        match Header::decode(&b) {
+            Ok((h, None)) => {
+                let mut out = [0u8; 8];
+                h.encode(&mut out);
+                prop_assert_eq!(&out[..], &b[..8]);
+            }
+            Ok((h, Some(seal))) => {
+                let mut out = [0u8; 20];
+                h.encode_sealed(seal.epoch, &mut out);
+                out[12..].copy_from_slice(&seal.tag);
+                prop_assert_eq!(&out[..], &b[..20]);
+            }
+            Err(_) => {}
         }
     }
 }

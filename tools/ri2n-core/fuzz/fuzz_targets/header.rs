@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 use ri2n_core::header::{Header, Heartbeat, HEADER_LEN, HEARTBEAT_LEN};
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(h) = Header::decode(data) {
+    if let Ok((h, None)) = Header::decode(data) {
         let mut b = [0u8; HEADER_LEN];
         h.encode(&mut b);
         assert_eq!(&b[..], &data[..HEADER_LEN]);

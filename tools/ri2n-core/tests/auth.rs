@@ -1,0 +1,255 @@
+//! Keyed frames (core/auth.rs): tags, keys and their rotation, and the
+//! rules that refuse replays (strict window, strict broadcast filter,
+//! heartbeat counters, epochs).
+
+mod common;
+
+use common::*;
+use ri2n_core::auth::*;
+use ri2n_core::dedup::Dedup;
+use ri2n_core::header::*;
+use ri2n_core::params::Params;
+use ri2n_core::rx::{Epoch, PeerRx, SealedEpoch};
+use ri2n_core::seq::Seq;
+use ri2n_core::heap::{Buf, HeapBufs};
+use ri2n_core::time::{Duration, Instant};
+
+const ADDRS: [u8; 12] = [2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1];
+
+fn key(b: u8) -> Key {
+    Key::from_bytes(&[b; KEY_LEN])
+}
+
+/// A sealed data frame's header as the driver builds it.
+fn sealed(k: &Key, seq: u32, epoch: u32) -> [u8; SEALED_LEN] {
+    let mut h = [0u8; SEALED_LEN];
+    Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(seq) }.encode_sealed(epoch, &mut h);
+    let tag = Msg::new(&ADDRS, &h, &[]).tag(k);
+    h[12..].copy_from_slice(&tag);
+    h
+}
+
+fn verifies(keys: &Keys, h: &[u8; SEALED_LEN]) -> bool {
+    match Header::decode(h) {
+        Ok((_, Some(seal))) => keys.verify(&Msg::new(&ADDRS, h, &[]), &seal.tag),
+        _ => false,
+    }
+}
+
+#[test]
+fn a_sealed_header_round_trips() {
+    let h = sealed(&key(1), 7, 0x1234_5678);
+    assert_eq!(h[0], VERSION_SEALED);
+    let (hdr, seal) = Header::decode(&h).unwrap();
+    assert_eq!(hdr, Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(7) });
+    assert_eq!(seal.unwrap().epoch, 0x1234_5678);
+    assert_eq!(&seal.unwrap().tag[..], &h[12..]);
+}
+
+#[test]
+fn a_tag_covers_addresses_header_and_epoch_and_needs_the_key() {
+    let mut keys = Keys::default();
+    keys.seal_with(Some(key(1)));
+    let good = sealed(&key(1), 7, 99);
+    assert!(verifies(&keys, &good));
+    // Every covered byte changed alone breaks the tag.
+    for i in 0..12 {
+        let mut h = good;
+        h[i] ^= 1;
+        if h[0] != VERSION_SEALED {
+            continue;
+        }
+        assert!(!verifies(&keys, &h), "byte {} not covered", i);
+    }
+    let (_, seal) = Header::decode(&good).unwrap();
+    let mut other = ADDRS;
+    other[11] ^= 1;
+    assert!(!keys.verify(&Msg::new(&other, &good, &[]), &seal.unwrap().tag), "source MAC not covered");
+    assert!(!verifies(&keys, &sealed(&key(2), 7, 99)), "another key's tag");
+    assert!(!Keys::default().verify(&Msg::new(&ADDRS, &good, &[]), &seal.unwrap().tag), "no key verifies nothing");
+}
+
+#[test]
+fn a_heartbeat_tag_covers_its_payload() {
+    let k = key(3);
+    let hb = Heartbeat {
+        epoch: 5,
+        flags: 0,
+        link: 1,
+        down: 0,
+        counts: Some(Counts { tx: 1, echo_tx: 2, echo_rx: 3 }),
+        counter: Some(0x0102_0304_0506_0708),
+    };
+    let mut p = [0u8; HEARTBEAT_SEALED_LEN];
+    assert_eq!(hb.encode(&mut p), HEARTBEAT_SEALED_LEN);
+    assert_eq!(Heartbeat::decode(&p), Ok(hb));
+    assert_eq!(Heartbeat::decode(&p[..27]), Err(DecodeError::Short));
+    let mut h = [0u8; SEALED_LEN];
+    Header { kind: Kind::Heartbeat, protocol: 0, seq: Seq(1) }.encode_sealed(5, &mut h);
+    let tag = Msg::new(&ADDRS, &h, &p).tag(&k);
+    for i in 0..p.len() {
+        let mut q = p;
+        q[i] ^= 0x80;
+        assert_ne!(Msg::new(&ADDRS, &h, &q).tag(&k), tag, "payload byte {} not covered", i);
+    }
+}
+
+#[test]
+fn tags_compare_whole() {
+    let a = [1u8, 2, 3, 4, 5, 6, 7, 8];
+    let mut b = a;
+    assert!(tags_equal(&a, &b));
+    b[7] = 0;
+    assert!(!tags_equal(&a, &b));
+}
+
+#[test]
+fn keys_parse_from_32_hex_digits_only_and_never_print() {
+    let k = Key::parse_hex("000102030405060708090a0b0c0d0e0f").unwrap();
+    assert_eq!(k, Key::from_bytes(&core::array::from_fn(|i| i as u8)));
+    assert_eq!(Key::parse_hex("000102030405060708090A0B0C0D0E0F"), Some(k));
+    assert_eq!(Key::parse_hex("000102"), None);
+    assert_eq!(Key::parse_hex("000102030405060708090a0b0c0d0e0g"), None);
+    let shown = format!("{:?}", k);
+    assert!(!shown.contains("0001") && shown.contains(&format!("{:08x}", k.id())), "{}", shown);
+    assert_ne!(key(1).id(), key(2).id());
+}
+
+#[test]
+fn a_rotation_never_leaves_a_sender_whose_key_the_receiver_refuses() {
+    // Two nodes; each step is done on a first, then on b.
+    let (k1, k2) = (key(1), key(2));
+    let mut a = Keys::default();
+    a.seal_with(Some(k1));
+    let mut b = a;
+    let both_ok = |a: &Keys, b: &Keys| {
+        let fa = sealed(a.sealing().unwrap(), 1, 1);
+        let fb = sealed(b.sealing().unwrap(), 1, 1);
+        verifies(b, &fa) && verifies(a, &fb)
+    };
+    let steps: [&dyn Fn(&mut Keys); 3] = [&|k| k.accept(Some(k2)), &|k| k.seal_with(Some(k2)), &|k| k.accept(None)];
+    for step in steps {
+        step(&mut a);
+        assert!(both_ok(&a, &b));
+        step(&mut b);
+        assert!(both_ok(&a, &b));
+    }
+    assert_eq!(a.sealing(), Some(&k2));
+    assert_eq!(a.accepted(), None);
+    assert!(!verifies(&a, &sealed(&k1, 1, 1)), "the old key is gone");
+    a.seal_with(None);
+    assert!(!a.on() && a.accepted().is_none());
+}
+
+#[test]
+fn heartbeat_counters_refuse_replays_per_sender_link() {
+    let mut c = HbCounter::default();
+    let (x, y) = (c.next(1000), c.next(1000));
+    assert!(y > x && x >= 1000);
+    assert!(c.next(5) > y, "never goes back, whatever the clock says");
+    let mut r = HbReplay::default();
+    assert!(r.accept(0, x));
+    assert!(r.accept(1, x), "another sender link has its own record");
+    assert!(!r.accept(0, x), "the same heartbeat again");
+    assert!(r.accept(0, y));
+    assert!(!r.accept(0, x), "an older one");
+    assert!(!r.accept(8, y + 1), "no such link");
+    r.reset();
+    assert!(r.accept(0, x));
+}
+
+#[test]
+fn epochs_order_by_creation_time_across_the_wrap() {
+    assert!(epoch_newer(2, 1));
+    assert!(!epoch_newer(1, 2));
+    assert!(!epoch_newer(7, 7));
+    assert!(epoch_newer(5, u32::MAX - 5), "after the 49-day wrap");
+    assert_eq!(epoch_at(0), 1, "never 0");
+    assert_eq!(epoch_at(1_800_000_000_123), 1_800_000_000_123u64 as u32);
+}
+
+#[test]
+fn an_older_epoch_is_a_replay_unless_the_peer_was_silent_long() {
+    let p = Params::default();
+    let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
+    assert_eq!(rx.sealed_epoch(100, Duration(0), &p), SealedEpoch::Same, "the first epoch heard");
+    assert_eq!(rx.take_epoch(100, &mut |_| {}), Epoch::Same);
+    assert_eq!(rx.sealed_epoch(100, Duration(0), &p), SealedEpoch::Same);
+    assert_eq!(rx.sealed_epoch(101, Duration(0), &p), SealedEpoch::New);
+    assert_eq!(rx.sealed_epoch(99, Duration::from_ms(10), &p), SealedEpoch::Stale);
+    assert_eq!(rx.sealed_epoch(99, Duration::from_ms(6000), &p), SealedEpoch::New, "a clock set back across a reboot");
+}
+
+#[test]
+fn a_new_epoch_from_data_restarts_the_window_at_its_next_packet() {
+    let p = Params::default();
+    let mut bufs: HeapBufs<u32> = HeapBufs::default();
+    let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
+    rx.window.set_strict(true);
+    let mut up = Vec::new();
+    rx.take_epoch(100, &mut |x| up.push(x));
+    for s in [10u32, 11, 13] {
+        rx.data(0, Seq(s), s, Instant(0 * MS), 3, &p, &mut bufs, &mut |x| up.push(x));
+    }
+    assert_eq!(up, [10, 11], "13 waits for 12 (two links)");
+    assert_eq!(rx.take_epoch(200, &mut |x| up.push(x)), Epoch::Restarted);
+    assert_eq!(up, [10, 11, 13], "what was held goes up");
+    rx.data(0, Seq(0), 1000, Instant(1 * MS), 1, &p, &mut bufs, &mut |x| up.push(x));
+    rx.data(0, Seq(1), 1001, Instant(1 * MS), 1, &p, &mut bufs, &mut |x| up.push(x));
+    assert_eq!(&up[3..], [1000, 1001], "the new numbering starts where its first packet says");
+}
+
+#[test]
+fn a_strict_window_takes_each_number_once() {
+    let p = Params::default();
+    let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
+    rx.window.set_strict(true);
+    let mut up = Vec::new();
+    let recv = |rx: &mut PeerRx<u32, Buf<u32>>, s: u32, ms: u64, up: &mut Vec<u32>| {
+        let mut bufs: HeapBufs<u32> = HeapBufs::default();
+        rx.data(0, Seq(s), s, Instant(ms * MS), 1, &p, &mut bufs, &mut |x| up.push(x))
+    };
+    for s in [1, 2, 3] {
+        assert_eq!(recv(&mut rx, s, 0, &mut up), None);
+    }
+    assert_eq!(recv(&mut rx, 2, 0, &mut up), Some(2), "a replay of a number handed up");
+    // 5 waits; FAST_TOUT gives 4 up; 4 may then come late, once.
+    assert_eq!(recv(&mut rx, 5, 1, &mut up), None);
+    rx.sweep(Instant(100 * MS), 1, &p, &mut HeapBufs::default(), &mut |x| up.push(x));
+    assert_eq!(up, [1, 2, 3, 5]);
+    assert_eq!(recv(&mut rx, 4, 101, &mut up), None, "a late packet whose number was given up");
+    assert_eq!(recv(&mut rx, 4, 101, &mut up), Some(4), "... but only once");
+    assert_eq!(up, [1, 2, 3, 5, 4]);
+    // Far behind: refused, and no run of it resynchronises.
+    for i in 0..20u32 {
+        assert!(recv(&mut rx, 4_000_000_000u32.wrapping_add(i), 102, &mut up).is_some());
+    }
+    assert_eq!(rx.window.stats.resyncs, 0);
+    assert_eq!(rx.window.stats.replays, 22);
+    assert_eq!(recv(&mut rx, 6, 102, &mut up), None, "the numbering goes on");
+    assert_eq!(up.last(), Some(&6));
+}
+
+#[test]
+fn a_window_that_is_not_strict_still_hands_late_packets_up() {
+    let p = Params::default();
+    let mut bufs: HeapBufs<u32> = HeapBufs::default();
+    let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
+    let mut up = Vec::new();
+    for s in [1, 2, 2] {
+        assert_eq!(rx.data(0, Seq(s), s, Instant(0 * MS), 1, &p, &mut bufs, &mut |x| up.push(x)), None);
+    }
+    assert_eq!(up, [1, 2, 2], "unkeyed: late goes up (TCP sorts it out)");
+}
+
+#[test]
+fn a_strict_broadcast_filter_refuses_old_numbers() {
+    let mut d = Dedup::default();
+    assert!(d.accept_strict(Seq(1000)));
+    assert!(!d.accept_strict(Seq(1000)));
+    assert!(d.accept_strict(Seq(999)));
+    assert!(!d.accept_strict(Seq(500)), "older than the bitmap: a replay");
+    assert!(d.accept(Seq(500)), "unkeyed: taken for a restart");
+    d.reset();
+    assert!(d.accept_strict(Seq(3)), "after an epoch change, any number");
+}
