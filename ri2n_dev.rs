@@ -17,7 +17,8 @@ use crate::net::proc::{DeviceFile, DirName, ProcShow};
 use crate::net::skb::{Skb, SkbList};
 use crate::net::timer::Timer;
 use crate::net::{bindings, Mac, MacFmt};
-use crate::proto::header::HEADER_LEN;
+use crate::proto::auth::Key;
+use crate::proto::header::{header_len, HEADER_LEN, SEALED_LEN};
 use crate::proto::params::{Param, Params, NPARAMS};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_state::State;
@@ -43,7 +44,7 @@ pub(crate) struct Ri2n {
     #[pin]
     pub(crate) gro: GroCells,
     /// Our incarnation, carried by heartbeats (never 0).
-    pub(crate) epoch: u32,
+    pub(crate) epoch: u64,
     /// `/proc/net/ri2n/NAME` and `/proc/net/ri2n_state/NAME`; replaced on
     /// rename, removed at uninit.
     #[pin]
@@ -75,6 +76,10 @@ pub(crate) const PARAM_FILES: [&CStr; NPARAMS] = [
     c"loss_thresh",
 ];
 
+/// Write-only sysfs files, after the parameters: the key frames are sealed
+/// with, and one more accepted (core/auth.rs has the rotation).
+pub(crate) const KEY_FILES: [&CStr; 2] = [c"key", c"key_accept"];
+
 /// `IFLA_INFO_DATA` attributes of `ip -d link show ri2n0` (ours; 0 unused).
 mod ifla {
     pub(crate) const EPOCH: u16 = 1;
@@ -94,15 +99,20 @@ impl Ri2n {
     /// Recomputes the largest MTU from the slaves', and lowers the MTU to it
     /// if needed. RTNL.
     pub(crate) fn update_mtu(dev: &Ri2nDev, rtnl: &Rtnl) {
-        let min_slave = {
-            let st = dev.data().state.lock();
-            st.slaves().map(|(_, s)| s.dev.mtu()).min()
-        };
-        let max = min_slave.map_or(DEFAULT_MTU, |m| m.saturating_sub(HEADER_LEN as u32)).max(MIN_MTU);
+        let sealed = dev.data().state.lock().keys().on();
+        Ri2n::update_mtu_for(dev, rtnl, sealed);
+    }
+
+    /// [`Ri2n::update_mtu`] for frames `sealed` or not.
+    pub(crate) fn update_mtu_for(dev: &Ri2nDev, rtnl: &Rtnl, sealed: bool) {
+        let min_slave = dev.data().state.lock().slaves().map(|(_, s)| s.dev.mtu()).min();
+        let hlen = header_len(sealed) as u32;
+        let max = min_slave.unwrap_or(1500).saturating_sub(hlen).max(MIN_MTU);
         dev.set_max_mtu(rtnl, max);
         if dev.mtu() > max {
             let _ = dev.set_mtu(rtnl, max);
-            pr_info!("{}: mtu lowered to {} (a slave's mtu is smaller)\n", dev.name_str(), max);
+            let why = if sealed { "a slave's mtu, less the sealed header" } else { "a slave's mtu is smaller" };
+            pr_info!("{}: mtu lowered to {} ({})\n", dev.name_str(), max, why);
         }
     }
 
@@ -144,11 +154,13 @@ impl Driver for Ri2n {
     const SLAVE_INFO_SIZE: usize = 4 * NlMsg::attr_size(4);
     const SYSFS_DIR: &'static CStr = c"ri2n";
     const SYSFS_ATTRS: &'static [&'static CStr] = &PARAM_FILES;
+    const SYSFS_SECRETS: &'static [&'static CStr] = &KEY_FILES;
 
     fn setup(dev: &Setup<'_>) {
         dev.set_virtual(true);
-        // Room for the RI2N header, so transmit rarely reallocates.
-        dev.set_needed_headroom(HEADER_LEN as u16);
+        // Room for the RI2N header (sealed or not), so transmit rarely
+        // reallocates.
+        dev.set_needed_headroom(SEALED_LEN as u16);
         dev.set_mtu(DEFAULT_MTU, MIN_MTU, DEFAULT_MTU);
         // Checksum and scatter-gather are the slaves' to do: the RI2N header
         // goes in front of the payload without moving it, so a partial
@@ -175,7 +187,9 @@ impl Driver for Ri2n {
             sweep_timer <- Timer::new::<Ri2n, 1>(),
             state <- crate::new_spinlock_bh!(State::new(default_params())?, "ri2n_state"),
             gro <- GroCells::new(dev),
-            epoch: crate::net::random_u32().max(1),
+            // Ordered by creation time, so that a replayed frame from
+            // before a restart cannot take us back (core/auth.rs).
+            epoch: crate::proto::auth::epoch_at(crate::net::realtime_ms()),
             proc <- kernel::new_mutex!([DeviceFile::none(), DeviceFile::none()], "ri2n_proc"),
         })
     }
@@ -184,7 +198,7 @@ impl Driver for Ri2n {
         // No slave yet: no carrier.
         Ri2n::update_carrier(dev);
         Ri2n::proc_create(dev);
-        pr_info!("{}: RI2N/DRV device created (mac {}, epoch {:08x})\n", dev.name_str(), MacFmt(&dev.addr()), dev.data().epoch);
+        pr_info!("{}: RI2N/DRV device created (mac {}, epoch {:x})\n", dev.name_str(), MacFmt(&dev.addr()), dev.data().epoch);
         Ok(())
     }
 
@@ -288,6 +302,7 @@ impl Driver for Ri2n {
             s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link,
             s.tx_queue_full, s.tx_loop, s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates,
             s.peers_new, s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent,
+            s.rx_auth_fail, s.rx_replays,
         ];
         let mut i = 0;
         for v in dev_vals {
@@ -315,7 +330,8 @@ impl Driver for Ri2n {
         for (i, p) in Param::ALL.iter().enumerate() {
             msg.put_u32(ifla::PARAM0 + i as u16, params.get(*p))?;
         }
-        msg.put_u32(ifla::EPOCH, dev.data().epoch)?;
+        // The low 32 bits, what heartbeats carry.
+        msg.put_u32(ifla::EPOCH, dev.data().epoch as u32)?;
         msg.put_u32(ifla::VERSION, crate::proto::header::VERSION as u32)?;
         msg.put_u32(ifla::SLAVES, nslaves as u32)?;
         msg.put_u32(ifla::PEERS, npeers as u32)
@@ -340,6 +356,9 @@ impl Driver for Ri2n {
     }
 
     fn sysfs_store(dev: &Ri2nDev, idx: usize, input: &str) -> Result {
+        if idx >= NPARAMS {
+            return set_key(dev, idx - NPARAMS, input);
+        }
         let Some(&p) = Param::ALL.get(idx) else { return Err(EINVAL) };
         let spec = p.spec();
         let Ok(v) = input.parse::<u32>() else {
@@ -358,6 +377,50 @@ impl Driver for Ri2n {
         }
         Ok(())
     }
+}
+
+/// Writes key file `which` (`KEY_FILES`): 32 hex digits, or `none`. The
+/// key is never logged or shown; procfs shows its id.
+fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
+    let key = match input {
+        "none" => None,
+        hex => match Key::parse_hex(hex) {
+            Some(k) => Some(k),
+            None => {
+                pr_err!("{}: a key is 32 hex digits (128 bits), or none\n", dev.name_str());
+                return Err(EINVAL);
+            }
+        },
+    };
+    // Turning seals on or off changes the header's length, hence the MTU:
+    // lowered before the first sealed frame, raised (the maximum) after
+    // the last.
+    let rtnl = Rtnl::try_lock_or_restart()?;
+    let was = dev.data().state.lock().keys().on();
+    if !was && which == 0 && key.is_some() {
+        Ri2n::update_mtu_for(dev, &rtnl, true);
+    }
+    let now = {
+        let mut st = dev.data().state.lock();
+        if which == 0 {
+            st.seal_with(key);
+        } else {
+            st.accept_key(key);
+        }
+        st.keys().on()
+    };
+    Ri2n::update_mtu(dev, &rtnl);
+    drop(rtnl);
+    match (which, key) {
+        (0, Some(k)) => pr_info!("{}: sealing frames with key {:08x}{}\n", dev.name_str(), k.id(), if was { "" } else { " (keys on)" }),
+        (0, None) => pr_info!("{}: keys off: frames unsealed, the segment trusted\n", dev.name_str()),
+        (_, Some(k)) => pr_info!("{}: also accepting key {:08x}\n", dev.name_str(), k.id()),
+        (_, None) => pr_info!("{}: accepting only the sealing key\n", dev.name_str()),
+    }
+    if which != 0 && !now {
+        pr_warn!("{}: key_accept has no effect until a key is set\n", dev.name_str());
+    }
+    Ok(())
 }
 
 /// `peer_mem` makes a new table: allowed while the device is down, and
@@ -393,10 +456,11 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
 }
 
 /// `ethtool -S` device counters, in `stats_values` order.
-const DEV_STATS: [&str; 21] = [
+const DEV_STATS: [&str; 23] = [
     "rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_dropped", "tx_dropped", "tx_no_link",
     "tx_queue_full", "tx_loop", "rx_malformed", "rx_not_for_us", "rx_unordered", "rx_bcast_copies", "rx_duplicates",
     "peers_new", "peers_refused", "peers_evicted", "peers_aged", "rx_nobuf", "rx_held_full", "hb_sent",
+    "rx_auth_fail", "rx_replays",
 ];
 /// `ethtool -S` per-link counters, after the device's.
 const LINK_STATS: [&str; 3] = ["rx_packets", "tx_packets", "tx_dropped"];

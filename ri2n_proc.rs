@@ -25,7 +25,9 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     seq_print!(m, "Clock: {} ms since the epoch\n\n", wall);
     seq_print!(m, "Device: {}\n", dev.name_str());
     seq_print!(m, "MAC: {}\nMTU: {}\nState: {}\n", MacFmt(&dev.addr()), dev.mtu(), if st.is_up() { "up" } else { "down" });
-    seq_print!(m, "Epoch: {:08x}\n", d.epoch);
+    seq_print!(m, "Epoch: {:x}\n", d.epoch);
+    let (on, key_id, accept_id) = key_ids(&st);
+    seq_print!(m, "Keys: {} (key id {}, also accepted {})\n", on, key_id, accept_id);
     seq_print!(m, "Parameters:");
     for p in Param::ALL {
         seq_print!(m, " {}={}", p.spec().name, st.params().get(p));
@@ -45,10 +47,11 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     let s = st.stats();
     seq_print!(
         m,
-        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {}\n",
+        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {} rx_auth_fail {} rx_replays {}\n",
         s.rx_packets, s.tx_packets, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
         s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
-        s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent
+        s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
+        s.rx_replays
     );
     let (cap, bufs, bufs_max, held) = st.memory();
     seq_print!(
@@ -114,7 +117,7 @@ const CHUNK: usize = 32;
 /// What procfs shows of a peer, copied under the lock.
 struct PeerView {
     mac: Mac,
-    epoch: u32,
+    epoch: u64,
     tx_next: u32,
     rx_next: u32,
     held: usize,
@@ -125,7 +128,7 @@ struct PeerView {
 fn show_peer(m: &SeqFile, v: &PeerView, links: &[Option<[u8; 16]>; MAX_LINKS], carrier: u8, now: Instant) {
     let r = v.stats;
     seq_print!(m, "\nPeer {}:\n", MacFmt(&v.mac));
-    seq_print!(m, "  epoch {:08x} tx_next {} rx_next {} held {}\n", v.epoch, v.tx_next, v.rx_next, v.held);
+    seq_print!(m, "  epoch {:x} tx_next {} rx_next {} held {}\n", v.epoch, v.tx_next, v.rx_next, v.held);
     seq_print!(
         m,
         "  released in_order {} timeout {} loss {} flushes {} jumps {} gaps {} late {} late_loss {} duplicates {} restarts {} unbuffered {}\n",
@@ -196,7 +199,7 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let state = if st.is_up() { "up" } else { "down" };
     seq_print!(
         m,
-        "device name={} mac={} mtu={} state={} epoch={:08x}\n",
+        "device name={} mac={} mtu={} state={} epoch={:x}\n",
         dev.name_str(), MacFmt(&dev.addr()), dev.mtu(), state, d.epoch
     );
     seq_print!(m, "params");
@@ -218,11 +221,14 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let s = st.stats();
     seq_print!(
         m,
-        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={}\n",
+        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={} rx_auth_fail={} rx_replays={}\n",
         s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
         s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
-        s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent
+        s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
+        s.rx_replays
     );
+    let (on, key_id, accept_id) = key_ids(&st);
+    seq_print!(m, "auth state={} key_id={} accept_id={}\n", on, key_id, accept_id);
     let (cap, bufs, bufs_max, held) = st.memory();
     seq_print!(m, "peers count={} capacity={} bufs={} bufs_max={} held_bytes={}\n", st.npeers(), cap, bufs, bufs_max, held);
     drop(st);
@@ -231,7 +237,7 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
         let mac = MacFmt(&v.mac);
         seq_print!(
             m,
-            "peer mac={} epoch={:08x} tx_next={} rx_next={} held={} in_order={} timeout={} loss={} flushes={} jumps={} gaps={} late={} late_loss={} duplicates={} restarts={} unbuffered={}\n",
+            "peer mac={} epoch={:x} tx_next={} rx_next={} held={} in_order={} timeout={} loss={} flushes={} jumps={} gaps={} late={} late_loss={} duplicates={} restarts={} unbuffered={}\n",
             mac, v.epoch, v.tx_next, v.rx_next, v.held, r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late,
             r.late_loss, r.duplicates, r.resyncs, r.unbuffered
         );
@@ -250,5 +256,23 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     // Without `end` a reader takes the dump for cut short.
     if whole {
         seq_print!(m, "end\n");
+    }
+}
+
+/// Whether frames are sealed, and the ids of the keys (never the keys).
+fn key_ids(st: &crate::ri2n_state::State) -> (&'static str, KeyId, KeyId) {
+    let k = st.keys();
+    (if k.on() { "on" } else { "off" }, KeyId(k.sealing().map(|k| k.id())), KeyId(k.accepted().map(|k| k.id())))
+}
+
+/// A key's id as procfs shows it: eight hex digits, or `none`.
+struct KeyId(Option<u32>);
+
+impl kernel::fmt::Display for KeyId {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        match self.0 {
+            Some(id) => write!(f, "{:08x}", id),
+            None => f.write_str("none"),
+        }
     }
 }

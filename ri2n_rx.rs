@@ -18,9 +18,13 @@
 use crate::net::device::{Device, RxHandled};
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
-use crate::proto::header::{DecodeError, Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN, HEARTBEAT_MIN_LEN};
+use crate::proto::auth::Msg;
+use crate::proto::header::{
+    header_len, DecodeError, Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN, HEARTBEAT_MIN_LEN,
+    HEARTBEAT_SEALED_LEN, SEALED_LEN,
+};
 use crate::ri2n_dev::Ri2nDev;
-use crate::ri2n_state::RxKind;
+use crate::ri2n_state::{RxKind, Sealed};
 use kernel::prelude::*;
 
 /// A frame arrived on slave `port` of `dev` (softirq, under RCU).
@@ -29,11 +33,15 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         return RxHandled::Pass(skb);
     }
     let d = dev.data();
-    let hdr = if skb.may_pull(HEADER_LEN as u32) { Header::decode(skb.data()) } else { Err(DecodeError::Short) };
-    let hdr = match hdr {
+    // Room for a sealed header if the frame has it (the pull only fails
+    // on a frame too short for one, which decode then refuses).
+    let pull = if skb.len() as usize >= SEALED_LEN { SEALED_LEN } else { HEADER_LEN };
+    let hdr = if skb.may_pull(pull as u32) { Header::decode(skb.data()) } else { Err(DecodeError::Short) };
+    let (hdr, seal) = match hdr {
         Ok(h) => h,
         Err(e) => return malformed(dev, port, skb, e),
     };
+    let hlen = header_len(seal.is_some());
     let Some(addrs) = skb.mac_addrs() else {
         d.state.lock().rx_malformed();
         skb.drop_reason(DropReason::HdrTrunc);
@@ -44,30 +52,55 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     dst.copy_from_slice(&addrs[..6]);
     src.copy_from_slice(&addrs[6..]);
     let ours = dev.addr();
+    let mut addrs = [0u8; 12];
+    addrs[..6].copy_from_slice(&dst);
+    addrs[6..].copy_from_slice(&src);
+    let mut hb_len = 0;
     let kind = match hdr.kind {
         Kind::Heartbeat => {
-            // Counts, if sent, are within the frame (padded to 60 bytes).
-            let want = if skb.len() as usize >= HEADER_LEN + HEARTBEAT_LEN { HEARTBEAT_LEN } else { HEARTBEAT_MIN_LEN };
-            let p = if skb.may_pull((HEADER_LEN + want) as u32) {
-                Heartbeat::decode(&skb.data()[HEADER_LEN..])
+            // Counts, if sent, are within the frame (padded to 60 bytes); a
+            // sealed heartbeat carries counts and counter.
+            let want = if seal.is_some() {
+                HEARTBEAT_SEALED_LEN
+            } else if skb.len() as usize >= HEADER_LEN + HEARTBEAT_LEN {
+                HEARTBEAT_LEN
+            } else {
+                HEARTBEAT_MIN_LEN
+            };
+            let p = if skb.may_pull((hlen + want) as u32) {
+                Heartbeat::decode(&skb.data()[hlen..hlen + want])
             } else {
                 Err(DecodeError::Short)
             };
             match p {
-                Ok(p) => RxKind::Heartbeat {
-                    next: hdr.seq,
-                    epoch: p.epoch,
-                    flags: p.flags,
-                    peer_link: p.link,
-                    down: p.down,
-                    counts: p.counts,
-                },
+                // Sealed: the epoch twice, the same (a heartbeat's counter
+                // with it).
+                Ok(p) if seal.is_some_and(|s| s.epoch as u32 != p.epoch || p.counter.is_none()) => {
+                    return malformed(dev, port, skb, DecodeError::Short)
+                }
+                Ok(p) => {
+                    hb_len = want;
+                    RxKind::Heartbeat {
+                        next: hdr.seq,
+                        epoch: p.epoch,
+                        flags: p.flags,
+                        peer_link: p.link,
+                        down: p.down,
+                        counts: p.counts,
+                        counter: p.counter,
+                    }
+                }
                 Err(e) => return malformed(dev, port, skb, e),
             }
         }
         Kind::Bcast => RxKind::Bcast(hdr.seq),
         Kind::Data => RxKind::Data(hdr.seq),
     };
+    // What the tag covers, taken before the header is stripped.
+    let sealed = seal.map(|seal| {
+        let payload = if hb_len > 0 { &skb.data()[hlen..hlen + hb_len] } else { &[][..] };
+        Sealed { seal, msg: Msg::new(&addrs, skb.data(), payload) }
+    });
     let for_us = dst == ours || dst[0] & 1 != 0;
     if src[0] & 1 != 0 || src == ours || (!for_us && matches!(kind, RxKind::Heartbeat { .. })) {
         d.state.lock().rx_not_for_us();
@@ -77,7 +110,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     let skb = match kind {
         RxKind::Heartbeat { .. } => Some(skb),
         _ => {
-            if skb.strip_shim(HEADER_LEN as u32, hdr.protocol, dev).is_err() {
+            if skb.strip_shim(hlen as u32, hdr.protocol, dev).is_err() {
                 d.state.lock().rx_drop();
                 skb.drop_reason(DropReason::NoMem);
                 return RxHandled::Consumed;
@@ -88,7 +121,14 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     if !for_us {
         // Promiscuous: another host's frame, for the bridge above us.
         let Some(skb) = skb else { return RxHandled::Consumed };
-        d.state.lock().rx_unordered(skb.len());
+        let mut st = d.state.lock();
+        if !st.verify(dev.name_str(), &src, sealed.as_ref()) {
+            drop(st);
+            drop(skb);
+            return RxHandled::Consumed;
+        }
+        st.rx_unordered(skb.len());
+        drop(st);
         d.gro.receive(skb);
         return RxHandled::Consumed;
     }
@@ -103,7 +143,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
             drop(skb);
             return RxHandled::Consumed;
         };
-        st.rx_frame(dev.name_str(), link, &src, kind, skb, &mut up, &mut done, &mut garbage)
+        st.rx_frame(dev.name_str(), link, &src, kind, sealed, skb, &mut up, &mut done, &mut garbage)
     };
     for s in up {
         d.gro.receive(s);

@@ -15,11 +15,12 @@ use crate::net::device::Device;
 use crate::net::skb::{Skb, SkbList};
 use crate::net::{Mac, MacFmt};
 use crate::net::cache::Cache;
+use crate::proto::auth::{HbCounter, Key, Keys, Msg};
 use crate::proto::detector::{loss_probe_every, Detector, Transitions};
-use crate::proto::header::{Counts, HB_PROBE};
+use crate::proto::header::{Counts, Seal, HB_PROBE};
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
-use crate::proto::rx::Epoch;
+use crate::proto::rx::{Epoch, SealedEpoch};
 use crate::proto::seq::Seq;
 use crate::ri2n_peer::{BufPool, Peer, Table};
 use kernel::sync::Arc;
@@ -77,6 +78,14 @@ pub(crate) struct DevStats {
     pub(crate) rx_held_full: u64,
     /// Heartbeats sent.
     pub(crate) hb_sent: u64,
+    /// Frames refused before they touched any state: a tag that no key
+    /// verifies, a sealed frame without a key here, or an unsealed one with
+    /// a key (see core/auth.rs).
+    pub(crate) rx_auth_fail: u64,
+    /// Verified frames refused as replays: a data number already handed
+    /// up, a broadcast number older than the filter, a heartbeat counter
+    /// not above the last, an epoch older than the peer's.
+    pub(crate) rx_replays: u64,
 }
 
 /// Per-link counters.
@@ -163,7 +172,22 @@ pub(crate) struct HbOrder {
 pub(crate) enum RxKind {
     Data(Seq),
     Bcast(Seq),
-    Heartbeat { next: Seq, epoch: u32, flags: u8, peer_link: u8, down: u8, counts: Option<Counts> },
+    Heartbeat { next: Seq, epoch: u32, flags: u8, peer_link: u8, down: u8, counts: Option<Counts>, counter: Option<u64> },
+}
+
+/// What a verified sealed frame is (`State::sealed_fresh`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fresh {
+    Yes,
+    Replay,
+    /// A broadcast number already seen: another link's copy, or a replay.
+    Copy,
+}
+
+/// A sealed frame's seal and the bytes its tag covers.
+pub(crate) struct Sealed {
+    pub(crate) seal: Seal,
+    pub(crate) msg: Msg,
 }
 
 /// What receive must do after the lock is dropped.
@@ -215,6 +239,10 @@ pub(crate) struct State {
     stats: DevStats,
     link_stats: [LinkStats; MAX_LINKS],
     txq: [TxQueue; MAX_LINKS],
+    /// The shared keys (none: frames unsealed, the segment trusted).
+    keys: Keys,
+    /// Our sealed heartbeats' counter.
+    hb_counter: HbCounter,
 }
 
 fn now() -> Instant {
@@ -308,7 +336,51 @@ impl State {
             stats: DevStats::default(),
             link_stats: [LinkStats::default(); MAX_LINKS],
             txq: Default::default(),
+            keys: Keys::default(),
+            hb_counter: HbCounter::default(),
         })
+    }
+
+    // --- Keys ----------------------------------------------------------------
+
+    /// The keys (to seal with, and to verify).
+    pub(crate) fn keys(&self) -> &Keys {
+        &self.keys
+    }
+
+    /// Seals with `key` from now on (`None`: no key, no seal); the old key
+    /// stays accepted (core/auth.rs, rotation).
+    pub(crate) fn seal_with(&mut self, key: Option<Key>) {
+        self.keys.seal_with(key);
+    }
+
+    /// Accepts `key` besides the sealing key.
+    pub(crate) fn accept_key(&mut self, key: Option<Key>) {
+        self.keys.accept(key);
+    }
+
+    /// The next sealed heartbeat's counter.
+    pub(crate) fn next_hb_counter(&mut self) -> u64 {
+        self.hb_counter.next(crate::net::ktime_ns() / 1000)
+    }
+
+    /// Whether a frame from `src` may be looked at: sealed with a key we
+    /// accept when we have one, unsealed when we have none. A refused
+    /// frame is counted (and, now and then, logged) and nothing else.
+    pub(crate) fn verify(&mut self, dev_name: &str, src: &Mac, sealed: Option<&Sealed>) -> bool {
+        let why = match (sealed, self.keys.on()) {
+            (None, false) => return true,
+            (Some(s), true) if self.keys.verify(&s.msg, &s.seal.tag) => return true,
+            (Some(_), true) => "its tag does not verify",
+            (Some(_), false) => "it is sealed and this device has no key",
+            (None, true) => "it is not sealed and this device has a key",
+        };
+        self.stats.rx_auth_fail += 1;
+        self.stats.rx_dropped += 1;
+        if crate::net::ratelimit() {
+            pr_warn!("{}: dropped a frame from {}: {}\n", dev_name, MacFmt(src), why);
+        }
+        false
     }
 
     // --- Reading -------------------------------------------------------------
@@ -770,6 +842,7 @@ impl State {
         l: usize,
         src: &Mac,
         kind: RxKind,
+        sealed: Option<Sealed>,
         skb: Option<Skb>,
         up: &mut SkbList,
         done: &mut SkbList,
@@ -777,8 +850,10 @@ impl State {
     ) -> RxAfter {
         let mut after = RxAfter::default();
         let t = now();
-        if !self.up {
-            self.stats.rx_dropped += 1;
+        if !self.up || !self.verify(dev_name, src, sealed.as_ref()) {
+            if !self.up {
+                self.stats.rx_dropped += 1;
+            }
             if let Some(s) = skb {
                 garbage.push(s);
             }
@@ -791,6 +866,25 @@ impl State {
             }
             return after;
         };
+        // A replay is refused before it counts anywhere: it must not keep a
+        // dead link alive or a peer in the table.
+        let epoch = sealed.as_ref().map(|s| s.seal.epoch);
+        if let Some(epoch) = epoch {
+            let silent = t.since(self.table.last_seen(slot));
+            let fresh = self.sealed_fresh(slot, epoch, silent, &kind);
+            if fresh != Fresh::Yes {
+                if fresh == Fresh::Copy {
+                    self.stats.rx_bcast_copies += 1;
+                } else {
+                    self.stats.rx_replays += 1;
+                }
+                self.stats.rx_dropped += 1;
+                if let Some(s) = skb {
+                    garbage.push(s);
+                }
+                return after;
+            }
+        }
         self.table.touch(slot, t, matches!(kind, RxKind::Heartbeat { .. }));
         self.link_stats[l].rx_packets += 1;
         let (params, carrier) = (self.params, self.carrier);
@@ -810,8 +904,18 @@ impl State {
             out_bytes.set(out_bytes.get() + s.truesize() as usize);
             up.push(s);
         };
+        peer.rx.window.set_strict(epoch.is_some());
+        // A verified sealed data or broadcast frame may bring a new epoch
+        // (a heartbeat's goes through `PeerRx::heartbeat`).
+        if let (Some(e), RxKind::Data(_) | RxKind::Bcast(_)) = (epoch, &kind) {
+            if peer.rx.take_epoch(e, &mut deliver) == Epoch::Restarted && crate::net::ratelimit() {
+                pr_info!("{}: peer {} restarted (new epoch {:x})\n", dev_name, MacFmt(src), e);
+            }
+        }
         let tr = match kind {
-            RxKind::Heartbeat { next, epoch, flags, peer_link, down, counts } => {
+            RxKind::Heartbeat { next, epoch: hb_epoch, flags, peer_link, down, counts, .. } => {
+                // Sealed: the whole epoch; else the low half the payload has.
+                let epoch = epoch.unwrap_or(hb_epoch as u64);
                 let loss = counts.map(|c| peer.det.report(l, c, t, &params)).unwrap_or_default();
                 let mut tr = peer.det.heartbeat(l, t, peer_link as usize, down, &params);
                 tr.lossy |= loss.lossy;
@@ -820,7 +924,7 @@ impl State {
                 if peer.rx.heartbeat(l, next, epoch, t, active, &params, bufs, &mut deliver) == Epoch::Restarted
                     && crate::net::ratelimit()
                 {
-                    pr_info!("{}: peer {} restarted (new epoch {:08x})\n", dev_name, MacFmt(src), epoch);
+                    pr_info!("{}: peer {} restarted (new epoch {:x})\n", dev_name, MacFmt(src), epoch);
                 }
                 if flags & HB_PROBE != 0 {
                     peer.hb_pending |= 1 << l;
@@ -835,7 +939,8 @@ impl State {
                 let tr = peer.det.bcast(l, t, &params);
                 peer.last_data = t;
                 if let Some(s) = skb {
-                    if peer.rx.bcast.accept(seq) {
+                    let new = if epoch.is_some() { peer.rx.bcast.accept_strict(seq) } else { peer.rx.bcast.accept(seq) };
+                    if new {
                         // Not from a window: not in `out_bytes`.
                         let size = s.truesize() as usize;
                         deliver(s);
@@ -853,9 +958,14 @@ impl State {
                 let active = peer.det.active() & carrier;
                 if let Some(s) = skb {
                     *held_bytes += s.truesize() as usize;
+                    let replays = peer.rx.window.stats.replays;
                     if let Some(dup) = peer.rx.data(l, seq, s, t, active, &params, bufs, &mut deliver) {
                         *held_bytes -= dup.truesize() as usize;
-                        stats.rx_duplicates += 1;
+                        if peer.rx.window.stats.replays != replays {
+                            stats.rx_replays += 1;
+                        } else {
+                            stats.rx_duplicates += 1;
+                        }
                         stats.rx_dropped += 1;
                         garbage.push(dup);
                     }
@@ -894,6 +1004,42 @@ impl State {
         }
         stats.rx_nobuf = bufs.refused;
         after
+    }
+
+    /// Whether a verified sealed frame from the peer in `slot`, with
+    /// `epoch`, after the peer was `silent`, is new, decided before it
+    /// counts anywhere (a replay must not keep a dead link alive, fail a
+    /// quiet one, or keep a peer in the table): its epoch is the peer's or
+    /// newer (core/rx.rs `sealed_epoch`); a heartbeat's counter is above the
+    /// last from its link (recorded); a data number is one the window would
+    /// take; a broadcast number is new to the filter (else a copy: the one
+    /// from another link, or a replay, which cannot be told apart).
+    fn sealed_fresh(&mut self, slot: usize, epoch: u64, silent: Duration, kind: &RxKind) -> Fresh {
+        let params = self.params;
+        let Some(peer) = self.table.get_mut(slot) else { return Fresh::Replay };
+        let new_epoch = match peer.rx.sealed_epoch(epoch, silent, &params) {
+            SealedEpoch::Stale => return Fresh::Replay,
+            SealedEpoch::New => true,
+            SealedEpoch::Same => false,
+        };
+        let fresh = match *kind {
+            RxKind::Heartbeat { peer_link, counter, .. } => {
+                if new_epoch {
+                    peer.rx.hb_seen.reset();
+                }
+                counter.is_some_and(|c| peer.rx.hb_seen.accept(peer_link, c))
+            }
+            RxKind::Bcast(seq) if !new_epoch && !peer.rx.bcast.is_new(seq) => {
+                return if peer.rx.bcast.too_old(seq) { Fresh::Replay } else { Fresh::Copy };
+            }
+            RxKind::Bcast(_) => true,
+            RxKind::Data(seq) => new_epoch || !peer.rx.window.strict() || peer.rx.window.would_take(seq),
+        };
+        if fresh {
+            Fresh::Yes
+        } else {
+            Fresh::Replay
+        }
     }
 
     /// A frame for another of our addresses, or (promiscuous) another

@@ -22,7 +22,8 @@
 use crate::net::bindings;
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
-use crate::proto::header::{Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN};
+use crate::proto::auth::{Keys, Msg};
+use crate::proto::header::{Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_SEALED_LEN, SEALED_LEN};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
 use crate::ri2n_state::{HbOrder, TxRoute, DRAIN_BUDGET};
@@ -72,10 +73,13 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
     }
     let mut dst: Mac = [0; 6];
     dst.copy_from_slice(&skb.data()[..6]);
+    let mut addrs = [0u8; 12];
+    addrs.copy_from_slice(&skb.data()[..12]);
     let protocol = u16::from_be_bytes([skb.data()[12], skb.data()[13]]);
     let len = skb.len();
-    // Room for the header first, so that nothing can fail once numbered.
-    if skb.make_writable(HEADER_LEN as u32).is_err() {
+    // Room for the header first (sealed or not: a key may come meanwhile),
+    // so that nothing can fail once numbered.
+    if skb.make_writable(SEALED_LEN as u32).is_err() {
         d.state.lock().tx_drop();
         skb.drop_reason(DropReason::NoMem);
         return 0;
@@ -89,9 +93,9 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
             skb.drop_reason(DropReason::DevReady);
             return 0;
         };
-        let mut hdr = [0u8; HEADER_LEN];
-        Header { kind: Kind::Bcast, protocol, seq }.encode(&mut hdr);
-        if skb.insert_after_eth(ETH_P_RI2N, &hdr).is_err() {
+        let mut hdr = [0u8; SEALED_LEN];
+        let n = encode_header(st.keys(), d.epoch, &addrs, Header { kind: Kind::Bcast, protocol, seq }, &[], &mut hdr);
+        if skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_err() {
             st.tx_failed(len);
             drop(st);
             skb.drop_reason(DropReason::NoMem);
@@ -118,9 +122,9 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
         let mut st = d.state.lock();
         match st.tx_route(&dst, len, &mut garbage) {
             TxRoute::Send { link, seq } => {
-                let mut hdr = [0u8; HEADER_LEN];
-                Header { kind: Kind::Data, protocol, seq }.encode(&mut hdr);
-                if skb.insert_after_eth(ETH_P_RI2N, &hdr).is_err() {
+                let mut hdr = [0u8; SEALED_LEN];
+                let n = encode_header(st.keys(), d.epoch, &addrs, Header { kind: Kind::Data, protocol, seq }, &[], &mut hdr);
+                if skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_err() {
                     // Cannot happen: the headroom was made above.
                     st.tx_failed(len);
                     st.tx_unsent(&dst, link);
@@ -138,6 +142,25 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
     }
     drop(garbage);
     drain
+}
+
+/// Writes the RI2N header `h` of a frame to `addrs` (destination and
+/// source MAC) into `out`: sealed with our epoch under the sealing key if
+/// there is one (`payload`: a heartbeat's, which the tag covers too).
+/// Returns its length.
+fn encode_header(keys: &Keys, epoch: u64, addrs: &[u8; 12], h: Header, payload: &[u8], out: &mut [u8; SEALED_LEN]) -> usize {
+    match keys.sealing() {
+        None => {
+            h.encode(out);
+            HEADER_LEN
+        }
+        Some(k) => {
+            h.encode_sealed(epoch, out);
+            let tag = Msg::new(addrs, out, payload).tag(k);
+            out[16..].copy_from_slice(&tag);
+            SEALED_LEN
+        }
+    }
 }
 
 /// Hands the frames queued on the links in `links` to their slaves, in
@@ -214,23 +237,40 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
     let me = dev.addr();
     let mut garbage = SkbList::new();
     let (mut sent, mut drain) = (0u64, 0u8);
-    // Ethernet's 60-byte minimum; the slave pads shorter frames anyway.
-    let len = (ETH_HLEN + HEADER_LEN + HEARTBEAT_LEN).max(60);
+    // Room for the longest (sealed) one; Ethernet's 60-byte minimum, which
+    // the slave would pad shorter frames to anyway.
+    const MAX: usize = ETH_HLEN + SEALED_LEN + HEARTBEAT_SEALED_LEN;
     let mut st = d.state.lock();
     for o in orders.iter_mut() {
         let Some(o) = o.take() else { continue };
         let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else { continue };
-        let Some(mut skb) = Skb::alloc(&slave, len as u32) else { continue };
         // Counted as sent here; taken back below if it never leaves.
         let counts = st.hb_counts(&o.peer, o.link);
-        let mut frame = [0u8; ETH_HLEN + HEADER_LEN + HEARTBEAT_LEN];
-        frame[..6].copy_from_slice(&o.peer);
-        frame[6..12].copy_from_slice(&me);
+        let counter = if st.keys().on() { Some(st.next_hb_counter()) } else { None };
+        if counter.is_some() && counts.is_none() {
+            // The peer left the table: a sealed heartbeat needs its counts.
+            continue;
+        }
+        let mut payload = [0u8; HEARTBEAT_SEALED_LEN];
+        let plen = Heartbeat { epoch: d.epoch as u32, flags: o.flags, link: o.link as u8, down: o.down, counts, counter }
+            .encode(&mut payload);
+        let mut addrs = [0u8; 12];
+        addrs[..6].copy_from_slice(&o.peer);
+        addrs[6..].copy_from_slice(&me);
+        let mut hdr = [0u8; SEALED_LEN];
+        let h = Header { kind: Kind::Heartbeat, protocol: 0, seq: o.next };
+        let hlen = encode_header(st.keys(), d.epoch, &addrs, h, &payload[..plen], &mut hdr);
+        let mut frame = [0u8; MAX];
+        frame[..12].copy_from_slice(&addrs);
         frame[12..14].copy_from_slice(&ETH_P_RI2N.to_be_bytes());
-        Header { kind: Kind::Heartbeat, protocol: 0, seq: o.next }.encode(&mut frame[ETH_HLEN..]);
-        Heartbeat { epoch: d.epoch, flags: o.flags, link: o.link as u8, down: o.down, counts }
-            .encode(&mut frame[ETH_HLEN + HEADER_LEN..]);
-        if !skb.write(0, &frame) {
+        frame[ETH_HLEN..ETH_HLEN + hlen].copy_from_slice(&hdr[..hlen]);
+        frame[ETH_HLEN + hlen..ETH_HLEN + hlen + plen].copy_from_slice(&payload[..plen]);
+        let len = (ETH_HLEN + hlen + plen).max(60);
+        let Some(mut skb) = Skb::alloc(&slave, len as u32) else {
+            st.tx_unsent(&o.peer, o.link);
+            continue;
+        };
+        if !skb.write(0, &frame[..len]) {
             garbage.push(skb);
             st.tx_unsent(&o.peer, o.link);
             continue;

@@ -4,11 +4,11 @@
 //! the rules that refuse replays.
 //!
 //! With a key, the RI2N header grows by [`SEAL_LEN`] bytes (version 2, see
-//! `header.rs`): the sender's epoch and a tag, SipHash-2-4 under the shared
+//! `header.rs`): the sender's 64-bit epoch and a tag, SipHash-2-4 under the shared
 //! 128-bit key over
 //!
 //! ```text
-//! destination MAC (6) | source MAC (6) | header bytes 0..12 | heartbeat payload (28, heartbeats only)
+//! destination MAC (6) | source MAC (6) | header bytes 0..16 | heartbeat payload (28, heartbeats only)
 //! ```
 //!
 //! that is, everything RI2N acts on: addresses, kind, protocol, sequence
@@ -18,8 +18,8 @@
 //! fixed cost per frame; the payload's integrity is the business of the
 //! layers above (IPsec, WireGuard, TLS), as it is over one NIC.
 //!
-//! SipHash-2-4 because it is a PRF made for short inputs: 24 to 48 bytes
-//! cost 4 to 7 compressions, tens of nanoseconds, with no setup per frame
+//! SipHash-2-4 because it is a PRF made for short inputs: 28 to 56 bytes
+//! cost 4 to 8 compressions, tens of nanoseconds, with no setup per frame
 //! (Poly1305 needs a one-time key per message, hence a cipher; HMAC-SHA-256
 //! costs two hash blocks). Its 64-bit tag leaves a forger one chance in
 //! 2^64 per frame, and a success buys one frame. The kernel's `siphash()`
@@ -36,7 +36,8 @@
 //!   sender link ([`HbReplay`]);
 //! - epochs: a change is taken only from a verified frame, and only to a
 //!   newer epoch ([`epoch_newer`]; epochs are the time a device was
-//!   created) unless the peer has been silent for long.
+//!   created, in milliseconds, 64 bits: they never wrap) unless the peer
+//!   has been silent for long.
 
 use super::MAX_LINKS;
 
@@ -45,9 +46,9 @@ pub const KEY_LEN: usize = 16;
 /// Bytes of a tag.
 pub const TAG_LEN: usize = 8;
 /// Bytes the seal adds to the RI2N header: epoch and tag.
-pub const SEAL_LEN: usize = 4 + TAG_LEN;
+pub const SEAL_LEN: usize = 8 + TAG_LEN;
 /// Most bytes a tag covers: addresses, sealed header, heartbeat payload.
-pub const MSG_MAX: usize = 12 + 12 + 28;
+pub const MSG_MAX: usize = 12 + 16 + 28;
 
 /// A device's shared key.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -157,18 +158,18 @@ pub struct Msg {
 
 impl Msg {
     /// The bytes of a frame a tag covers: its addresses (`dst ‖ src`), the
-    /// first 12 bytes of its sealed header (the tag's own bytes are not
+    /// first 16 bytes of its sealed header (the tag's own bytes are not
     /// covered) and, for a heartbeat, its payload.
     ///
     /// # Panics
     ///
-    /// If `header` is shorter than 12 bytes or `payload` longer than 28.
+    /// If `header` is shorter than 16 bytes or `payload` longer than 28.
     pub fn new(addrs: &[u8; 12], header: &[u8], payload: &[u8]) -> Msg {
         let mut buf = [0u8; MSG_MAX];
         buf[..12].copy_from_slice(addrs);
-        buf[12..24].copy_from_slice(&header[..12]);
-        buf[24..24 + payload.len()].copy_from_slice(payload);
-        Msg { buf, len: 24 + payload.len() }
+        buf[12..28].copy_from_slice(&header[..16]);
+        buf[28..28 + payload.len()].copy_from_slice(payload);
+        Msg { buf, len: 28 + payload.len() }
     }
 
     /// The tag of these bytes under `key`.
@@ -243,21 +244,27 @@ impl Keys {
 }
 
 /// Whether epoch `a` is later than `b`. Epochs are a device's creation
-/// time in milliseconds, truncated to 32 bits (so compared as sequence
-/// numbers are: right while they are less than 24 days apart).
-pub fn epoch_newer(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) > 0
+/// time in milliseconds since 1970: 64 bits, they never wrap.
+pub fn epoch_newer(a: u64, b: u64) -> bool {
+    a > b
 }
 
 /// The epoch of a device created at `realtime_ms` (milliseconds since
 /// 1970): never 0, which means "none yet".
-pub fn epoch_at(realtime_ms: u64) -> u32 {
-    (realtime_ms as u32).max(1)
+pub fn epoch_at(realtime_ms: u64) -> u64 {
+    realtime_ms.max(1)
+}
+
+/// Whether two epochs are the same incarnation. A heartbeat's payload
+/// carries an epoch's low 32 bits (what unkeyed peers compare), a sealed
+/// header all 64: a value known only by its low half matches the whole.
+pub fn same_epoch(a: u64, b: u64) -> bool {
+    a == b || (a as u32 == b as u32 && (a >> 32 == 0 || b >> 32 == 0))
 }
 
 /// A sender's heartbeat counter: grows with every heartbeat it seals, on
-/// any link to any peer, and from one epoch to the next never goes back
-/// (it starts from the time).
+/// any link to any peer (it starts from the monotonic clock, which a new
+/// boot resets: receivers start their records again with a new epoch).
 #[derive(Clone, Copy, Default, Debug)]
 pub struct HbCounter(u64);
 

@@ -54,10 +54,18 @@ impl Dedup {
     /// authenticated epoch ([`Dedup::reset`]): a number older than the
     /// bitmap is a replay, refused.
     pub fn accept_strict(&mut self, seq: Seq) -> bool {
-        if self.started && seq.diff(self.newest) <= -(DEDUP_BITS as i32) {
-            return false;
-        }
-        self.accept(seq)
+        !self.too_old(seq) && self.accept(seq)
+    }
+
+    /// Whether `seq` would be new (no side effect).
+    pub fn is_new(&self, seq: Seq) -> bool {
+        let d = seq.diff(self.newest);
+        !self.started || d >= DEDUP_BITS as i32 || (d > -(DEDUP_BITS as i32) && !self.get(seq))
+    }
+
+    /// Whether `seq` is older than the bitmap keeps.
+    pub fn too_old(&self, seq: Seq) -> bool {
+        self.started && seq.diff(self.newest) <= -(DEDUP_BITS as i32)
     }
 
     /// The sender restarted: its numbering starts again.

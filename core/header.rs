@@ -16,13 +16,15 @@
 //! the original ethertype, restored on receive.
 //!
 //! A device with a key (`auth.rs`) sends version 2, "sealed": the same eight
-//! bytes followed by the sender's epoch and a tag, 20 bytes in all:
+//! bytes followed by the sender's 64-bit epoch and a tag, 24 bytes in all:
 //!
 //! ```text
-//!  8                                       12                                      20
-//!  +---------------------------------------+---------------------------------------+
-//!  | epoch (BE)                            | tag (SipHash-2-4, 8 bytes, BE)        |
-//!  +---------------------------------------+---------------------------------------+
+//!  8                                                                               16
+//!  +-------------------------------------------------------------------------------+
+//!  | epoch (BE, 8 bytes: the sender's creation time, ms since 1970)                |
+//!  +-------------------------------------------------------------------------------+
+//!  | tag (SipHash-2-4, 8 bytes, BE)                                                |
+//!  +-------------------------------------------------------------------------------+ 24
 //! ```
 //!
 //! A heartbeat's sequence number is the sender's next data sequence number
@@ -120,8 +122,8 @@ pub struct Header {
 /// What a sealed header adds: the sender's epoch and the tag.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Seal {
-    /// The sender's epoch (what its heartbeats carry).
-    pub epoch: u32,
+    /// The sender's epoch (its heartbeats carry the low 32 bits).
+    pub epoch: u64,
     /// The tag (`auth.rs`).
     pub tag: [u8; TAG_LEN],
 }
@@ -163,16 +165,16 @@ impl Header {
 
     /// Encodes a sealed header into the first [`SEALED_LEN`] bytes of
     /// `out`, with the tag's bytes zero (the tag is computed over the
-    /// first 12 bytes, then written: `auth::Msg`).
+    /// first 16 bytes, then written: `auth::Msg`).
     ///
     /// # Panics
     ///
     /// If `out` is shorter than [`SEALED_LEN`].
-    pub fn encode_sealed(&self, epoch: u32, out: &mut [u8]) {
+    pub fn encode_sealed(&self, epoch: u64, out: &mut [u8]) {
         self.encode(out);
         out[0] = VERSION_SEALED;
-        out[8..12].copy_from_slice(&epoch.to_be_bytes());
-        out[12..SEALED_LEN].fill(0);
+        out[8..16].copy_from_slice(&epoch.to_be_bytes());
+        out[16..SEALED_LEN].fill(0);
     }
 
     /// Decodes the header at the start of `buf`, and its seal if the
@@ -188,8 +190,10 @@ impl Header {
                     return Err(DecodeError::Short);
                 }
                 let mut tag = [0u8; TAG_LEN];
-                tag.copy_from_slice(&buf[12..SEALED_LEN]);
-                Some(Seal { epoch: u32::from_be_bytes([buf[8], buf[9], buf[10], buf[11]]), tag })
+                tag.copy_from_slice(&buf[16..SEALED_LEN]);
+                let mut e = [0u8; 8];
+                e.copy_from_slice(&buf[8..16]);
+                Some(Seal { epoch: u64::from_be_bytes(e), tag })
             }
             v => return Err(DecodeError::Version(v)),
         };

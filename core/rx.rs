@@ -8,7 +8,7 @@
 //! back once nothing waits) and `up`, which receives the packets to hand to
 //! the stack, in order.
 
-use super::auth::{epoch_newer, HbReplay};
+use super::auth::{epoch_newer, same_epoch, HbReplay};
 use super::dedup::Dedup;
 use super::loss::LossDetector;
 use super::params::Params;
@@ -48,8 +48,8 @@ pub struct PeerRx<P, B> {
     /// Duplicate filter of the peer's broadcasts.
     pub bcast: Dedup,
     /// The peer's incarnation, from its heartbeats (or, sealed, from any
-    /// frame); 0 until one arrives.
-    pub epoch: u32,
+    /// frame; 64 bits when sealed, else the low 32); 0 until one arrives.
+    pub epoch: u64,
     /// The counters of its sealed heartbeats, per sender link.
     pub hb_seen: HbReplay,
 }
@@ -97,7 +97,7 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         &mut self,
         link: usize,
         next: Seq,
-        epoch: u32,
+        epoch: u64,
         now: Instant,
         active: u8,
         p: &Params,
@@ -105,8 +105,8 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         up: &mut impl FnMut(P),
     ) -> Epoch {
         let mut e = Epoch::Same;
-        if epoch != self.epoch {
-            if self.epoch != 0 {
+        if !same_epoch(epoch, self.epoch) || (epoch != self.epoch && epoch >> 32 != 0) {
+            if self.epoch != 0 && !same_epoch(epoch, self.epoch) {
                 self.window.resync(next, up);
                 self.loss.reset();
                 self.bcast.reset();
@@ -127,8 +127,8 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// been silent for `silent` before it. An older epoch is taken only
     /// from a peer silent for three HBSPANs (its clock may have been set
     /// back across a reboot); from a live peer it is a replay.
-    pub fn sealed_epoch(&self, epoch: u32, silent: Duration, p: &Params) -> SealedEpoch {
-        if self.epoch == 0 || epoch == self.epoch {
+    pub fn sealed_epoch(&self, epoch: u64, silent: Duration, p: &Params) -> SealedEpoch {
+        if self.epoch == 0 || same_epoch(epoch, self.epoch) {
             SealedEpoch::Same
         } else if epoch_newer(epoch, self.epoch) || silent >= Duration(p.hbspan().0.saturating_mul(3)) {
             SealedEpoch::New
@@ -142,12 +142,16 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// up, and the window starts again at the next packet. Heartbeats
     /// change epochs through [`PeerRx::heartbeat`]. Returns whether the
     /// peer restarted (it had another epoch).
-    pub fn take_epoch(&mut self, epoch: u32, up: &mut impl FnMut(P)) -> Epoch {
+    pub fn take_epoch(&mut self, epoch: u64, up: &mut impl FnMut(P)) -> Epoch {
         if epoch == self.epoch {
             return Epoch::Same;
         }
         let was = self.epoch;
         self.epoch = epoch;
+        if same_epoch(epoch, was) {
+            // Known by its low half (unkeyed heartbeats) until now.
+            return Epoch::Same;
+        }
         self.hb_seen.reset();
         if was == 0 {
             return Epoch::Same;

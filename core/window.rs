@@ -223,6 +223,9 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         if !self.started {
             self.started = true;
             self.next = seq;
+            // Strict: a number below the first one may still come, once
+            // (from a slower link); epochs keep older recordings out.
+            self.gone = [if self.strict { !0 } else { 0 }; LOST_WORDS];
         }
         let d = seq.diff(self.next);
         if d < 0 {
@@ -240,15 +243,15 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         }
         if d as usize >= WINDOW_SLOTS {
             self.stats.jumps += 1;
-            self.release_all(Release::Jump, up);
-            self.stats.gaps += seq.diff(self.next) as u64;
-            // Every number passed is a gap, none given up by loss.
-            self.lost = [0; LOST_WORDS];
-            self.gone = [!0; LOST_WORDS];
+            // Everything held goes up, every number passed is a gap (each
+            // with its bits written), then `seq` is in order.
+            self.release_through(seq.add(u32::MAX), Release::Jump, up);
+            self.stats.in_order += 1;
+            self.set_lost(seq, false);
             self.set_gone(seq, false);
             self.next = seq.next();
-            self.stats.in_order += 1;
             up(pkt);
+            self.drain_in_order(up);
             return None;
         }
         let i = (seq.0 & MASK) as usize;
@@ -340,7 +343,9 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         self.stats.resyncs += 1;
         self.release_all(Release::Resync, up);
         self.lost = [0; LOST_WORDS];
-        self.gone = [0; LOST_WORDS];
+        // Strict: numbers below `next` of the new numbering may still come,
+        // once; the old numbering's cannot (their epoch is older).
+        self.gone = [if self.strict { !0 } else { 0 }; LOST_WORDS];
         self.next = next;
         self.started = true;
         self.far_run = 0;
@@ -354,6 +359,31 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         let next = self.next;
         self.resync(next, up);
         self.started = false;
+    }
+
+    /// Whether a strict window would take `seq` (no side effect): a sealed
+    /// frame's replay is refused before it counts anywhere. Not started:
+    /// any; ahead: an empty slot, or a jump of less than 2^30 (a number
+    /// 2^30 ahead is a recording from long ago); behind: a number given up
+    /// and not yet come.
+    pub fn would_take(&self, seq: Seq) -> bool {
+        if !self.started {
+            return true;
+        }
+        let d = seq.diff(self.next);
+        if d >= 0 {
+            if d as usize >= WINDOW_SLOTS {
+                return d < 1 << 30;
+            }
+            let i = (seq.0 & MASK) as usize;
+            return self.buf.as_ref().map_or(true, |b| b.slots[i].pkt.is_none());
+        }
+        d > -(WINDOW_SLOTS as i32) && self.is_gone(seq)
+    }
+
+    /// Whether the window is strict.
+    pub fn strict(&self) -> bool {
+        self.strict
     }
 
     /// Makes the window strict (sealed frames) or not; see `strict`.
@@ -415,6 +445,7 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             // Numbers beyond the window: none held, each a gap; only the
             // last WINDOW_SLOTS of them keep a bit.
             let beyond = upto.diff(end) as u32;
+            self.stats.gaps += beyond as u64;
             let mut s = end.add(1 + beyond.saturating_sub(WINDOW_SLOTS as u32));
             loop {
                 self.set_lost(s, lost);

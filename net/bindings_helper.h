@@ -12,6 +12,7 @@
 #include <linux/netlink.h>
 #include <linux/proc_fs.h>
 #include <linux/rtnetlink.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>

@@ -65,6 +65,22 @@ impl Rtnl {
     }
 }
 
+impl Rtnl {
+    /// RTNL if it is free; otherwise the system call is restarted
+    /// (`restart_syscall()`), as bonding's sysfs stores do: a store that
+    /// waited for RTNL could deadlock with the device's unregistration,
+    /// which holds RTNL while it removes the sysfs files and waits for the
+    /// stores running in them.
+    pub fn try_lock_or_restart() -> Result<RtnlGuard> {
+        // SAFETY: No preconditions.
+        if unsafe { bindings::rtnl_trylock() } != 0 {
+            return Ok(RtnlGuard(Rtnl { _not_send: PhantomData }));
+        }
+        // SAFETY: Process context (a sysfs store); only flags this task.
+        Err(Error::from_errno(unsafe { bindings::restart_syscall() }))
+    }
+}
+
 impl core::ops::Deref for RtnlGuard {
     type Target = Rtnl;
     fn deref(&self) -> &Rtnl {
@@ -718,6 +734,11 @@ pub trait Driver: Sized + Send + Sync + 'static {
     /// See [`Driver::SYSFS_DIR`].
     const SYSFS_ATTRS: &'static [&'static CStr] = &[];
 
+    /// Write-only sysfs files (0200: keys), in the same directory, after
+    /// `SYSFS_ATTRS`: their `idx` goes on from `SYSFS_ATTRS.len()`. Never
+    /// read back.
+    const SYSFS_SECRETS: &'static [&'static CStr] = &[];
+
     /// Reads sysfs attribute `idx` (of [`Driver::SYSFS_ATTRS`]).
     fn sysfs_show(_dev: &NetDevice<Self>, _idx: usize, _out: &mut TextBuf<'_>) {}
 
@@ -1353,19 +1374,22 @@ struct AttrGroup {
 
 impl AttrGroup {
     fn new<T: Driver>() -> Result<AttrGroup> {
-        let mut attrs = KVec::with_capacity(T::SYSFS_ATTRS.len(), GFP_KERNEL)?;
-        for (idx, name) in T::SYSFS_ATTRS.iter().enumerate() {
+        let n = T::SYSFS_ATTRS.len() + T::SYSFS_SECRETS.len();
+        let mut attrs = KVec::with_capacity(n, GFP_KERNEL)?;
+        for (idx, name) in Iterator::chain(T::SYSFS_ATTRS.iter(), T::SYSFS_SECRETS.iter()).enumerate() {
+            let secret = idx >= T::SYSFS_ATTRS.len();
             // SAFETY: All-zero is a valid attribute to fill in.
             let mut attr: bindings::device_attribute = unsafe { core::mem::zeroed() };
             attr.attr.name = name.as_char_ptr();
-            attr.attr.mode = 0o644;
+            attr.attr.mode = if secret { 0o200 } else { 0o644 };
             // Attributes outside static storage need a static lockdep key
             // (what sysfs_attr_init() sets up for C).
             #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
             {
                 attr.attr.key = kernel::static_lock_class!().as_ptr().cast();
             }
-            attr.__bindgen_anon_1.show = Some(attr_show::<T>);
+            // No show: sysfs then refuses reads, even root's.
+            attr.__bindgen_anon_1.show = if secret { None } else { Some(attr_show::<T>) };
             attr.__bindgen_anon_2.store = Some(attr_store::<T>);
             attrs.push(IdxAttr { attr, idx }, GFP_KERNEL)?;
         }

@@ -53,6 +53,7 @@ void rnet_timer_setup(struct timer_list *t, void (*fn)(struct timer_list *)) { t
 unsigned long rnet_jiffies(void) { return jiffies; }
 unsigned long rnet_msecs_to_jiffies(unsigned int ms) { return msecs_to_jiffies(ms); }
 u64 rnet_ktime_get_real_ns(void) { return ktime_get_real_ns(); }
+int rnet_restart_syscall(void) { return restart_syscall(); }
 
 void *rnet_net_generic(const struct net *net, unsigned int id) { return net_generic(net, id); }
 struct proc_dir_entry *rnet_net_proc_dir(struct net *net) { return net->proc_net; }

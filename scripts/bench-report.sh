@@ -197,6 +197,11 @@ EOF
 			x=$(ratio "$r" "$(awk -v s="$s" -v n=$n 'BEGIN {print s * n}')")
 			echo "| shaped bulk 1 stream, $n links: ri2n ≥ 0.98 × $n × one link | $r vs $n × $s Mbit/s = **$x** | $(verdict "$(ge "$x" 0.98)") |"
 			echo "| shaped bulk 1 stream, $n links: ri2n ≥ bonding | $r vs $b Mbit/s ($(ratio "$r" "$b")) | $(verdict "$(ge "$r" "$b")") |"
+			k=$(mbit ri2n-keyed $n "$RATE" 1)
+			if [ -n "$k" ]; then
+				x=$(awk -v r="$k" -v s="$s" -v n="$n" 'BEGIN {printf "%.3f", r / (n * s)}')
+				echo "| shaped bulk 1 stream, $n links, with a key: ri2n ≥ 0.98 × $n × one link | $k vs $n × $s Mbit/s = **$x** | $(verdict "$(ge "$x" 0.98)") |"
+			fi
 		done
 		s=$(mbit single 2 none 1) s15=$(mbit single-1500 2 none 1) b=$(mbit bond 2 none 1) r=$(mbit ri2n 2 none 1)
 		b15=$(mbit bond-1500 2 none 1)
@@ -205,6 +210,11 @@ EOF
 		echo "| unshaped bulk: ri2n ≥ 1.3 × bonding with TSO off (MTU frames, as on real Ethernet) | $r vs $b15 Mbit/s = **$w** | $(verdict "$(ge "$w" 1.3)") |"
 		echo "| unshaped bulk: ri2n ≥ 0.9 × one link (TSO: 64 KiB frames on the virtual wire) | $r vs $s Mbit/s = **$y** | $(verdict "$(ge "$y" 0.9)") |"
 		echo "| unshaped bulk: ri2n ≥ 0.9 × one link with TSO off (MTU frames, as on real Ethernet) | $r vs $s15 Mbit/s = **$z** | $(verdict "$(ge "$z" 0.9)") |"
+		k=$(mbit ri2n-keyed 2 none 1)
+		if [ -n "$k" ]; then
+			x=$(ratio "$k" "$r")
+			echo "| unshaped bulk with a key ≥ 0.9 × without, same run | $k vs $r Mbit/s = **$x** | $(verdict "$(ge "$x" 0.9)") |"
+		fi
 		for rate in "$RATE" none; do
 			# One link with MTU frames on the wire (TSO off), as ri2n sends them.
 			a_s=$(awk -F'\t' -v r="$rate" '$1 == "single-1500" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")

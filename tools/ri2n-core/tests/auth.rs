@@ -21,11 +21,11 @@ fn key(b: u8) -> Key {
 }
 
 /// A sealed data frame's header as the driver builds it.
-fn sealed(k: &Key, seq: u32, epoch: u32) -> [u8; SEALED_LEN] {
+fn sealed(k: &Key, seq: u32, epoch: u64) -> [u8; SEALED_LEN] {
     let mut h = [0u8; SEALED_LEN];
     Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(seq) }.encode_sealed(epoch, &mut h);
     let tag = Msg::new(&ADDRS, &h, &[]).tag(k);
-    h[12..].copy_from_slice(&tag);
+    h[16..].copy_from_slice(&tag);
     h
 }
 
@@ -38,12 +38,12 @@ fn verifies(keys: &Keys, h: &[u8; SEALED_LEN]) -> bool {
 
 #[test]
 fn a_sealed_header_round_trips() {
-    let h = sealed(&key(1), 7, 0x1234_5678);
+    let h = sealed(&key(1), 7, 0x0123_4567_89ab_cdef);
     assert_eq!(h[0], VERSION_SEALED);
     let (hdr, seal) = Header::decode(&h).unwrap();
     assert_eq!(hdr, Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(7) });
-    assert_eq!(seal.unwrap().epoch, 0x1234_5678);
-    assert_eq!(&seal.unwrap().tag[..], &h[12..]);
+    assert_eq!(seal.unwrap().epoch, 0x0123_4567_89ab_cdef);
+    assert_eq!(&seal.unwrap().tag[..], &h[16..]);
 }
 
 #[test]
@@ -53,7 +53,7 @@ fn a_tag_covers_addresses_header_and_epoch_and_needs_the_key() {
     let good = sealed(&key(1), 7, 99);
     assert!(verifies(&keys, &good));
     // Every covered byte changed alone breaks the tag.
-    for i in 0..12 {
+    for i in 0..16 {
         let mut h = good;
         h[i] ^= 1;
         if h[0] != VERSION_SEALED {
@@ -159,13 +159,21 @@ fn heartbeat_counters_refuse_replays_per_sender_link() {
 }
 
 #[test]
-fn epochs_order_by_creation_time_across_the_wrap() {
+fn epochs_order_by_creation_time_and_never_wrap() {
     assert!(epoch_newer(2, 1));
     assert!(!epoch_newer(1, 2));
     assert!(!epoch_newer(7, 7));
-    assert!(epoch_newer(5, u32::MAX - 5), "after the 49-day wrap");
+    // An incarnation 25 days older (past a 32-bit millisecond wrap) is
+    // still older.
+    let now = 1_800_000_000_123u64;
+    assert!(!epoch_newer(now - 25 * 86_400_000, now));
     assert_eq!(epoch_at(0), 1, "never 0");
-    assert_eq!(epoch_at(1_800_000_000_123), 1_800_000_000_123u64 as u32);
+    assert_eq!(epoch_at(now), now);
+    // Unkeyed heartbeats carry the low 32 bits: the same incarnation.
+    assert!(same_epoch(now, now as u32 as u64));
+    assert!(same_epoch(now as u32 as u64, now));
+    assert!(!same_epoch(now, now + 1));
+    assert!(!same_epoch(now, now + (1 << 32)), "both known whole: different");
 }
 
 #[test]
@@ -252,4 +260,55 @@ fn a_strict_broadcast_filter_refuses_old_numbers() {
     assert!(d.accept(Seq(500)), "unkeyed: taken for a restart");
     d.reset();
     assert!(d.accept_strict(Seq(3)), "after an epoch change, any number");
+}
+
+#[test]
+fn a_replay_is_judged_before_it_counts_anywhere() {
+    let p = Params::default();
+    let mut bufs: HeapBufs<u32> = HeapBufs::default();
+    let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
+    rx.window.set_strict(true);
+    let w = |rx: &PeerRx<u32, Buf<u32>>, s: u32| rx.window.would_take(Seq(s));
+    assert!(w(&rx, 12345), "not started: anything");
+    let mut up = Vec::new();
+    for s in [10u32, 11, 13] {
+        rx.data(0, Seq(s), s, Instant(0), 3, &p, &mut bufs, &mut |x| up.push(x));
+    }
+    assert!(!w(&rx, 11), "handed up");
+    assert!(!w(&rx, 13), "held");
+    assert!(w(&rx, 12) && w(&rx, 14), "expected, or ahead in an empty slot");
+    assert!(w(&rx, 9), "below the first number: may come once from a slower link");
+    assert!(w(&rx, 12 + 600), "a jump");
+    assert!(!w(&rx, 12u32.wrapping_add(1 << 30)), "2^30 ahead: a recording from long ago");
+    assert!(!w(&rx, 12u32.wrapping_sub(600)), "far behind");
+    let stats = rx.window.stats;
+    let _ = (w(&rx, 11), w(&rx, 13));
+    assert_eq!(rx.window.stats, stats, "no side effect");
+}
+
+#[test]
+fn after_a_jump_a_packet_handed_up_is_not_taken_again() {
+    let p = Params::default();
+    let mut bufs: HeapBufs<u32> = HeapBufs::default();
+    let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
+    rx.window.set_strict(true);
+    let mut up = Vec::new();
+    for s in [0u32, 100, 700] {
+        assert_eq!(rx.data(0, Seq(s), s, Instant(0), 3, &p, &mut bufs, &mut |x| up.push(x)), None);
+    }
+    assert_eq!(up, [0, 100, 700]);
+    assert!(!rx.window.would_take(Seq(100)), "100 went up before the jump");
+    assert!(rx.window.would_take(Seq(650)), "a gap the jump passed may still come");
+    assert_eq!(rx.data(0, Seq(650), 650, Instant(0), 3, &p, &mut bufs, &mut |x| up.push(x)), None);
+    assert!(rx.data(0, Seq(650), 650, Instant(0), 3, &p, &mut bufs, &mut |x| up.push(x)).is_some());
+}
+
+#[test]
+fn a_broadcast_filter_judges_without_recording() {
+    let mut d = Dedup::default();
+    assert!(d.is_new(Seq(7)));
+    assert!(d.accept_strict(Seq(7)));
+    assert!(!d.is_new(Seq(7)));
+    assert!(d.is_new(Seq(8)) && d.is_new(Seq(6)));
+    assert!(d.is_new(Seq(8)), "judging records nothing");
 }

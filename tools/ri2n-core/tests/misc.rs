@@ -22,7 +22,7 @@ fn header_round_trips_big_endian() {
 fn header_rejects_short_unknown_version_and_kind() {
     assert_eq!(Header::decode(&[1, 1, 8, 0, 0, 0, 0]), Err(DecodeError::Short));
     assert_eq!(Header::decode(&[3, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Version(3)));
-    assert_eq!(Header::decode(&[2, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Short), "sealed: 20 bytes");
+    assert_eq!(Header::decode(&[2, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Short), "sealed: 24 bytes");
     assert_eq!(Header::decode(&[1, 9, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Kind(9)));
     assert_eq!(Header::decode(&[1, 0, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Kind(0)));
     assert_eq!(DecodeError::Short.reason(), "short");

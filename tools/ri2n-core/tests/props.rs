@@ -226,7 +226,7 @@ proptest! {
     }
 
     #[test]
-    fn header_decode_never_panics_and_round_trips(mut b in prop::collection::vec(any::<u8>(), 0..24), sealed in any::<bool>()) {
+    fn header_decode_never_panics_and_round_trips(mut b in prop::collection::vec(any::<u8>(), 0..28), sealed in any::<bool>()) {
         if sealed && !b.is_empty() {
             b[0] = 2;
         }
@@ -237,10 +237,10 @@ proptest! {
                 prop_assert_eq!(&out[..], &b[..8]);
             }
             Ok((h, Some(seal))) => {
-                let mut out = [0u8; 20];
+                let mut out = [0u8; 24];
                 h.encode_sealed(seal.epoch, &mut out);
-                out[12..].copy_from_slice(&seal.tag);
-                prop_assert_eq!(&out[..], &b[..20]);
+                out[16..].copy_from_slice(&seal.tag);
+                prop_assert_eq!(&out[..], &b[..24]);
             }
             Err(_) => {}
         }

@@ -15,6 +15,10 @@
 //!              peer MAC NAME | endpoint MAC SLAVE NAME | endpoints MAC NAME
 //!              (summed) | slave SLAVE NAME | peer-list
 //!                                     one value, for scripts
+//!     ri2n key DEV set FILE|none      seal frames with the key in FILE (32
+//!                                     hex digits); `none`: keys off
+//!     ri2n key DEV accept FILE|none   also accept the key in FILE (a
+//!                                     rotation: Documentation/ri2n.rst)
 //!
 //! Everything comes from `/proc/net/ri2n_state/DEV` through the one parser
 //! (`state.rs`); `--proc DIR` or `RI2N_PROC` reads another directory.
@@ -76,7 +80,7 @@ fn nap(d: Duration) {
     }
 }
 
-const USAGE: &str = "usage: ri2n [show] [DEV] [--json] | watch [DEV] [--interval MS] | events [DEV] [--interval MS] [--peer MAC] [--slave NAME] [--state S[|S...]] [--initial] [--count N] [--timeout S] | get DEV WHAT...";
+const USAGE: &str = "usage: ri2n [show] [DEV] [--json] | watch [DEV] [--interval MS] | events [DEV] [--interval MS] [--peer MAC] [--slave NAME] [--state S[|S...]] [--initial] [--count N] [--timeout S] | get DEV WHAT... | key DEV set|accept FILE|none";
 
 struct Opts {
     proc_dir: String,
@@ -130,7 +134,7 @@ fn parse_args() -> (String, Opts) {
         }
     }
     let cmd = match o.args.first().map(String::as_str) {
-        Some("show" | "watch" | "events" | "get") => o.args.remove(0),
+        Some("show" | "watch" | "events" | "get" | "key") => o.args.remove(0),
         _ => "show".into(),
     };
     if cmd == "watch" && !interval_set {
@@ -472,6 +476,36 @@ fn get(o: &Opts) {
     }
 }
 
+/// `key DEV set|accept FILE|none`: writes the key in FILE to the device's
+/// write-only sysfs file, so that it never shows on a command line or in
+/// the process list.
+fn key(o: &Opts) {
+    let [dev, what, src] = o.args.as_slice() else { die(USAGE) };
+    let attr = match what.as_str() {
+        "set" => "key",
+        "accept" => "key_accept",
+        _ => die(USAGE),
+    };
+    let value = if src == "none" {
+        "none".to_string()
+    } else {
+        let text = std::fs::read_to_string(src).unwrap_or_else(|e| die(&format!("{src}: {e}")));
+        use std::os::unix::fs::PermissionsExt;
+        if std::fs::metadata(src).is_ok_and(|m| m.permissions().mode() & 0o077 != 0) {
+            eprintln!("ri2n: warning: {src} is readable by others than its owner (chmod 600 it)");
+        }
+        let hex: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        if hex.len() != 32 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            die(&format!("{src}: a key is 32 hex digits (128 bits)"));
+        }
+        hex
+    };
+    let path = format!("/sys/class/net/{dev}/ri2n/{attr}");
+    if let Err(e) = std::fs::write(&path, value + "\n") {
+        die(&format!("{path}: {e}"));
+    }
+}
+
 fn main() {
     let (cmd, o) = parse_args();
     match cmd.as_str() {
@@ -479,6 +513,7 @@ fn main() {
         "watch" => watch(&o),
         "events" => events(&o),
         "get" => get(&o),
+        "key" => key(&o),
         _ => die(USAGE),
     }
 }
