@@ -18,7 +18,8 @@ use crate::net::skb::{Skb, SkbList};
 use crate::net::timer::Timer;
 use crate::net::{bindings, Mac, MacFmt};
 use crate::proto::auth::Key;
-use crate::proto::header::{header_len, HEADER_LEN, SEALED_LEN};
+use crate::proto::header::{header_len_for, HEADER_LEN, MAX_HEADER_LEN};
+use core::sync::atomic::{AtomicBool, Ordering};
 use crate::proto::params::{Param, Params, NPARAMS};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_state::State;
@@ -45,6 +46,9 @@ pub(crate) struct Ri2n {
     pub(crate) gro: GroCells,
     /// Our incarnation, carried by heartbeats (never 0).
     pub(crate) epoch: u64,
+    /// `one_switch`, read by receive without the lock (it changes only
+    /// while the device is down).
+    pub(crate) one_switch: AtomicBool,
     /// `/proc/net/ri2n/NAME` and `/proc/net/ri2n_state/NAME`; replaced on
     /// rename, removed at uninit.
     #[pin]
@@ -74,6 +78,7 @@ pub(crate) const PARAM_FILES: [&CStr; NPARAMS] = [
     c"peer_mem",
     c"held_mem",
     c"loss_thresh",
+    c"one_switch",
 ];
 
 /// Write-only sysfs files, after the parameters: the key frames are sealed
@@ -105,13 +110,16 @@ impl Ri2n {
 
     /// [`Ri2n::update_mtu`] for frames `sealed` or not.
     pub(crate) fn update_mtu_for(dev: &Ri2nDev, rtnl: &Rtnl, sealed: bool) {
-        let min_slave = dev.data().state.lock().slaves().map(|(_, s)| s.dev.mtu()).min();
-        let hlen = header_len(sealed) as u32;
+        let (min_slave, one_switch) = {
+            let st = dev.data().state.lock();
+            (st.slaves().map(|(_, s)| s.dev.mtu()).min(), st.one_switch())
+        };
+        let hlen = header_len_for(sealed, one_switch) as u32;
         let max = min_slave.unwrap_or(1500).saturating_sub(hlen).max(MIN_MTU);
         dev.set_max_mtu(rtnl, max);
         if dev.mtu() > max {
             let _ = dev.set_mtu(rtnl, max);
-            let why = if sealed { "a slave's mtu, less the sealed header" } else { "a slave's mtu is smaller" };
+            let why = if sealed || one_switch { "a slave's mtu, less the longer header" } else { "a slave's mtu is smaller" };
             pr_info!("{}: mtu lowered to {} ({})\n", dev.name_str(), max, why);
         }
     }
@@ -158,9 +166,9 @@ impl Driver for Ri2n {
 
     fn setup(dev: &Setup<'_>) {
         dev.set_virtual(true);
-        // Room for the RI2N header (sealed or not), so transmit rarely
+        // Room for the RI2N header (the longest), so transmit rarely
         // reallocates.
-        dev.set_needed_headroom(SEALED_LEN as u16);
+        dev.set_needed_headroom(MAX_HEADER_LEN as u16);
         dev.set_mtu(DEFAULT_MTU, MIN_MTU, DEFAULT_MTU);
         // Checksum and scatter-gather are the slaves' to do: the RI2N header
         // goes in front of the payload without moving it, so a partial
@@ -190,6 +198,7 @@ impl Driver for Ri2n {
             // Ordered by creation time, so that a replayed frame from
             // before a restart cannot take us back (core/auth.rs).
             epoch: crate::proto::auth::epoch_at(crate::net::realtime_ms()),
+            one_switch: AtomicBool::new(default_params().one_switch()),
             proc <- kernel::new_mutex!([DeviceFile::none(), DeviceFile::none()], "ri2n_proc"),
         })
     }
@@ -302,7 +311,7 @@ impl Driver for Ri2n {
             s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link,
             s.tx_queue_full, s.tx_loop, s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates,
             s.peers_new, s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent,
-            s.rx_auth_fail, s.rx_replays,
+            s.rx_auth_fail, s.rx_replays, s.rx_mode_mismatch,
         ];
         let mut i = 0;
         for v in dev_vals {
@@ -368,6 +377,9 @@ impl Driver for Ri2n {
         if p == Param::PeerMem {
             return set_peer_mem(dev, v);
         }
+        if p == Param::OneSwitch {
+            return set_one_switch(dev, v);
+        }
         if let Err(e) = dev.data().state.lock().set_param(p, v) {
             pr_err!(
                 "{}: {} = {} refused: {} ({}..={} {})\n",
@@ -423,6 +435,28 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     Ok(())
 }
 
+/// `one_switch` changes the wire format: only while the device is down;
+/// the MTU follows the header's length.
+fn set_one_switch(dev: &Ri2nDev, v: u32) -> Result {
+    let rtnl = Rtnl::try_lock_or_restart()?;
+    {
+        let mut st = dev.data().state.lock();
+        if st.is_up() {
+            drop(st);
+            pr_err!("{}: one_switch can only change while the device is down\n", dev.name_str());
+            return Err(EBUSY);
+        }
+        if let Err(e) = st.set_param(Param::OneSwitch, v) {
+            drop(st);
+            pr_err!("{}: one_switch = {} refused: {} (0 or 1)\n", dev.name_str(), v, e.reason());
+            return Err(EINVAL);
+        }
+    }
+    dev.data().one_switch.store(v != 0, Ordering::Relaxed);
+    Ri2n::update_mtu(dev, &rtnl);
+    Ok(())
+}
+
 /// `peer_mem` makes a new table: allowed while the device is down, and
 /// made here, in process context, before the lock is taken.
 fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
@@ -456,11 +490,11 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
 }
 
 /// `ethtool -S` device counters, in `stats_values` order.
-const DEV_STATS: [&str; 23] = [
+const DEV_STATS: [&str; 24] = [
     "rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_dropped", "tx_dropped", "tx_no_link",
     "tx_queue_full", "tx_loop", "rx_malformed", "rx_not_for_us", "rx_unordered", "rx_bcast_copies", "rx_duplicates",
     "peers_new", "peers_refused", "peers_evicted", "peers_aged", "rx_nobuf", "rx_held_full", "hb_sent",
-    "rx_auth_fail", "rx_replays",
+    "rx_auth_fail", "rx_replays", "rx_mode_mismatch",
 ];
 /// `ethtool -S` per-link counters, after the device's.
 const LINK_STATS: [&str; 3] = ["rx_packets", "tx_packets", "tx_dropped"];

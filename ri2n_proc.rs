@@ -47,11 +47,11 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     let s = st.stats();
     seq_print!(
         m,
-        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {} rx_auth_fail {} rx_replays {}\n",
+        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {} rx_auth_fail {} rx_replays {} rx_mode_mismatch {}\n",
         s.rx_packets, s.tx_packets, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
         s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
         s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
-        s.rx_replays
+        s.rx_replays, s.rx_mode_mismatch
     );
     let (cap, bufs, bufs_max, held) = st.memory();
     seq_print!(
@@ -96,6 +96,7 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
                         held: w.held(),
                         stats: w.stats,
                         endpoints: p.det.endpoints,
+                        link_mac: p.link_mac,
                     },
                     GFP_ATOMIC,
                 );
@@ -123,6 +124,8 @@ struct PeerView {
     held: usize,
     stats: RxStats,
     endpoints: [Endpoint; MAX_LINKS],
+    /// One-switch mode: the peer's slave MAC per link (zero: unknown).
+    link_mac: [Mac; MAX_LINKS],
 }
 
 fn show_peer(m: &SeqFile, v: &PeerView, links: &[Option<[u8; 16]>; MAX_LINKS], carrier: u8, now: Instant) {
@@ -221,11 +224,11 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let s = st.stats();
     seq_print!(
         m,
-        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={} rx_auth_fail={} rx_replays={}\n",
+        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={} rx_auth_fail={} rx_replays={} rx_mode_mismatch={}\n",
         s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
         s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
         s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
-        s.rx_replays
+        s.rx_replays, s.rx_mode_mismatch
     );
     let (on, key_id, accept_id) = key_ids(&st);
     seq_print!(m, "auth state={} key_id={} accept_id={}\n", on, key_id, accept_id);
@@ -246,10 +249,10 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
             let state = endpoint_state(e, carrier & (1 << l) != 0);
             seq_print!(
                 m,
-                "endpoint peer={} link={} slave={} state={} counter={} last_rx_ms={} changed_ms={} rx={} hb={} tx={} fails={} recoveries={} loss_bp={} lossy={}\n",
+                "endpoint peer={} link={} slave={} state={} counter={} last_rx_ms={} changed_ms={} rx={} hb={} tx={} fails={} recoveries={} loss_bp={} lossy={} peer_slave_mac={}\n",
                 mac, l, name, state, e.counter, now.since(e.last_rx).as_ms(),
                 now.since(e.changed).as_ms(), e.rx_packets, e.rx_heartbeats, e.tx_frames, e.fails, e.recoveries,
-                e.loss_bp, e.lossy_count
+                e.loss_bp, e.lossy_count, MacFmt(&v.link_mac[l])
             );
         }
     });

@@ -19,12 +19,15 @@ use crate::net::device::{Device, RxHandled};
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
 use crate::proto::auth::Msg;
+use crate::proto::auth::TAG_LEN;
 use crate::proto::header::{
-    header_len, DecodeError, Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN, HEARTBEAT_MIN_LEN,
-    HEARTBEAT_SEALED_LEN, SEALED_LEN,
+    DecodeError, Decoded, Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN, HEARTBEAT_MIN_LEN,
+    HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN,
 };
+use crate::proto::MAX_LINKS;
+use core::sync::atomic::Ordering;
 use crate::ri2n_dev::Ri2nDev;
-use crate::ri2n_state::{RxKind, Sealed};
+use crate::ri2n_state::{RxKind, Sealed, Wire};
 use kernel::prelude::*;
 
 /// A frame arrived on slave `port` of `dev` (softirq, under RCU).
@@ -33,15 +36,23 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         return RxHandled::Pass(skb);
     }
     let d = dev.data();
-    // Room for a sealed header if the frame has it (the pull only fails
-    // on a frame too short for one, which decode then refuses).
-    let pull = if skb.len() as usize >= SEALED_LEN { SEALED_LEN } else { HEADER_LEN };
-    let hdr = if skb.may_pull(pull as u32) { Header::decode(skb.data()) } else { Err(DecodeError::Short) };
-    let (hdr, seal) = match hdr {
+    // Room for the longest header if the frame has it (the pull only fails
+    // on a frame too short for its header, which decode then refuses).
+    let pull = (skb.len() as usize).clamp(HEADER_LEN, MAX_HEADER_LEN);
+    let hdr = if skb.may_pull(pull as u32) { Header::decode_full(skb.data()) } else { Err(DecodeError::Short) };
+    let Decoded { header: hdr, origin, seal, len: hlen } = match hdr {
         Ok(h) => h,
         Err(e) => return malformed(dev, port, skb, e),
     };
-    let hlen = header_len(seal.is_some());
+    let one_switch = d.one_switch.load(Ordering::Relaxed);
+    if origin.is_some() != one_switch {
+        d.state.lock().rx_mode_mismatch(dev.name_str(), port.name_str(), one_switch);
+        skb.drop_reason(DropReason::NotSpecified);
+        return RxHandled::Consumed;
+    }
+    if origin.is_some_and(|o| o.mac[0] & 1 != 0 || o.mac == [0; 6] || o.link as usize >= MAX_LINKS) {
+        return malformed(dev, port, skb, DecodeError::Origin);
+    }
     let Some(addrs) = skb.mac_addrs() else {
         d.state.lock().rx_malformed();
         skb.drop_reason(DropReason::HdrTrunc);
@@ -52,9 +63,27 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     dst.copy_from_slice(&addrs[..6]);
     src.copy_from_slice(&addrs[6..]);
     let ours = dev.addr();
+    // One-switch mode: the wire carries the slaves' MACs; the frame is
+    // the ri2n devices' (ours, or a group address, and the origin's).
+    let wire_src = src;
+    let to_port = dst == port.addr();
+    let mut for_us = dst == ours || dst[0] & 1 != 0;
+    if let Some(o) = origin {
+        for_us |= to_port;
+        if for_us && dst[0] & 1 == 0 {
+            dst = ours;
+        }
+        src = o.mac;
+    }
     let mut addrs = [0u8; 12];
     addrs[..6].copy_from_slice(&dst);
     addrs[6..].copy_from_slice(&src);
+    // What a tag covers: in one-switch mode the source is the slave's MAC
+    // (what we learn from; the origin in the header names the ri2n one).
+    let mut covered = addrs;
+    if origin.is_some() {
+        covered[6..].copy_from_slice(&wire_src);
+    }
     let mut hb_len = 0;
     let kind = match hdr.kind {
         Kind::Heartbeat => {
@@ -99,10 +128,10 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     // What the tag covers, taken before the header is stripped.
     let sealed = seal.map(|seal| {
         let payload = if hb_len > 0 { &skb.data()[hlen..hlen + hb_len] } else { &[][..] };
-        Sealed { seal, msg: Msg::new(&addrs, skb.data(), payload) }
+        Sealed { seal, msg: Msg::with_header_len(&covered, skb.data(), hlen - TAG_LEN, payload) }
     });
-    let for_us = dst == ours || dst[0] & 1 != 0;
-    if src[0] & 1 != 0 || src == ours || (!for_us && matches!(kind, RxKind::Heartbeat { .. })) {
+    let not_ordered = !for_us && (matches!(kind, RxKind::Heartbeat { .. }) || one_switch);
+    if src[0] & 1 != 0 || src == ours || not_ordered {
         d.state.lock().rx_not_for_us();
         skb.drop_reason(DropReason::OtherHost);
         return RxHandled::Consumed;
@@ -110,7 +139,8 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     let skb = match kind {
         RxKind::Heartbeat { .. } => Some(skb),
         _ => {
-            if skb.strip_shim(hlen as u32, hdr.protocol, dev).is_err() {
+            let rewrite = origin.map(|_| addrs);
+            if skb.strip_shim(hlen as u32, hdr.protocol, dev, rewrite.as_ref()).is_err() {
                 d.state.lock().rx_drop();
                 skb.drop_reason(DropReason::NoMem);
                 return RxHandled::Consumed;
@@ -143,7 +173,8 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
             drop(skb);
             return RxHandled::Consumed;
         };
-        st.rx_frame(dev.name_str(), link, &src, kind, sealed, skb, &mut up, &mut done, &mut garbage)
+        let wire = origin.map(|o| Wire { src: wire_src, link: o.link as usize, to_port });
+        st.rx_frame(dev.name_str(), link, &src, wire, kind, sealed, skb, &mut up, &mut done, &mut garbage)
     };
     for s in up {
         d.gro.receive(s);

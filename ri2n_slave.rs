@@ -20,7 +20,7 @@ use crate::net::device::{AddrListLocked, Device, ExtAck, NetDevice, Rtnl};
 use crate::net::notifier::{Event, Handler, Verdict};
 use crate::net::skb::SkbList;
 use crate::net::{bindings, Mac, MacFmt};
-use crate::proto::header::SEALED_LEN;
+use crate::proto::header::MAX_HEADER_LEN;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::{Ri2n, Ri2nDev};
 use crate::ri2n_state::{log_carrier, Slave};
@@ -308,7 +308,8 @@ impl Handler for Events {
 }
 
 /// The smallest slave MTU that leaves room for an IPv4 packet (under a
-/// sealed header, so that a key can always be set).
+/// sealed one-switch header, the longest, so that a key or the mode can
+/// always be set).
 pub(crate) const fn min_slave_mtu() -> u32 {
-    68 + SEALED_LEN as u32
+    68 + MAX_HEADER_LEN as u32
 }

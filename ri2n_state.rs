@@ -86,6 +86,8 @@ pub(crate) struct DevStats {
     /// up, a broadcast number older than the filter, a heartbeat counter
     /// not above the last, an epoch older than the peer's.
     pub(crate) rx_replays: u64,
+    /// Frames from a peer in the other mode (`one_switch`), dropped.
+    pub(crate) rx_mode_mismatch: u64,
 }
 
 /// Per-link counters.
@@ -150,8 +152,10 @@ pub(crate) const DRAIN_BUDGET: usize = 256;
 
 /// What transmit decided for a unicast packet.
 pub(crate) enum TxRoute {
-    /// Send on link `link` with number `seq`.
-    Send { link: usize, seq: Seq },
+    /// Send on link `link` with number `seq`; in one-switch mode, `to` the
+    /// peer's slave MAC on it (zero if not learned yet) from `from`, our
+    /// slave's.
+    Send { link: usize, seq: Seq, to: Mac, from: Mac },
     /// No usable link to the peer (counted).
     NoLink,
     /// No room or memory for a new peer (counted).
@@ -182,6 +186,17 @@ enum Fresh {
     Replay,
     /// A broadcast number already seen: another link's copy, or a replay.
     Copy,
+}
+
+/// One-switch mode: what the wire said of a frame.
+#[derive(Clone, Copy)]
+pub(crate) struct Wire {
+    /// Its source: the peer's slave MAC.
+    pub(crate) src: Mac,
+    /// The peer's link it left on (the origin's index).
+    pub(crate) link: usize,
+    /// It was addressed to the receiving slave's own MAC (not flooded).
+    pub(crate) to_port: bool,
 }
 
 /// A sealed frame's seal and the bytes its tag covers.
@@ -339,6 +354,24 @@ impl State {
             keys: Keys::default(),
             hb_counter: HbCounter::default(),
         })
+    }
+
+    // --- One-switch mode -------------------------------------------------------
+
+    /// Whether frames leave each slave with its own MAC (`one_switch`).
+    pub(crate) fn one_switch(&self) -> bool {
+        self.params.one_switch()
+    }
+
+    /// Slave `l`'s own MAC (zero if there is none).
+    pub(crate) fn slave_mac(&self, l: usize) -> Mac {
+        self.slaves[l].as_ref().map_or([0; 6], |s| s.dev.addr())
+    }
+
+    /// One-switch mode: peer `peer`'s slave MAC on link `l` (zero if not
+    /// learned).
+    pub(crate) fn peer_link_mac(&self, peer: &Mac, l: usize) -> Mac {
+        self.table.lookup(peer).and_then(|s| self.table.get(s)).map_or([0; 6], |p| p.link_mac[l])
     }
 
     // --- Keys ----------------------------------------------------------------
@@ -642,10 +675,11 @@ impl State {
         peer.tx_seq = seq.next();
         peer.det.sent(link);
         peer.last_data = t;
+        let to = peer.link_mac[link];
         enqueue(&mut self.marks, &mut self.on_sweep, ON_SWEEP, slot);
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += len as u64;
-        TxRoute::Send { link, seq }
+        TxRoute::Send { link, seq, to, from: self.slave_mac(link) }
     }
 
     /// Numbers a broadcast of `len` bytes: returns the number and the links
@@ -826,6 +860,20 @@ impl State {
         self.stats.rx_dropped += 1;
     }
 
+    /// A frame in the other mode than ours (`one_switch`): counted, logged
+    /// now and then.
+    pub(crate) fn rx_mode_mismatch(&mut self, dev_name: &str, slave: &str, one_switch: bool) {
+        self.stats.rx_mode_mismatch += 1;
+        self.stats.rx_dropped += 1;
+        if crate::net::ratelimit() {
+            let (theirs, ours) = if one_switch { ("two-switch", "one_switch=1") } else { ("one-switch", "one_switch=0") };
+            pr_warn!(
+                "{}: dropped a {} mode frame on {}: this device has {}; the modes differ, set one_switch alike on every node\n",
+                dev_name, theirs, slave, ours
+            );
+        }
+    }
+
     /// Counts a malformed frame.
     pub(crate) fn rx_malformed(&mut self) {
         self.stats.rx_malformed += 1;
@@ -841,6 +889,7 @@ impl State {
         dev_name: &str,
         l: usize,
         src: &Mac,
+        wire: Option<Wire>,
         kind: RxKind,
         sealed: Option<Sealed>,
         skb: Option<Skb>,
@@ -858,6 +907,26 @@ impl State {
                 garbage.push(s);
             }
             return after;
+        }
+        // One-switch mode: a frame names the peer's link it left on; the
+        // peer's slave MAC for our link of that index is its source,
+        // wherever the switch delivered it (a frame to a ri2n MAC the switch
+        // has not learned, or learned long ago, goes anywhere). A heartbeat
+        // that arrived on another of our links counts on none.
+        let mut learn = None;
+        if let Some(w) = wire {
+            learn = Some((w.link, w.src));
+            if w.link != l && !w.to_port && matches!(kind, RxKind::Heartbeat { .. }) {
+                if let Some(slot) = self.table.lookup(src) {
+                    self.learn_link_mac(dev_name, slot, w.link, &w.src);
+                }
+                self.stats.rx_not_for_us += 1;
+                self.stats.rx_dropped += 1;
+                if let Some(s) = skb {
+                    garbage.push(s);
+                }
+                return after;
+            }
         }
         let Some(slot) = self.peer_slot(src, t, garbage) else {
             self.stats.rx_dropped += 1;
@@ -886,6 +955,9 @@ impl State {
             }
         }
         self.table.touch(slot, t, matches!(kind, RxKind::Heartbeat { .. }));
+        if let Some((j, w)) = learn {
+            self.learn_link_mac(dev_name, slot, j, &w);
+        }
         self.link_stats[l].rx_packets += 1;
         let (params, carrier) = (self.params, self.carrier);
         let State { table, bufs, stats, held_bytes, marks, on_sweep, on_slow, hb_queue, slaves, .. } = self;
@@ -1004,6 +1076,25 @@ impl State {
         }
         stats.rx_nobuf = bufs.refused;
         after
+    }
+
+    /// One-switch mode: the peer in `slot` sends on our link `l` from
+    /// slave MAC `w`; a new one (a NIC replaced) is learned at once.
+    fn learn_link_mac(&mut self, dev_name: &str, slot: usize, l: usize, w: &Mac) {
+        if l >= MAX_LINKS {
+            return;
+        }
+        let mac = *self.table.mac(slot);
+        let Some(peer) = self.table.get_mut(slot) else { return };
+        let old = peer.link_mac[l];
+        if old == *w {
+            return;
+        }
+        peer.link_mac[l] = *w;
+        if old != [0; 6] && crate::net::ratelimit() {
+            let name = self.slaves[l].as_ref().map_or("?", |s| s.name());
+            pr_info!("{}: peer {} link {}: slave MAC now {} (was {})\n", dev_name, MacFmt(&mac), name, MacFmt(w), MacFmt(&old));
+        }
     }
 
     /// Whether a verified sealed frame from the peer in `slot`, with

@@ -22,8 +22,8 @@
 use crate::net::bindings;
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
-use crate::proto::auth::{Keys, Msg};
-use crate::proto::header::{Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_SEALED_LEN, SEALED_LEN};
+use crate::proto::auth::{Keys, Msg, TAG_LEN};
+use crate::proto::header::{Header, Heartbeat, Kind, Origin, ETH_P_RI2N, HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
 use crate::ri2n_state::{HbOrder, TxRoute, DRAIN_BUDGET};
@@ -79,7 +79,7 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
     let len = skb.len();
     // Room for the header first (sealed or not: a key may come meanwhile),
     // so that nothing can fail once numbered.
-    if skb.make_writable(SEALED_LEN as u32).is_err() {
+    if skb.make_writable(MAX_HEADER_LEN as u32).is_err() {
         d.state.lock().tx_drop();
         skb.drop_reason(DropReason::NoMem);
         return 0;
@@ -93,8 +93,11 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
             skb.drop_reason(DropReason::DevReady);
             return 0;
         };
-        let mut hdr = [0u8; SEALED_LEN];
-        let n = encode_header(st.keys(), d.epoch, &addrs, Header { kind: Kind::Bcast, protocol, seq }, &[], &mut hdr);
+        let one_switch = st.one_switch();
+        let origin = origin_of(one_switch, &addrs, 0);
+        let mut hdr = [0u8; MAX_HEADER_LEN];
+        let h = Header { kind: Kind::Bcast, protocol, seq };
+        let n = encode_header(st.keys(), d.epoch, &addrs, h, origin.as_ref(), &[], &mut hdr);
         if skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_err() {
             st.tx_failed(len);
             drop(st);
@@ -111,7 +114,18 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
         }
         frames[last] = Some(skb);
         for (l, f) in frames.iter_mut().enumerate() {
-            if let Some(f) = f.take() {
+            if let Some(mut f) = f.take() {
+                // One-switch mode: each copy from its slave's own MAC, its
+                // header naming its link (made private first).
+                if one_switch {
+                    let o = origin_of(true, &addrs, l);
+                    let from = st.slave_mac(l);
+                    let n = encode_header(st.keys(), d.epoch, &tag_addrs(&addrs, &from), h, o.as_ref(), &[], &mut hdr);
+                    if f.set_eth_addrs(&dst, &from).is_err() || !f.write(ETH_HLEN, &hdr[..n]) {
+                        garbage.push(f);
+                        continue;
+                    }
+                }
                 if st.txq_push(l, f, task(), &mut garbage) == Some(true) {
                     drain |= 1 << l;
                 }
@@ -121,10 +135,19 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
     } else {
         let mut st = d.state.lock();
         match st.tx_route(&dst, len, &mut garbage) {
-            TxRoute::Send { link, seq } => {
-                let mut hdr = [0u8; SEALED_LEN];
-                let n = encode_header(st.keys(), d.epoch, &addrs, Header { kind: Kind::Data, protocol, seq }, &[], &mut hdr);
-                if skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_err() {
+            TxRoute::Send { link, seq, to, from } => {
+                let one_switch = st.one_switch();
+                let origin = origin_of(one_switch, &addrs, link);
+                let mut hdr = [0u8; MAX_HEADER_LEN];
+                let h = Header { kind: Kind::Data, protocol, seq };
+                let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
+                let n = encode_header(st.keys(), d.epoch, &covered, h, origin.as_ref(), &[], &mut hdr);
+                // One-switch mode: to the peer's slave on the link (its ri2n
+                // MAC, flooded, until learned), from ours.
+                let to = if to == [0; 6] { dst } else { to };
+                let inserted = skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_ok()
+                    && (!one_switch || skb.set_eth_addrs(&to, &from).is_ok());
+                if !inserted {
                     // Cannot happen: the headroom was made above.
                     st.tx_failed(len);
                     st.tx_unsent(&dst, link);
@@ -144,23 +167,46 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
     drain
 }
 
+/// One-switch mode: the origin a frame from `addrs` (destination and
+/// source MAC, as the stack made them) carries: its source.
+fn origin_of(one_switch: bool, addrs: &[u8; 12], link: usize) -> Option<Origin> {
+    one_switch.then(|| {
+        let mut mac = [0u8; 6];
+        mac.copy_from_slice(&addrs[6..]);
+        Origin { mac, link: link as u8 }
+    })
+}
+
+/// One-switch mode: the addresses a tag covers, the ri2n destination in
+/// `addrs` and the slave's own MAC the frame leaves from (the origin, in
+/// the header, names the ri2n source): what a receiver learns from is
+/// covered too.
+fn tag_addrs(addrs: &[u8; 12], from: &Mac) -> [u8; 12] {
+    let mut a = *addrs;
+    a[6..].copy_from_slice(from);
+    a
+}
+
 /// Writes the RI2N header `h` of a frame to `addrs` (destination and
-/// source MAC) into `out`: sealed with our epoch under the sealing key if
-/// there is one (`payload`: a heartbeat's, which the tag covers too).
-/// Returns its length.
-fn encode_header(keys: &Keys, epoch: u64, addrs: &[u8; 12], h: Header, payload: &[u8], out: &mut [u8; SEALED_LEN]) -> usize {
-    match keys.sealing() {
-        None => {
-            h.encode(out);
-            HEADER_LEN
-        }
-        Some(k) => {
-            h.encode_sealed(epoch, out);
-            let tag = Msg::new(addrs, out, payload).tag(k);
-            out[16..].copy_from_slice(&tag);
-            SEALED_LEN
-        }
+/// source MAC of the ri2n devices) into `out`, with `origin` (one-switch
+/// mode), sealed with our epoch under the sealing key if there is one
+/// (`payload`: a heartbeat's, which the tag covers too). Returns its length.
+fn encode_header(
+    keys: &Keys,
+    epoch: u64,
+    addrs: &[u8; 12],
+    h: Header,
+    origin: Option<&Origin>,
+    payload: &[u8],
+    out: &mut [u8; MAX_HEADER_LEN],
+) -> usize {
+    let key = keys.sealing();
+    let n = h.encode_full(origin, key.map(|_| epoch), out);
+    if let Some(k) = key {
+        let tag = Msg::with_header_len(addrs, out, n - TAG_LEN, payload).tag(k);
+        out[n - TAG_LEN..n].copy_from_slice(&tag);
     }
+    n
 }
 
 /// Hands the frames queued on the links in `links` to their slaves, in
@@ -239,7 +285,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
     let (mut sent, mut drain) = (0u64, 0u8);
     // Room for the longest (sealed) one; Ethernet's 60-byte minimum, which
     // the slave would pad shorter frames to anyway.
-    const MAX: usize = ETH_HLEN + SEALED_LEN + HEARTBEAT_SEALED_LEN;
+    const MAX: usize = ETH_HLEN + MAX_HEADER_LEN + HEARTBEAT_SEALED_LEN;
     let mut st = d.state.lock();
     for o in orders.iter_mut() {
         let Some(o) = o.take() else { continue };
@@ -257,11 +303,24 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         let mut addrs = [0u8; 12];
         addrs[..6].copy_from_slice(&o.peer);
         addrs[6..].copy_from_slice(&me);
-        let mut hdr = [0u8; SEALED_LEN];
+        let mut hdr = [0u8; MAX_HEADER_LEN];
         let h = Header { kind: Kind::Heartbeat, protocol: 0, seq: o.next };
-        let hlen = encode_header(st.keys(), d.epoch, &addrs, h, &payload[..plen], &mut hdr);
+        let one_switch = st.one_switch();
+        let origin = one_switch.then_some(Origin { mac: me, link: o.link as u8 });
+        let from = st.slave_mac(o.link);
+        let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
+        let hlen = encode_header(st.keys(), d.epoch, &covered, h, origin.as_ref(), &payload[..plen], &mut hdr);
         let mut frame = [0u8; MAX];
         frame[..12].copy_from_slice(&addrs);
+        if one_switch {
+            // To the peer's slave on the link (its ri2n MAC, flooded, until
+            // learned), from ours.
+            let to = st.peer_link_mac(&o.peer, o.link);
+            if to != [0; 6] {
+                frame[..6].copy_from_slice(&to);
+            }
+            frame[6..12].copy_from_slice(&from);
+        }
         frame[12..14].copy_from_slice(&ETH_P_RI2N.to_be_bytes());
         frame[ETH_HLEN..ETH_HLEN + hlen].copy_from_slice(&hdr[..hlen]);
         frame[ETH_HLEN + hlen..ETH_HLEN + hlen + plen].copy_from_slice(&payload[..plen]);

@@ -48,7 +48,7 @@ pub const TAG_LEN: usize = 8;
 /// Bytes the seal adds to the RI2N header: epoch and tag.
 pub const SEAL_LEN: usize = 8 + TAG_LEN;
 /// Most bytes a tag covers: addresses, sealed header, heartbeat payload.
-pub const MSG_MAX: usize = 12 + 16 + 28;
+pub const MSG_MAX: usize = 12 + 24 + 28;
 
 /// A device's shared key.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -157,19 +157,31 @@ pub struct Msg {
 }
 
 impl Msg {
-    /// The bytes of a frame a tag covers: its addresses (`dst ‖ src`), the
-    /// first 16 bytes of its sealed header (the tag's own bytes are not
-    /// covered) and, for a heartbeat, its payload.
+    /// The bytes of a frame a tag covers: its addresses (`dst ‖ src`; in
+    /// one-switch mode the ri2n addresses, not the slaves'), its sealed
+    /// header up to the tag (16 bytes, 24 with an origin), and, for a
+    /// heartbeat, its payload.
     ///
     /// # Panics
     ///
     /// If `header` is shorter than 16 bytes or `payload` longer than 28.
     pub fn new(addrs: &[u8; 12], header: &[u8], payload: &[u8]) -> Msg {
+        Msg::with_header_len(addrs, header, 16, payload)
+    }
+
+    /// [`Msg::new`] for a header of `len` bytes before the tag (16, or 24
+    /// with an origin).
+    ///
+    /// # Panics
+    ///
+    /// If `len` is above 24, `header` shorter, or `payload` above 28 bytes.
+    pub fn with_header_len(addrs: &[u8; 12], header: &[u8], len: usize, payload: &[u8]) -> Msg {
         let mut buf = [0u8; MSG_MAX];
         buf[..12].copy_from_slice(addrs);
-        buf[12..28].copy_from_slice(&header[..16]);
-        buf[28..28 + payload.len()].copy_from_slice(payload);
-        Msg { buf, len: 28 + payload.len() }
+        buf[12..12 + len].copy_from_slice(&header[..len]);
+        let at = 12 + len;
+        buf[at..at + payload.len()].copy_from_slice(payload);
+        Msg { buf, len: at + payload.len() }
     }
 
     /// The tag of these bytes under `key`.

@@ -86,13 +86,52 @@ pub const VERSION: u8 = 1;
 /// The format version of a device with a key: sealed frames.
 pub const VERSION_SEALED: u8 = 2;
 
-/// Bytes of the RI2N header, sealed or not.
+/// The format version of a device in one-switch mode: the sender's ri2n
+/// MAC follows the first eight bytes ([`ORIGIN_LEN`] bytes).
+pub const VERSION_ONE_SWITCH: u8 = 3;
+
+/// One-switch mode and sealed: the origin, then the seal.
+pub const VERSION_ONE_SWITCH_SEALED: u8 = 4;
+
+/// Bytes the origin (one-switch mode) adds: the sender's ri2n MAC, the
+/// index of the sender's link the frame left on, and a zero byte.
+pub const ORIGIN_LEN: usize = 8;
+
+/// One-switch mode: who sent a frame, and on which of its links.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Origin {
+    /// The sender's ri2n MAC.
+    pub mac: [u8; 6],
+    /// The sender's index of the link the frame left on: a frame pairs
+    /// the sender's link `link` with the receiver's link of the same index,
+    /// wherever the switch delivers it.
+    pub link: u8,
+}
+
+/// The longest RI2N header: one-switch and sealed.
+pub const MAX_HEADER_LEN: usize = HEADER_LEN + ORIGIN_LEN + SEAL_LEN;
+
+/// Bytes of the RI2N header, sealed or not (two-switch mode).
 pub const fn header_len(sealed: bool) -> usize {
-    if sealed {
-        SEALED_LEN
-    } else {
-        HEADER_LEN
-    }
+    header_len_for(sealed, false)
+}
+
+/// Bytes of the RI2N header, sealed or not, in one-switch mode or not.
+pub const fn header_len_for(sealed: bool, one_switch: bool) -> usize {
+    HEADER_LEN + if one_switch { ORIGIN_LEN } else { 0 } + if sealed { SEAL_LEN } else { 0 }
+}
+
+/// A decoded header with what follows it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Decoded {
+    /// The first eight bytes.
+    pub header: Header,
+    /// One-switch mode: the sender's ri2n MAC and link.
+    pub origin: Option<Origin>,
+    /// Sealed: epoch and tag.
+    pub seal: Option<Seal>,
+    /// Bytes of the whole header.
+    pub len: usize,
 }
 
 /// What a frame carries.
@@ -137,6 +176,8 @@ pub enum DecodeError {
     Version(u8),
     /// A kind this code does not know.
     Kind(u8),
+    /// One-switch mode: an origin that is a group or zero address.
+    Origin,
 }
 
 impl DecodeError {
@@ -146,6 +187,7 @@ impl DecodeError {
             DecodeError::Short => "short",
             DecodeError::Version(_) => "bad version",
             DecodeError::Kind(_) => "unknown kind",
+            DecodeError::Origin => "group or zero origin MAC",
         }
     }
 }
@@ -177,38 +219,87 @@ impl Header {
         out[16..SEALED_LEN].fill(0);
     }
 
+    /// Encodes the header with the origin (one-switch mode) and, if
+    /// `epoch` is given, a seal whose tag bytes are zero (written after:
+    /// `auth::Msg` covers every byte before them). Returns the length.
+    ///
+    /// # Panics
+    ///
+    /// If `out` is shorter than [`MAX_HEADER_LEN`].
+    pub fn encode_full(&self, origin: Option<&Origin>, epoch: Option<u64>, out: &mut [u8]) -> usize {
+        self.encode(out);
+        out[0] = match (origin.is_some(), epoch.is_some()) {
+            (false, false) => VERSION,
+            (false, true) => VERSION_SEALED,
+            (true, false) => VERSION_ONE_SWITCH,
+            (true, true) => VERSION_ONE_SWITCH_SEALED,
+        };
+        let mut at = HEADER_LEN;
+        if let Some(o) = origin {
+            out[at..at + 6].copy_from_slice(&o.mac);
+            out[at + 6] = o.link;
+            out[at + 7] = 0;
+            at += ORIGIN_LEN;
+        }
+        if let Some(e) = epoch {
+            out[at..at + 8].copy_from_slice(&e.to_be_bytes());
+            out[at + 8..at + SEAL_LEN].fill(0);
+            at += SEAL_LEN;
+        }
+        at
+    }
+
     /// Decodes the header at the start of `buf`, and its seal if the
-    /// header is sealed (version 2).
+    /// header is sealed (version 2); a one-switch header (versions 3, 4)
+    /// is refused here: see [`Header::decode_full`].
     pub fn decode(buf: &[u8]) -> Result<(Header, Option<Seal>), DecodeError> {
+        let d = Header::decode_full(buf)?;
+        if d.origin.is_some() {
+            return Err(DecodeError::Version(buf[0]));
+        }
+        Ok((d.header, d.seal))
+    }
+
+    /// Decodes a header of any version this code speaks.
+    pub fn decode_full(buf: &[u8]) -> Result<Decoded, DecodeError> {
         if buf.len() < HEADER_LEN {
             return Err(DecodeError::Short);
         }
-        let seal = match buf[0] {
-            VERSION => None,
-            VERSION_SEALED => {
-                if buf.len() < SEALED_LEN {
-                    return Err(DecodeError::Short);
-                }
-                let mut tag = [0u8; TAG_LEN];
-                tag.copy_from_slice(&buf[16..SEALED_LEN]);
-                let mut e = [0u8; 8];
-                e.copy_from_slice(&buf[8..16]);
-                Some(Seal { epoch: u64::from_be_bytes(e), tag })
-            }
+        let (one_switch, sealed) = match buf[0] {
+            VERSION => (false, false),
+            VERSION_SEALED => (false, true),
+            VERSION_ONE_SWITCH => (true, false),
+            VERSION_ONE_SWITCH_SEALED => (true, true),
             v => return Err(DecodeError::Version(v)),
         };
+        let len = header_len_for(sealed, one_switch);
+        if buf.len() < len {
+            return Err(DecodeError::Short);
+        }
+        let origin = one_switch.then(|| {
+            let mut mac = [0u8; 6];
+            mac.copy_from_slice(&buf[HEADER_LEN..HEADER_LEN + 6]);
+            Origin { mac, link: buf[HEADER_LEN + 6] }
+        });
+        let seal = sealed.then(|| {
+            let mut tag = [0u8; TAG_LEN];
+            tag.copy_from_slice(&buf[len - TAG_LEN..len]);
+            let mut e = [0u8; 8];
+            e.copy_from_slice(&buf[len - SEAL_LEN..len - TAG_LEN]);
+            Seal { epoch: u64::from_be_bytes(e), tag }
+        });
         let kind = match buf[1] {
             1 => Kind::Data,
             2 => Kind::Bcast,
             3 => Kind::Heartbeat,
             k => return Err(DecodeError::Kind(k)),
         };
-        let h = Header {
+        let header = Header {
             kind,
             protocol: u16::from_be_bytes([buf[2], buf[3]]),
             seq: Seq(u32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]])),
         };
-        Ok((h, seal))
+        Ok(Decoded { header, origin, seal, len })
     }
 }
 

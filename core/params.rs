@@ -37,12 +37,15 @@ pub enum Param {
     /// A link losing more than this share of our frames to a peer goes out
     /// of use toward it (per mille, 0.1 %; 0: never).
     LossThresh,
+    /// One-switch mode (1): every link through one switch or fabric; frames
+    /// leave each slave with its own MAC (see `header.rs`, origin).
+    OneSwitch,
 }
 
 /// Number of parameters.
-pub const NPARAMS: usize = 10;
+pub const NPARAMS: usize = 11;
 
-/// The default `peer_mem`: 16 MiB, room for 9,859 peers and 256 reorder
+/// The default `peer_mem`: 16 MiB, room for 9,501 peers and 256 reorder
 /// buffers (Documentation/ri2n.rst gives the arithmetic).
 pub const PEER_MEM_DEFAULT: u32 = 16 << 20;
 
@@ -85,6 +88,8 @@ pub const SPECS: [Spec; NPARAMS] = [
         doc: "most bytes of packets all peers' windows hold; beyond, the arriving peer's window is flushed" },
     Spec { name: "loss_thresh", unit: "0.1 %", default: 5, min: 0, max: 1000,
         doc: "a link losing more of our frames than this goes out of use toward that peer (0: never)" },
+    Spec { name: "one_switch", unit: "0/1", default: 0, min: 0, max: 1,
+        doc: "1: every link goes through one switch; frames leave each slave with its own MAC (set while the device is down)" },
 ];
 
 /// Why a value was refused.
@@ -117,6 +122,7 @@ impl Param {
     pub const ALL: [Param; NPARAMS] = [
         Param::FtHthresh, Param::FtLthresh, Param::SlowTout, Param::Hbspan,
         Param::Hbweight, Param::FastTout, Param::Maxbuf, Param::PeerMem, Param::HeldMem, Param::LossThresh,
+        Param::OneSwitch,
     ];
 
     /// This parameter's row of [`SPECS`].
@@ -233,6 +239,10 @@ impl Params {
     /// The held packets' budget, in bytes.
     pub fn held_mem(&self) -> usize {
         self.get(Param::HeldMem) as usize
+    }
+    /// One-switch mode.
+    pub fn one_switch(&self) -> bool {
+        self.get(Param::OneSwitch) != 0
     }
     /// The loss threshold, in basis points (1/100 of a percent); 0: never.
     pub fn loss_thresh_bp(&self) -> u32 {

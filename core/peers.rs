@@ -56,6 +56,9 @@ pub struct Peer<P, B> {
     pub hb_probe: u8,
     /// When data last went to or came from the peer.
     pub last_data: Instant,
+    /// One-switch mode: the peer's slave MAC on each of our links, learned
+    /// from what arrives there (all zero: not yet).
+    pub link_mac: [Mac; super::MAX_LINKS],
 }
 
 impl<P, B> Peer<P, B> {
@@ -103,6 +106,7 @@ impl<P, B> Default for Peer<P, B> {
             hb_pending: 0,
             hb_probe: 0,
             last_data: Instant(0),
+            link_mac: [[0; 6]; super::MAX_LINKS],
         }
     }
 }

@@ -215,8 +215,13 @@ impl Skb {
     /// the Ethernet header. Drops the shim, rebuilds the Ethernet header
     /// right before the payload with `ethertype`, and runs
     /// `eth_type_trans()` as `dev` would (protocol, packet type, `skb->dev`).
-    pub fn strip_shim(&mut self, shim_len: u32, ethertype: u16, dev: &Device) -> Result {
-        let addrs = self.mac_addrs().ok_or(EINVAL)?;
+    /// `addrs`, if given, replace the received addresses (destination,
+    /// source).
+    pub fn strip_shim(&mut self, shim_len: u32, ethertype: u16, dev: &Device, addrs: Option<&[u8; 12]>) -> Result {
+        let addrs = match addrs {
+            Some(a) => *a,
+            None => self.mac_addrs().ok_or(EINVAL)?,
+        };
         if !self.may_pull(shim_len) {
             return Err(EINVAL);
         }
@@ -241,6 +246,19 @@ impl Skb {
             h.set_pkt_type(bindings::PACKET_HOST as u8);
             h.protocol = bindings::eth_type_trans(p, dev.as_raw());
         }
+        Ok(())
+    }
+
+    /// Transmit side: replaces the Ethernet addresses at `data` (making
+    /// the header private first, for a clone).
+    pub fn set_eth_addrs(&mut self, dst: &[u8; 6], src: &[u8; 6]) -> Result {
+        if !self.may_pull(14) {
+            return Err(EINVAL);
+        }
+        self.make_writable(0)?;
+        let d = self.data_mut();
+        d[..6].copy_from_slice(dst);
+        d[6..12].copy_from_slice(src);
         Ok(())
     }
 

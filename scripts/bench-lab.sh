@@ -19,7 +19,10 @@
 # guests pay nothing for the shaping. "none" is unshaped, CPU-bound.
 #
 # BENCH_ONLY=pingpong,bulk,failover,mpi selects parts (all by default);
-# BENCH_BULK_CFGS="single ri2n ri2n-keyed" the bulk configurations.
+# BENCH_BULK_CFGS="single ri2n ri2n-keyed" the bulk configurations,
+# BENCH_BULK_LINKS="2" the shaped link counts, BENCH_PP_CFGS the ping-pong
+# ones. ri2n-keyed: with a key (issue 12); ri2n-1sw: one-switch mode with
+# every link through one switch (issue 15).
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
 RATE=${BENCH_RATE:-100mbit}
@@ -37,6 +40,9 @@ lab() {
 	local cfg=$1 links=$2 rate=$3 n l slaves
 	[ "$LAB_NODES" = 0 ] || lab_down
 	LAB_DIR=$(mktemp -d /tmp/ri2n-lab.XXXXXX)
+	# ri2n-1sw: every link through one switch, one-switch mode (issue 15).
+	LAB_TOPO=$([ "$cfg" = ri2n-1sw ] && echo one-switch || echo two-switch)
+	export LAB_TOPO
 	lab_up 2 "$links"
 	if [ "$rate" != none ]; then
 		for n in n1 n2; do for ((l = 0; l < links; l++)); do link_shape $n $l "$rate"; done; done
@@ -66,8 +72,8 @@ lab() {
 			on $n ip addr add "$(addr 3 $n)/24" dev bond0
 			DEV=bond0 SRC=$(addr 3 n1) DST=$(addr 3 n2)
 			;;
-		ri2n | ri2n-one | ri2n-keyed)
-			on $n modprobe ri2n slaves="$slaves"
+		ri2n | ri2n-one | ri2n-keyed | ri2n-1sw)
+			on $n modprobe ri2n slaves="$slaves" one_switch=$([ "$cfg" = ri2n-1sw ] && echo 1 || echo 0)
 			# ri2n-keyed: every frame sealed (issue 12), 12 bytes of MTU less.
 			[ "$cfg" != ri2n-keyed ] || on $n sh -c 'echo 00112233445566778899aabbccddeeff > /sys/class/net/ri2n0/ri2n/key'
 			on $n ip link set ri2n0 up
@@ -306,19 +312,19 @@ mpi() {
 } >"$RAW/meta.txt"
 
 if want pingpong; then
-	for cfg in single bond ri2n; do pingpong $cfg "$RATE"; done
-	for cfg in single single-1500 bond bond-1500 ri2n ri2n-one; do pingpong $cfg none; done
+	for cfg in ${BENCH_PP_CFGS:-single bond ri2n ri2n-1sw}; do pingpong $cfg "$RATE"; done
+	for cfg in ${BENCH_PP_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-one ri2n-1sw}; do pingpong $cfg none; done
 fi
 if want bulk; then
 	printf '#cfg\tlinks\trate\tstreams\tbits_per_s\tbytes\tacks_in\tretrans\tdsacks\treorder\tspurious_rto\tsys_ticks_tx\tsys_ticks_rx\n' >"$RAW/bulk.tsv"
-	for links in 2 4; do
+	for links in ${BENCH_BULK_LINKS:-2 4}; do
 		# single-1500 once: with MTU frames on the wire as well, one link's
 		# TCP health (ACKs per MiB) is ri2n's like-for-like reference.
-		for cfg in ${BENCH_BULK_CFGS:-single $([ $links = 2 ] && echo single-1500) bond ri2n ri2n-keyed}; do
+		for cfg in ${BENCH_BULK_CFGS:-single $([ $links = 2 ] && echo single-1500) bond ri2n ri2n-keyed $([ $links = 2 ] && echo ri2n-1sw)}; do
 			for streams in 1 4; do bulk $cfg $links "$RATE" $streams; done
 		done
 	done
-	for cfg in ${BENCH_BULK_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-keyed}; do
+	for cfg in ${BENCH_BULK_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-keyed ri2n-1sw}; do
 		for streams in 1 4; do bulk $cfg 2 none $streams; done
 	done
 fi

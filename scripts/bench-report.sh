@@ -216,6 +216,12 @@ EOF
 			echo "| unshaped bulk with a key ≥ 0.9 × without, same run | $k vs $r Mbit/s = **$x** | $(verdict "$(ge "$x" 0.9)") |"
 		fi
 		for rate in "$RATE" none; do
+			o=$(mbit ri2n-1sw 2 "$rate" 1) t=$(mbit ri2n 2 "$rate" 1)
+			[ -n "$o" ] || continue
+			x=$(ratio "$o" "$t")
+			echo "| one-switch mode, one switch, bulk ($rate) within 2 % of two-switch mode | $o vs $t Mbit/s = **$x** | $(verdict "$(ge "$x" 0.98)") |"
+		done
+		for rate in "$RATE" none; do
 			# One link with MTU frames on the wire (TSO off), as ri2n sends them.
 			a_s=$(awk -F'\t' -v r="$rate" '$1 == "single-1500" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
 			a_r=$(awk -F'\t' -v r="$rate" '$1 == "ri2n" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
@@ -232,6 +238,10 @@ EOF
 			if [ -f "$(pp bond-1500 "$rate")" ]; then
 				read -r w at < <(pp_worst_vs "$rate" bond-1500 || true) || true
 				echo "| ping-pong ($rate): ri2n ≥ bonding with TSO off at every size ≥ 4 KiB | worst ri2n/bond ${w:-n/a} (at ${at:-?} B) | $(verdict "$(ge "${w:-n/a}" 1)") |"
+			fi
+			if [ -f "$(pp ri2n-1sw "$rate")" ]; then
+				read -r w at < <(awk '!/^#/ && FNR == NR {b[$1] = $6; next} !/^#/ && ($1 in b) && b[$1] > 0 {r = $6 / b[$1]; if (w == "" || r < w) {w = r; at = $1}} END {if (w != "") printf "%.3f %s\n", w, at}' "$(pp ri2n "$rate")" "$(pp ri2n-1sw "$rate")")
+				echo "| ping-pong ($rate): one-switch mode within 2 % of two-switch at every size | worst ri2n-1sw/ri2n ${w:-n/a} (at ${at:-?} B) | $(verdict "$(ge "${w:-n/a}" 0.98)") |"
 			fi
 			hr=$(pp_half ri2n "$rate") hb=$(pp_half bond "$rate")
 			echo "| ping-pong ($rate): size reaching half of peak ≤ ½ of bonding's | ri2n ${hr:-?} B, bonding ${hb:-?} B | $(verdict "$(ge "$(awk -v b="${hb:-0}" 'BEGIN {print b / 2}')" "${hr:-1e99}")") |"

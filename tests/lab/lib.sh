@@ -55,10 +55,22 @@ lab_up() {
 	trap lab_down EXIT
 	ip netns add "$LAB_NS"
 	ns ip link set lo up
-	for ((k = 0; k < links; k++)); do
+	# LAB_TOPO: two-switch (a bridge per link, the paper's testbed),
+	# one-switch (every link on br0), trunk (a bridge per link, the
+	# bridges joined by a trunk: one flooding, learning fabric).
+	local nbr=$links
+	[ "${LAB_TOPO:-two-switch}" = one-switch ] && nbr=1
+	for ((k = 0; k < nbr; k++)); do
 		ns ip link add br$k type bridge stp_state 0 forward_delay 0 mcast_snooping 0
 		ns ip link set br$k up
 	done
+	if [ "${LAB_TOPO:-}" = trunk ] && ((links > 1)); then
+		for ((k = 1; k < links; k++)); do
+			ns ip link add tr$k type veth peer name tr${k}b
+			ns ip link set tr$k master br0 up
+			ns ip link set tr${k}b master br$k up
+		done
+	fi
 	for ((i = 1; i <= nodes; i++)); do
 		local netargs=()
 		for ((k = 0; k < links; k++)); do
@@ -72,7 +84,7 @@ lab_up() {
 				netargs+=(-netdev tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no
 					-device virtio-net-pci,netdev=l$k,mac=$(lab_mac $i $k),speed=1000,duplex=full)
 			fi
-			ns ip link set n${i}e$k master br$k up
+			ns ip link set n${i}e$k master br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo $k) up
 		done
 		# la57=off: with 5-level paging, the KASAN kernel sometimes took an
 		# interrupt mid-way through identify_cpu() and panicked at boot.
@@ -161,7 +173,7 @@ link_blackhole() {
 	local port=$1e$2
 	case $3 in
 	on) ns ip link set "$port" nomaster ;;
-	off) ns ip link set "$port" master br$2 ;;
+	off) ns ip link set "$port" master br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$2") ;;
 	*) fail "link_blackhole NODE LINK on|off" ;;
 	esac
 }

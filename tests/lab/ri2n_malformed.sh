@@ -7,8 +7,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 lab_up 2 2
-# peer_mem for 8 peers and one reorder buffer: 8192 + 8 x 1489 bytes.
-RI2N_PARAMS="peer_mem=20200" ri2n_up n1 n2 || fail "ri2n_up"
+# peer_mem for 8 peers and one reorder buffer: 8192 + 8 x 1545 bytes.
+RI2N_PARAMS="peer_mem=20600" ri2n_up n1 n2 || fail "ri2n_up"
 on n1 ping -c 2 -q 10.0.0.2 >/dev/null
 mac2=$(ri2n_mac n2 | tr -d :)
 
@@ -20,7 +20,7 @@ inject() {
 }
 src=020000000099
 before=$(proc_counter n2 rx_malformed)
-inject n1 eth0 "$mac2$src" 1004 03010800 00000001 0000  # version 3
+inject n1 eth0 "$mac2$src" 1004 05010800 00000001 0000  # version 5
 inject n1 eth0 "$mac2$src" 1004 00010800 00000001 0000  # version 0
 inject n1 eth1 "$mac2$src" 1004 01090800 00000001 0000  # kind 9
 inject n1 eth1 "$mac2$src" 1004 01000800 00000001 0000  # kind 0

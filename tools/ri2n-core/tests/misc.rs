@@ -21,7 +21,7 @@ fn header_round_trips_big_endian() {
 #[test]
 fn header_rejects_short_unknown_version_and_kind() {
     assert_eq!(Header::decode(&[1, 1, 8, 0, 0, 0, 0]), Err(DecodeError::Short));
-    assert_eq!(Header::decode(&[3, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Version(3)));
+    assert_eq!(Header::decode(&[5, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Version(5)));
     assert_eq!(Header::decode(&[2, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Short), "sealed: 24 bytes");
     assert_eq!(Header::decode(&[1, 9, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Kind(9)));
     assert_eq!(Header::decode(&[1, 0, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Kind(0)));
@@ -177,4 +177,26 @@ fn slot_queue_is_fifo_and_bounded() {
     assert_eq!(q.pop(), Some(5));
     assert!(q.push(8));
     assert_eq!((q.pop(), q.pop(), q.pop(), q.pop()), (Some(6), Some(7), Some(8), None));
+}
+
+#[test]
+fn a_one_switch_header_carries_the_origin_before_the_seal() {
+    let h = Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(9) };
+    let origin = Origin { mac: [2, 0, 0, 0, 0, 7], link: 1 };
+    let mut b = [0xffu8; MAX_HEADER_LEN];
+    assert_eq!(h.encode_full(Some(&origin), None, &mut b), 16);
+    assert_eq!(&b[..16], &[3, 1, 8, 0, 0, 0, 0, 9, 2, 0, 0, 0, 0, 7, 1, 0]);
+    let d = Header::decode_full(&b[..16]).unwrap();
+    assert_eq!((d.header, d.origin, d.seal, d.len), (h, Some(origin), None, 16));
+    assert_eq!(Header::decode(&b[..16]), Err(DecodeError::Version(3)), "two-switch decoding refuses it");
+    assert_eq!(Header::decode_full(&b[..15]), Err(DecodeError::Short));
+    // Sealed: origin, then epoch and tag.
+    assert_eq!(h.encode_full(Some(&origin), Some(0x0102_0304_0506_0708), &mut b), 32);
+    assert_eq!(b[0], 4);
+    assert_eq!(&b[16..24], &[1, 2, 3, 4, 5, 6, 7, 8]);
+    let d = Header::decode_full(&b).unwrap();
+    assert_eq!((d.origin, d.seal.map(|s| s.epoch), d.len), (Some(origin), Some(0x0102_0304_0506_0708), 32));
+    assert_eq!(header_len_for(true, true), 32);
+    assert_eq!(header_len_for(false, true), 16);
+    assert_eq!(header_len_for(true, false), 24);
 }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Every link through one switch (issue 15, the paper's §7.3): LAB_TOPO
+# one-switch (all NICs on br0; the default here) or trunk (a bridge per
+# link, the bridges joined: one learning, flooding fabric). Links shaped to
+# 100 Mbit/s at the switch.
+#
+# First today's mode (one_switch=0): ri2n0's one MAC shows on two ports of
+# one switch, which keeps moving it: measured. Then one_switch=1: frames
+# leave each slave with its own MAC, the header carries ri2n0's, and
+# transfer, failover, three nodes, a replaced NIC, a peer in the other mode
+# and a bad origin are checked.
+set -u
+. "$(dirname "$0")/lib.sh"
+LAB_TOPO=${LAB_TOPO:-one-switch}
+export LAB_TOPO
+lab_up 3 2
+shape_all() { local n l; for n in n1 n2 n3; do for l in 0 1; do link_shape $n $l 100mbit; done; done; }
+shape_all
+on n2 iperf3 -s -D
+goodput() { # FROM TO_IP SECONDS
+	on "$1" iperf3 -c "$2" -t "$3" -J | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.1f", $2 / 1e6; exit}'
+}
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+rx_pkts() { on "$1" cat /sys/class/net/"$2"/statistics/rx_packets; }
+secs=$((4 * LAB_TIME_SCALE))
+
+# --- Today's mode in this topology ---------------------------------------------
+ri2n_up n1 n2 || fail "ri2n_up"
+on n1 ping -c 2 -q -W 2 10.0.0.2 >/dev/null
+r0=$(rx_pkts n2 eth0) r1=$(rx_pkts n2 eth1)
+old=$(goodput n1 10.0.0.2 "$secs")
+r0=$(($(rx_pkts n2 eth0) - r0)) r1=$(($(rx_pkts n2 eth1) - r1))
+flooded=$(($(rx_pkts n3 eth0) + $(rx_pkts n3 eth1)))
+pretty INFO "$LAB_TOPO topology, one_switch=0 (today's mode): n1 -> n2 ${old:-0} Mbit/s; n2 received $r0 frames on eth0, $r1 on eth1; n3 (a bystander) received $flooded frames"
+for n in n1 n2; do on $n ip link del ri2n0; on $n modprobe -r ri2n; done
+
+# --- One-switch mode -----------------------------------------------------------
+RI2N_PARAMS="one_switch=1" ri2n_up n1 n2 n3 || fail "ri2n_up one_switch=1"
+m1=$(ri2n_mac n1) m2=$(ri2n_mac n2)
+check "the origin's 8 bytes come off the MTU (1484)" out_has n1 'mtu 1484' ip link show ri2n0
+check "n1 -> n2 over ri2n0" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
+check "full-size ping with DF at mtu 1484" on n1 ping -c 2 -M do -s 1456 -W 2 -q 10.0.0.2
+check "ARP above ri2n0 sees ri2n MACs only" out_has n1 "10.0.0.2 .*lladdr $m2" ip neigh show dev ri2n0
+s10=$(on n1 cat /sys/class/net/eth0/address) s11=$(on n1 cat /sys/class/net/eth1/address)
+check "n2 learned n1's slave MAC on each link" \
+	test "$(on n2 ri2n get ri2n0 endpoint "$m1" eth0 peer_slave_mac)/$(on n2 ri2n get ri2n0 endpoint "$m1" eth1 peer_slave_mac)" = "$s10/$s11"
+f0=$(($(rx_pkts n3 eth0) + $(rx_pkts n3 eth1)))
+r0=$(rx_pkts n2 eth0) r1=$(rx_pkts n2 eth1)
+new=$(goodput n1 10.0.0.2 "$secs")
+r0=$(($(rx_pkts n2 eth0) - r0)) r1=$(($(rx_pkts n2 eth1) - r1))
+flooded=$(($(rx_pkts n3 eth0) + $(rx_pkts n3 eth1) - f0))
+pretty INFO "$LAB_TOPO topology, one_switch=1: n1 -> n2 $new Mbit/s (today's mode: ${old:-0}); n2 received $r0 frames on eth0, $r1 on eth1; n3 received $flooded"
+check "both links carry the transfer (>= 1.8 x 95 Mbit/s: $new)" ge "$new" 171
+check "  ... each link about half ($r0 / $r1)" test $((r0 * 3)) -gt "$r1" -a $((r1 * 3)) -gt "$r0"
+check "  ... no flood to a bystander ($flooded frames at n3 < 200)" test "$flooded" -lt 200
+for a in 1 2 3; do
+	for b in 1 2 3; do
+		[ $a = $b ] || check "three nodes: n$a -> n$b" on n$a ping -c 2 -i 0.2 -W 2 -q 10.0.0.$b
+	done
+done
+
+# Failover: n2's eth1 port leaves the switch; ri2n goes on over eth0.
+link_blackhole n2 1 on
+on n1 sh -c 'for i in $(seq 40); do ping -c 1 -W 0.2 -q 10.0.0.2; done' >/dev/null
+check "failover: (n2, eth1) out of use at n1" out_has n1 "failed|peer-failed" ri2n get ri2n0 endpoint "$m2" eth1 state
+check "  ... n1 still reaches n2" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
+link_blackhole n2 1 off
+sleep $((3 * LAB_TIME_SCALE))
+check "  ... back in use once the port is back" test "$(ep_state n1 n2 eth1)" = up
+
+# A replaced NIC: n2's eth1 gets a new MAC; n1 learns it without a restart.
+on n2 ip link set eth1 address 02:00:00:00:11:22
+on n2 ping -c 20 -i 0.05 -W 1 -q 10.0.0.1 >/dev/null
+check "a slave MAC that changes is learned again" test "$(on n1 ri2n get ri2n0 endpoint "$m2" eth1 peer_slave_mac)" = 02:00:00:00:11:22
+check "  ... and logged" out_has n1 "peer $m2 link eth1: slave MAC now 02:00:00:00:11:22" dmesg
+check "  ... no restart for it" not out_has n1 "peer $m2 restarted" dmesg
+check "  ... traffic goes on" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
+
+# A peer in the other mode: dropped, counted, one clear log line.
+on n3 ip link del ri2n0
+on n3 modprobe -r ri2n
+ri2n_up n3 || fail "ri2n_up n3 (two-switch mode)"
+before=$(proc_counter n1 rx_mode_mismatch)
+on n3 ping -c 3 -i 0.2 -W 1 -q 10.0.0.1 >/dev/null
+check "frames of a peer in the other mode are dropped and counted ($before -> $(proc_counter n1 rx_mode_mismatch))" \
+	test "$(proc_counter n1 rx_mode_mismatch)" -gt "$before"
+check "  ... with a log line saying the modes differ" out_has n1 "the modes differ, set one_switch alike on every node" dmesg
+
+# A one-switch frame whose origin is a group address: dropped, counted.
+# inject NODE DEV HEX...: one raw frame (hex bytes) out of DEV.
+inject() {
+	local n=$1 dev=$2
+	shift 2
+	on "$n" sh -c "printf '$(printf '%s' "$*" | tr -d ' ' | sed 's/\(..\)/\\x\1/g')' | socat -u -b 2000 - INTERFACE:$dev"
+}
+before=$(proc_counter n2 rx_malformed)
+inject n3 eth0 "$(echo "$m2" | tr -d :)" 020000000099 1004 03010800 00000001 01005e000001 0000 00000000000000000000000000000000
+check "a group origin MAC is dropped and counted as malformed" test "$(proc_counter n2 rx_malformed)" -gt "$before"
+finish
