@@ -914,11 +914,18 @@ impl State {
         // has not learned, or learned long ago, goes anywhere). A heartbeat
         // that arrived on another of our links counts on none.
         let mut learn = None;
+        // Whether the frame counts on link `l` (its endpoint, loss marks,
+        // link counters): not a copy the switch flooded here.
+        let credit = wire.map_or(true, |w| w.link == l || w.to_port);
         if let Some(w) = wire {
             learn = Some((w.link, w.src));
-            if w.link != l && !w.to_port && matches!(kind, RxKind::Heartbeat { .. }) {
+            if !credit && matches!(kind, RxKind::Heartbeat { .. }) {
+                // Before the replay check: only what is not known yet (a
+                // replay cannot move a learned MAC this way).
                 if let Some(slot) = self.table.lookup(src) {
-                    self.learn_link_mac(dev_name, slot, w.link, &w.src);
+                    if self.table.get(slot).is_some_and(|p| p.link_mac.get(w.link) == Some(&[0; 6])) {
+                        self.learn_link_mac(dev_name, slot, w.link, &w.src);
+                    }
                 }
                 self.stats.rx_not_for_us += 1;
                 self.stats.rx_dropped += 1;
@@ -942,7 +949,10 @@ impl State {
             let silent = t.since(self.table.last_seen(slot));
             let fresh = self.sealed_fresh(slot, epoch, silent, &kind);
             if fresh != Fresh::Yes {
-                if fresh == Fresh::Copy {
+                if !credit {
+                    // A flooded copy (one-switch mode), not a replay.
+                    self.stats.rx_duplicates += 1;
+                } else if fresh == Fresh::Copy {
                     self.stats.rx_bcast_copies += 1;
                 } else {
                     self.stats.rx_replays += 1;
@@ -958,7 +968,9 @@ impl State {
         if let Some((j, w)) = learn {
             self.learn_link_mac(dev_name, slot, j, &w);
         }
-        self.link_stats[l].rx_packets += 1;
+        if credit {
+            self.link_stats[l].rx_packets += 1;
+        }
         let (params, carrier) = (self.params, self.carrier);
         let State { table, bufs, stats, held_bytes, marks, on_sweep, on_slow, hb_queue, slaves, .. } = self;
         let Some(peer) = table.get_mut(slot) else {
@@ -1008,7 +1020,7 @@ impl State {
                 tr
             }
             RxKind::Bcast(seq) => {
-                let tr = peer.det.bcast(l, t, &params);
+                let tr = if credit { peer.det.bcast(l, t, &params) } else { Transitions::default() };
                 peer.last_data = t;
                 if let Some(s) = skb {
                     let new = if epoch.is_some() { peer.rx.bcast.accept_strict(seq) } else { peer.rx.bcast.accept(seq) };
@@ -1025,13 +1037,18 @@ impl State {
                 tr
             }
             RxKind::Data(seq) => {
-                let tr = peer.det.data(l, t, &params);
+                let tr = if credit { peer.det.data(l, t, &params) } else { Transitions::default() };
                 peer.last_data = t;
                 let active = peer.det.active() & carrier;
                 if let Some(s) = skb {
                     *held_bytes += s.truesize() as usize;
                     let replays = peer.rx.window.stats.replays;
-                    if let Some(dup) = peer.rx.data(l, seq, s, t, active, &params, bufs, &mut deliver) {
+                    let dup = if credit {
+                        peer.rx.data(l, seq, s, t, active, &params, bufs, &mut deliver)
+                    } else {
+                        peer.rx.data_flooded(seq, s, t, active, &params, bufs, &mut deliver)
+                    };
+                    if let Some(dup) = dup {
                         *held_bytes -= dup.truesize() as usize;
                         if peer.rx.window.stats.replays != replays {
                             stats.rx_replays += 1;
@@ -1081,7 +1098,9 @@ impl State {
     /// One-switch mode: the peer in `slot` sends on our link `l` from
     /// slave MAC `w`; a new one (a NIC replaced) is learned at once.
     fn learn_link_mac(&mut self, dev_name: &str, slot: usize, l: usize, w: &Mac) {
-        if l >= MAX_LINKS {
+        // Never a group, zero or own address: our unicast to the peer
+        // would flood, or come back to us.
+        if l >= MAX_LINKS || w[0] & 1 != 0 || *w == [0; 6] || self.slaves().any(|(_, s)| s.dev.addr() == *w) {
             return;
         }
         let mac = *self.table.mac(slot);

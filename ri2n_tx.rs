@@ -122,6 +122,7 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
                     let from = st.slave_mac(l);
                     let n = encode_header(st.keys(), d.epoch, &tag_addrs(&addrs, &from), h, o.as_ref(), &[], &mut hdr);
                     if f.set_eth_addrs(&dst, &from).is_err() || !f.write(ETH_HLEN, &hdr[..n]) {
+                        st.tx_drop();
                         garbage.push(f);
                         continue;
                     }

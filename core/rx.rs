@@ -91,6 +91,28 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         dup
     }
 
+    /// A data packet numbered `seq` arrived on a link it was not sent on
+    /// (one-switch mode: a copy the switch flooded): reordered like any, but
+    /// no link passed anything. Returns it if it must be dropped.
+    pub fn data_flooded(
+        &mut self,
+        seq: Seq,
+        pkt: P,
+        now: Instant,
+        active: u8,
+        p: &Params,
+        bufs: &mut impl Buffers<B>,
+        up: &mut impl FnMut(P),
+    ) -> Option<P> {
+        let resyncs = self.window.stats.resyncs;
+        let dup = self.window.receive(seq, now, pkt, p.maxbuf(), bufs, up);
+        if self.window.stats.resyncs != resyncs {
+            self.loss.reset();
+        }
+        self.sweep(now, active, p, bufs, up);
+        dup
+    }
+
     /// A heartbeat arrived on `link`, carrying the peer's `epoch` and its
     /// next number for us, `next`.
     pub fn heartbeat(

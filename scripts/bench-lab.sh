@@ -21,7 +21,8 @@
 # BENCH_ONLY=pingpong,bulk,failover,mpi selects parts (all by default);
 # BENCH_BULK_CFGS="single ri2n ri2n-keyed" the bulk configurations,
 # BENCH_BULK_LINKS="2" the shaped link counts, BENCH_PP_CFGS the ping-pong
-# ones. ri2n-keyed: with a key (issue 12); ri2n-1sw: one-switch mode with
+# ones, BENCH_STREAMS="1" the iperf3 stream counts. ri2n-keyed: with a key
+# (issue 12); ri2n-1sw: one-switch mode with
 # every link through one switch (issue 15).
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
@@ -321,11 +322,11 @@ if want bulk; then
 		# single-1500 once: with MTU frames on the wire as well, one link's
 		# TCP health (ACKs per MiB) is ri2n's like-for-like reference.
 		for cfg in ${BENCH_BULK_CFGS:-single $([ $links = 2 ] && echo single-1500) bond ri2n ri2n-keyed $([ $links = 2 ] && echo ri2n-1sw)}; do
-			for streams in 1 4; do bulk $cfg $links "$RATE" $streams; done
+			for streams in ${BENCH_STREAMS:-1 4}; do bulk $cfg $links "$RATE" $streams; done
 		done
 	done
 	for cfg in ${BENCH_BULK_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-keyed ri2n-1sw}; do
-		for streams in 1 4; do bulk $cfg 2 none $streams; done
+		for streams in ${BENCH_STREAMS:-1 4}; do bulk $cfg 2 none $streams; done
 	done
 fi
 if want failover; then
