@@ -80,15 +80,7 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         bufs: &mut impl Buffers<B>,
         up: &mut impl FnMut(P),
     ) -> Option<P> {
-        let resyncs = self.window.stats.resyncs;
-        let dup = self.window.receive(seq, now, pkt, p.maxbuf(), bufs, up);
-        if self.window.stats.resyncs != resyncs {
-            // The old numbering's marks mean nothing in the new one.
-            self.loss.reset();
-        }
-        self.loss.passed(link, seq);
-        self.sweep(now, active, p, bufs, up);
-        dup
+        self.receive(Some(link), seq, pkt, now, active, p, bufs, up)
     }
 
     /// A data packet numbered `seq` arrived on a link it was not sent on
@@ -104,10 +96,29 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         bufs: &mut impl Buffers<B>,
         up: &mut impl FnMut(P),
     ) -> Option<P> {
+        self.receive(None, seq, pkt, now, active, p, bufs, up)
+    }
+
+    /// [`PeerRx::data`], `link` the link that passed `seq`, if any.
+    fn receive(
+        &mut self,
+        link: Option<usize>,
+        seq: Seq,
+        pkt: P,
+        now: Instant,
+        active: u8,
+        p: &Params,
+        bufs: &mut impl Buffers<B>,
+        up: &mut impl FnMut(P),
+    ) -> Option<P> {
         let resyncs = self.window.stats.resyncs;
         let dup = self.window.receive(seq, now, pkt, p.maxbuf(), bufs, up);
         if self.window.stats.resyncs != resyncs {
+            // The old numbering's marks mean nothing in the new one.
             self.loss.reset();
+        }
+        if let Some(l) = link {
+            self.loss.passed(l, seq);
         }
         self.sweep(now, active, p, bufs, up);
         dup

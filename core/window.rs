@@ -557,32 +557,35 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
     }
 
     fn is_lost(&self, s: Seq) -> bool {
-        let b = (s.0 & MASK) as usize;
-        self.lost[b / 64] & (1 << (b % 64)) != 0
+        bit(&self.lost, s)
     }
 
     fn set_lost(&mut self, s: Seq, lost: bool) {
-        let b = (s.0 & MASK) as usize;
-        if lost {
-            self.lost[b / 64] |= 1 << (b % 64);
-        } else {
-            self.lost[b / 64] &= !(1 << (b % 64));
-        }
+        set_bit(&mut self.lost, s, lost);
     }
 
     /// Records that `s` was handed up (`false`) or given up (`true`).
     fn set_gone(&mut self, s: Seq, gone: bool) {
-        let b = (s.0 & MASK) as usize;
-        if gone {
-            self.gone[b / 64] |= 1 << (b % 64);
-        } else {
-            self.gone[b / 64] &= !(1 << (b % 64));
-        }
+        set_bit(&mut self.gone, s, gone);
     }
 
     fn is_gone(&self, s: Seq) -> bool {
-        let b = (s.0 & MASK) as usize;
-        self.gone[b / 64] & (1 << (b % 64)) != 0
+        bit(&self.gone, s)
+    }
+}
+
+/// Bit `s % WINDOW_SLOTS` of a per-number bitmap.
+fn bit(bits: &[u64; LOST_WORDS], s: Seq) -> bool {
+    let b = (s.0 & MASK) as usize;
+    bits[b / 64] & (1 << (b % 64)) != 0
+}
+
+fn set_bit(bits: &mut [u64; LOST_WORDS], s: Seq, on: bool) {
+    let b = (s.0 & MASK) as usize;
+    if on {
+        bits[b / 64] |= 1 << (b % 64);
+    } else {
+        bits[b / 64] &= !(1 << (b % 64));
     }
 }
 
