@@ -50,7 +50,8 @@ new=$(goodput n1 10.0.0.2 "$secs")
 r0=$(($(rx_pkts n2 eth0) - r0)) r1=$(($(rx_pkts n2 eth1) - r1))
 flooded=$(($(rx_pkts n3 eth0) + $(rx_pkts n3 eth1) - f0))
 pretty INFO "$LAB_TOPO topology, one_switch=1: n1 -> n2 $new Mbit/s (today's mode: ${old:-0}); n2 received $r0 frames on eth0, $r1 on eth1; n3 received $flooded"
-check "both links carry the transfer (>= 1.8 x 95 Mbit/s: $new)" ge "$new" 171
+# (The debug kernel's guests cannot fill one link: there only the split.)
+[ "$LAB_TIME_SCALE" = 1 ] && check "both links carry the transfer (>= 1.8 x 95 Mbit/s: $new)" ge "$new" 171
 check "  ... each link about half ($r0 / $r1)" test $((r0 * 3)) -gt "$r1" -a $((r1 * 3)) -gt "$r0"
 check "  ... no flood to a bystander ($flooded frames at n3 < 200)" test "$flooded" -lt 200
 for a in 1 2 3; do
