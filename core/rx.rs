@@ -14,7 +14,7 @@ use super::loss::LossDetector;
 use super::params::Params;
 use super::seq::Seq;
 use super::time::{Duration, Instant};
-use super::window::{Buffers, ReorderBuf, Release, Window};
+use super::window::{Buffers, ReorderBuf, Release, Window, WINDOW_SLOTS};
 use core::ops::DerefMut;
 
 /// What a heartbeat did to the receive side.
@@ -146,6 +146,17 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
                 e = Epoch::Restarted;
             }
             self.epoch = epoch;
+        }
+        if self.window.strict()
+            && self.window.started()
+            && next.diff(self.window.next_expected()) <= -(WINDOW_SLOTS as i32)
+        {
+            // Sealed, same epoch, numbering far behind ours: the peer forgot
+            // us (aged out, evicted) and numbers from its start again. A
+            // strict window refuses such packets as replays, so the
+            // peer's verified, fresh heartbeat says where it stands.
+            self.window.resync(next, up);
+            self.loss.reset();
         }
         if self.window.started() {
             // Everything the peer sent on this link before the heartbeat has

@@ -312,3 +312,26 @@ fn a_broadcast_filter_judges_without_recording() {
     assert!(d.is_new(Seq(8)) && d.is_new(Seq(6)));
     assert!(d.is_new(Seq(8)), "judging records nothing");
 }
+
+#[test]
+fn a_peer_that_forgot_us_is_followed_by_its_heartbeat_not_by_its_data() {
+    let p = Params::default();
+    let mut bufs: HeapBufs<u32> = HeapBufs::default();
+    let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
+    rx.window.set_strict(true);
+    let mut up = Vec::new();
+    rx.take_epoch(100, &mut |x| up.push(x));
+    for s in 5000u32..5010 {
+        rx.data(0, Seq(s), s, Instant(0), 1, &p, &mut bufs, &mut |x| up.push(x));
+    }
+    // The peer aged us out and made us anew: same epoch, numbers from 0.
+    assert!(!rx.window.would_take(Seq(0)), "data alone: a replay");
+    rx.heartbeat(0, Seq(0), 100, Instant(0), 1, &p, &mut bufs, &mut |x| up.push(x));
+    assert!(rx.window.would_take(Seq(0)), "after its heartbeat: its numbering");
+    assert_eq!(rx.data(0, Seq(0), 7, Instant(0), 1, &p, &mut bufs, &mut |x| up.push(x)), None);
+    assert_eq!(up.last(), Some(&7));
+    // A heartbeat a little behind (it overtook nothing) changes nothing.
+    let resyncs = rx.window.stats.resyncs;
+    rx.heartbeat(0, Seq(0), 100, Instant(0), 1, &p, &mut bufs, &mut |x| up.push(x));
+    assert_eq!(rx.window.stats.resyncs, resyncs);
+}
