@@ -16,6 +16,7 @@ use crate::net::skb::{Skb, SkbList};
 use crate::net::{Mac, MacFmt};
 use crate::net::cache::Cache;
 use crate::proto::auth::{HbCounter, Key, Keys, Msg};
+use crate::proto::claims::{buckets_for as claims_buckets, Claim, Claims};
 use crate::proto::detector::{loss_probe_every, Detector, Transitions};
 use crate::proto::header::{Counts, Seal, HB_PROBE};
 use crate::proto::params::{Param, Params};
@@ -88,6 +89,9 @@ pub(crate) struct DevStats {
     pub(crate) rx_replays: u64,
     /// Frames from a peer in the other mode (`one_switch`), dropped.
     pub(crate) rx_mode_mismatch: u64,
+    /// One-switch mode: slave MACs learned for a peer that another peer
+    /// held (the later claim wins).
+    pub(crate) slave_mac_taken: u64,
 }
 
 /// Per-link counters.
@@ -223,6 +227,8 @@ pub(crate) struct State {
     carrier_changed: [Instant; MAX_LINKS],
     /// MAC → peer, sized by `peer_mem` (ri2n_peer.rs).
     table: Table,
+    /// One-switch mode: slave MAC → the peer and link it was learned for.
+    claims: Claims<KVVec<u32>>,
     /// Reorder buffers, lent to windows while they hold packets.
     bufs: BufPool,
     cache: Arc<Cache<Peer>>,
@@ -304,10 +310,16 @@ fn work_lists(n: usize) -> Result<(KVVec<u8>, KVVec<u32>, KVVec<u32>, SlotQueue<
     ))
 }
 
+/// The slave MAC claims of a table of `slots` slots (core/claims.rs).
+fn new_claims(slots: usize) -> Result<Claims<KVVec<u32>>> {
+    Ok(Claims::new(KVVec::from_elem(0, claims_buckets(slots), GFP_KERNEL)?, table_key()))
+}
+
 /// A peer table and what goes with it, made in process context for a new
 /// `peer_mem` ([`State::set_peer_mem`]).
 pub(crate) struct NewTable {
     table: Table,
+    claims: Claims<KVVec<u32>>,
     bufs: BufPool,
     marks: KVVec<u8>,
     on_sweep: KVVec<u32>,
@@ -319,8 +331,9 @@ impl NewTable {
     /// For a budget of `bytes`; EINVAL if it holds less than one peer.
     pub(crate) fn new(bytes: usize) -> Result<NewTable> {
         let (table, bufs) = crate::ri2n_peer::new_table(bytes, table_key())?;
+        let claims = new_claims(table.capacity())?;
         let (marks, on_sweep, on_slow, hb_queue) = work_lists(table.capacity())?;
-        Ok(NewTable { table, bufs, marks, on_sweep, on_slow, hb_queue })
+        Ok(NewTable { table, claims, bufs, marks, on_sweep, on_slow, hb_queue })
     }
 }
 
@@ -328,6 +341,7 @@ impl State {
     /// A device with no slave and no peer, with parameters `params`.
     pub(crate) fn new(params: Params) -> Result<State> {
         let (table, bufs) = crate::ri2n_peer::new_table(params.peer_mem(), table_key())?;
+        let claims = new_claims(table.capacity())?;
         let (marks, on_sweep, on_slow, hb_queue) = work_lists(table.capacity())?;
         Ok(State {
             up: false,
@@ -336,6 +350,7 @@ impl State {
             carrier: 0,
             carrier_changed: [now(); MAX_LINKS],
             table,
+            claims,
             bufs,
             cache: crate::ri2n_peer::new_cache()?,
             marks,
@@ -518,6 +533,7 @@ impl State {
         self.params.set(Param::PeerMem, v).map_err(|_| EINVAL)?;
         self.drain_all(garbage);
         core::mem::swap(&mut self.table, &mut new.table);
+        core::mem::swap(&mut self.claims, &mut new.claims);
         core::mem::swap(&mut self.bufs, &mut new.bufs);
         core::mem::swap(&mut self.marks, &mut new.marks);
         core::mem::swap(&mut self.on_sweep, &mut new.on_sweep);
@@ -844,6 +860,7 @@ impl State {
     /// Removes the peer in `slot`; its held packets go to `garbage`. The
     /// slot stays on the work lists, which skip empty slots.
     fn forget(&mut self, slot: usize, garbage: &mut SkbList) {
+        self.claims.forget(&self.table, slot);
         if let Some(mut old) = self.table.remove(slot) {
             let held = &mut self.held_bytes;
             old.rx.drain(&mut self.bufs, &mut |s| {
@@ -1103,16 +1120,31 @@ impl State {
         if l >= MAX_LINKS || w[0] & 1 != 0 || *w == [0; 6] || self.slaves().any(|(_, s)| s.dev.addr() == *w) {
             return;
         }
-        let mac = *self.table.mac(slot);
-        let Some(peer) = self.table.get_mut(slot) else { return };
-        let old = peer.link_mac[l];
-        if old == *w {
+        if self.table.get(slot).is_none() {
             return;
         }
-        peer.link_mac[l] = *w;
-        if old != [0; 6] && crate::net::ratelimit() {
-            let name = self.slaves[l].as_ref().map_or("?", |s| s.name());
-            pr_info!("{}: peer {} link {}: slave MAC now {} (was {})\n", dev_name, MacFmt(&mac), name, MacFmt(w), MacFmt(&old));
+        let Some(learned) = self.claims.learn(&mut self.table, Claim { slot, link: l }, w) else { return };
+        let mac = *self.table.mac(slot);
+        let name = self.slaves[l].as_ref().map_or("?", |s| s.name());
+        match learned.taken_from {
+            Some(t) if t.slot != slot => {
+                // The later claim wins; the earlier peer's frames to it
+                // go to its ri2n MAC (flooded) until it is heard again.
+                self.stats.slave_mac_taken += 1;
+                let other = *self.table.mac(t.slot);
+                let logged = self.table.get(t.slot).is_some_and(|p| p.claim_logged);
+                let Some(peer) = self.table.get_mut(slot) else { return };
+                if !logged && !core::mem::replace(&mut peer.claim_logged, true) {
+                    pr_warn!(
+                        "{}: slave MAC {} claimed by peers {} and {}: now {}'s on {} (logged once)\n",
+                        dev_name, MacFmt(w), MacFmt(&other), MacFmt(&mac), MacFmt(&mac), name
+                    );
+                }
+            }
+            _ if learned.old != [0; 6] && crate::net::ratelimit() => {
+                pr_info!("{}: peer {} link {}: slave MAC now {} (was {})\n", dev_name, MacFmt(&mac), name, MacFmt(w), MacFmt(&learned.old));
+            }
+            _ => {}
         }
     }
 

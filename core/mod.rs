@@ -21,11 +21,13 @@
 //! - [`sched`]: per-peer round-robin over usable links (§5.3).
 //! - [`dedup`]: duplicate filter for broadcast frames sent on every link.
 //! - [`peers`]: the bounded MAC-keyed peer table (§5.8).
+//! - [`claims`]: one-switch mode's slave MACs, whose each one is.
 //! - [`params`]: the tunables of Table 2, their units, defaults and limits.
 
 #![forbid(unsafe_code)]
 
 pub mod auth;
+pub mod claims;
 pub mod dedup;
 pub mod detector;
 pub mod header;

@@ -59,6 +59,10 @@ pub struct Peer<P, B> {
     /// One-switch mode: the peer's slave MAC on each of our links, learned
     /// from what arrives there (all zero: not yet).
     pub link_mac: [Mac; super::MAX_LINKS],
+    /// One-switch mode: a slave MAC this peer and another both claimed was
+    /// logged (once: two nodes sending from one NIC address take it from
+    /// each other on every frame).
+    pub claim_logged: bool,
 }
 
 impl<P, B> Peer<P, B> {
@@ -107,6 +111,7 @@ impl<P, B> Default for Peer<P, B> {
             hb_probe: 0,
             last_data: Instant(0),
             link_mac: [[0; 6]; super::MAX_LINKS],
+            claim_logged: false,
         }
     }
 }
@@ -121,9 +126,10 @@ pub const PEER_BYTES: usize = core::mem::size_of::<SizedPeer>();
 pub const BUF_BYTES: usize = core::mem::size_of::<ReorderBuf<core::ptr::NonNull<u8>>>();
 /// What an [`Entry`] holds in the kernel: a peer box (object and cache).
 pub type SizedValue = (core::ptr::NonNull<u8>, core::ptr::NonNull<u8>);
-/// Bytes of the table per slot, used or not: the entry, two buckets, and
-/// what the driver keeps per slot: two work lists' slot numbers and a mark.
-pub const SLOT_BYTES: usize = core::mem::size_of::<Entry<SizedValue>>() + 2 * 4 + 2 * 4 + 1;
+/// Bytes of the table per slot, used or not: the entry, two buckets, two
+/// buckets per link for the slave MACs' claims (`claims.rs`), and what the
+/// driver keeps per slot: two work lists' slot numbers and a mark.
+pub const SLOT_BYTES: usize = core::mem::size_of::<Entry<SizedValue>>() + 2 * 4 + 2 * super::MAX_LINKS * 4 + 2 * 4 + 1;
 /// Bytes per peer the budget counts: its state and its table slot.
 pub const PER_PEER_BYTES: usize = PEER_BYTES + SLOT_BYTES;
 
@@ -466,6 +472,23 @@ where
         self.free = slot as u32 + 1;
         self.count -= 1;
         e.value.take()
+    }
+}
+
+impl<P, B, V, E, K> super::claims::LinkMacs for PeerTable<V, E, K>
+where
+    V: DerefMut<Target = Peer<P, B>>,
+    E: DerefMut<Target = [Entry<V>]>,
+    K: DerefMut<Target = [u32]>,
+{
+    fn link_mac(&self, c: super::claims::Claim) -> Mac {
+        self.get(c.slot).map_or([0; 6], |p| p.link_mac[c.link])
+    }
+
+    fn set_link_mac(&mut self, c: super::claims::Claim, mac: Mac) {
+        if let Some(p) = self.get_mut(c.slot) {
+            p.link_mac[c.link] = mac;
+        }
     }
 }
 

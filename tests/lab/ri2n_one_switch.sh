@@ -97,4 +97,24 @@ inject() {
 before=$(proc_counter n2 rx_malformed)
 inject n3 eth0 "$(echo "$m2" | tr -d :)" 020000000099 1004 03010800 00000001 01005e000001 0000 00000000000000000000000000000000
 check "a group origin MAC is dropped and counted as malformed" test "$(proc_counter n2 rx_malformed)" -gt "$before"
+
+# A slave MAC two ri2n devices claim: n3 sends, five times, a frame to
+# n1's eth0 from n2's eth0 MAC naming another ri2n device (a cloned VM's,
+# say) as its origin. The later claim wins each time (n2 takes it back
+# with its next frame), counted, logged once.
+s20=$(on n2 cat /sys/class/net/eth0/address)
+clone=02:00:00:00:00:77
+before=$(proc_counter n1 slave_mac_taken)
+for i in 1 2 3 4 5; do
+	inject n3 eth0 "$(echo "$s10" | tr -d :)" "$(echo "$s20" | tr -d :)" 1004 03010800 0000000$i "$(echo $clone | tr -d :)" 0000 \
+		4500001400000000400000000a0000030a000001
+	on n2 ping -c 2 -i 0.1 -W 1 -q 10.0.0.1 >/dev/null
+done
+taken=$(( $(proc_counter n1 slave_mac_taken) - ${before:-0} ))
+check "a slave MAC claimed by two ri2n MACs: the later one wins, counted ($taken takes >= 2)" test "$taken" -ge 2
+check "  ... logged once ($(on n1 dmesg | grep -c "slave MAC $s20 claimed by peers") lines)" \
+	test "$(on n1 dmesg | grep -c "slave MAC $s20 claimed by peers")" = 1
+check "  ... n2 holds its MAC again after its next frames" \
+	test "$(on n1 ri2n get ri2n0 endpoint "$m2" eth0 peer_slave_mac)" = "$s20"
+check "  ... and n1 still reaches n2" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
 finish
