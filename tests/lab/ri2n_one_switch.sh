@@ -60,6 +60,46 @@ for a in 1 2 3; do
 	done
 done
 
+# A switch that floods (a hub: no port learns, the table flushed): each
+# frame n1 sends also reaches n2's other NIC. A copy flooded to another of
+# n2's links counts on no endpoint there, and reaches the stack once.
+ep() { on "$1" ri2n get ri2n0 endpoint "$(ri2n_mac "$2")" "$3" "$4"; }
+hub() { # on|off
+	local i k learn=on
+	[ "$1" = on ] && learn=off
+	for i in 1 2 3; do for k in 0 1; do ns bridge link set dev n${i}e$k learning $learn; done; done
+	for k in $(ns ip -o link show type bridge | awk -F': ' '{print $2}'); do ns ip link set "$k" type bridge fdb_flush; done
+}
+hub on
+tx0=$(ep n1 n2 eth0 tx) tx1=$(ep n1 n2 eth1 tx) rx0=$(ep n2 n1 eth0 rx) rx1=$(ep n2 n1 eth1 rx)
+dups=$(on n1 ping -c 200 -i 0.01 -W 2 -q 10.0.0.2 | grep -o '+[0-9]* duplicates')
+tx0=$(($(ep n1 n2 eth0 tx) - tx0)) tx1=$(($(ep n1 n2 eth1 tx) - tx1))
+rx0=$(($(ep n2 n1 eth0 rx) - rx0)) rx1=$(($(ep n2 n1 eth1 rx) - rx1))
+hub off
+pretty INFO "hub: n1 sent $tx0 / $tx1 frames on eth0 / eth1; n2 counted $rx0 / $rx1"
+check "flooded copies count on no endpoint (n2 counted $rx0 <= $tx0 + 5 on eth0, $rx1 <= $tx1 + 5 on eth1)" \
+	test "$rx0" -le $((tx0 + 5)) -a "$rx1" -le $((tx1 + 5))
+check "  ... what was sent is counted ($((rx0 + rx1)) >= 0.9 x $((tx0 + tx1)))" test $((10 * (rx0 + rx1))) -ge $((9 * (tx0 + tx1)))
+check "  ... and reaches the stack once (${dups:-no duplicates})" test -z "$dups"
+# Broadcasts leave on every link and any switch floods each copy to every
+# port: n2's eth1 also gets the copy n1 sent on eth0. Only what left on a
+# link counts on its endpoint: with n1's eth1 cut off the switch, n1's
+# broadcasts (one every 50 ms, 2 s) must not make (n1, eth1) look alive
+# at n2. The stack gets each broadcast once.
+on n2 sh -c 'rm -f /tmp/bc; socat -u UDP-RECV:9999 OPEN:/tmp/bc,creat,append >/dev/null 2>&1 &'
+link_blackhole n1 1 on
+on n1 sh -c 'for i in $(seq 40); do echo $i | socat -u - UDP-DATAGRAM:10.0.0.255:9999,broadcast; sleep 0.05; done'
+quiet=$(ep n2 n1 eth1 last_rx_ms)
+link_blackhole n1 1 off
+sleep 1
+got=$(on n2 sh -c 'wc -l </tmp/bc')
+on n2 pkill socat
+check "flooded broadcast copies count on no endpoint: (n1, eth1) silent at n2 while cut off (${quiet:-?} ms >= 1500)" \
+	test "${quiet:-0}" -ge $((1500 * LAB_TIME_SCALE))
+check "  ... each broadcast reaches the stack once ($got of 40)" test "$got" = 40
+sleep $((2 * LAB_TIME_SCALE))
+check "  ... (n1, eth1) back in use at n2 once reconnected" test "$(ep_state n2 n1 eth1)" = up
+
 # Failover: n2's eth1 port leaves the switch; ri2n goes on over eth0.
 link_blackhole n2 1 on
 on n1 sh -c 'for i in $(seq 40); do ping -c 1 -W 0.2 -q 10.0.0.2; done' >/dev/null
