@@ -55,10 +55,11 @@ module! {
         hbweight: u32 { default: 3, description: "HBWEIGHT: counter weight of a heartbeat (packets)", },
         fast_tout: u32 { default: 20, description: "FAST_TOUT: longest a packet waits for a gap (ms)", },
         maxbuf: u32 { default: 300, description: "MAXBUF: most packets held per peer (max 511)", },
-        peer_mem: u32 { default: 16777216, description: "bytes per device for peers: state, table, reorder buffers (16 MiB: 9501 peers)", },
+        peer_mem: u32 { default: 16777216, description: "bytes per device for peers: state, table, reorder buffers (16 MiB: 8902 peers)", },
         held_mem: u32 { default: 33554432, description: "bytes of packets all windows of a device may hold", },
         loss_thresh: u32 { default: 5, description: "a link losing clearly more than this (0.1 %) of our frames, and than the other links, goes out of use; 0: never; default 5 (0.5 %)", },
         one_switch: u32 { default: 0, description: "1: all links through one switch; frames leave each slave with its own MAC (default 0: a switch per link, the paper's wire)", },
+        tx_gso: u32 { default: 0, description: "1 (experimental): a GSO packet goes whole to one slave, which segments it (hardware segmentation off on the slaves); 0: ri2n segments and stripes each segment", },
     },
 }
 
@@ -90,6 +91,11 @@ fn params_from_module() -> core::result::Result<Params, proto::params::ParamErro
         pairs[i] = (*p, v[i]);
     }
     Params::from_values(&pairs)
+}
+
+/// `tx_gso`: whole GSO packets to the slaves, segmented there.
+pub(crate) fn tx_gso() -> bool {
+    module_parameters::tx_gso.value() != 0
 }
 
 /// The defaults of a new device (checked valid at load).
@@ -168,6 +174,8 @@ struct Ri2nModule {
     _events: Pin<KBox<net::notifier::Registration<ri2n_slave::Events>>>,
     _proc: Pin<KBox<net::proc::PernetDir<ri2n_dev::TextView>>>,
     _proc_state: Pin<KBox<net::proc::PernetDir<ri2n_dev::StateView>>>,
+    /// Late segmentation of RI2N GSO packets on the slaves (`tx_gso`).
+    _offload: Pin<KBox<net::offload::Registration<ri2n_tx::Offload>>>,
 }
 
 impl kernel::Module for Ri2nModule {
@@ -183,10 +191,11 @@ impl kernel::Module for Ri2nModule {
         // must be released when it goes.
         let proc = KBox::pin_init(net::proc::PernetDir::<ri2n_dev::TextView>::new(), GFP_KERNEL)?;
         let proc_state = KBox::pin_init(net::proc::PernetDir::<ri2n_dev::StateView>::new(), GFP_KERNEL)?;
+        let offload = KBox::pin_init(net::offload::Registration::<ri2n_tx::Offload>::new(), GFP_KERNEL)?;
         let events = KBox::pin_init(net::notifier::Registration::new(ri2n_slave::Events), GFP_KERNEL)?;
         let link = KBox::pin_init(Registration::<Ri2n>::new(), GFP_KERNEL)?;
         create_from_param(&link)?;
-        Ok(Ri2nModule { link, _events: events, _proc: proc, _proc_state: proc_state })
+        Ok(Ri2nModule { link, _events: events, _proc: proc, _proc_state: proc_state, _offload: offload })
     }
 }
 

@@ -112,7 +112,10 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
     let n = port.name().to_bytes();
     name[..n.len().min(15)].copy_from_slice(&n[..n.len().min(15)]);
     let carrier = port.running() && port.carrier_ok();
-    dev.data().state.lock().add_slave(link, Slave { dev: port.get(), name, opened, promisc }, carrier);
+    // tx_gso: the slave segments our GSO packets in software (the shim is
+    // no header its hardware knows).
+    let gso_off = if crate::tx_gso() { port.hw_gso_off(rtnl) } else { 0 };
+    dev.data().state.lock().add_slave(link, Slave { dev: port.get(), name, opened, promisc, gso_off }, carrier);
     Ri2n::update_mtu(dev, rtnl);
     Ri2n::update_carrier(dev);
     crate::ri2n_hb::kick(dev);
@@ -168,6 +171,7 @@ fn give_back(dev: &Ri2nDev, rtnl: &Rtnl, slave: &Slave) {
         let _ = port.set_promiscuity(rtnl, -1);
     }
     let _ = port.set_allmulti(rtnl, -1);
+    port.restore_features(rtnl, slave.gso_off);
     if slave.opened {
         port.close(rtnl);
     }

@@ -110,6 +110,8 @@ pub(crate) struct Slave {
     pub(crate) opened: bool,
     /// We added one to its promiscuity (ri2n0 is promiscuous).
     pub(crate) promisc: bool,
+    /// Hardware segmentation features we turned off (`tx_gso`).
+    pub(crate) gso_off: u64,
 }
 
 impl Slave {
@@ -664,7 +666,7 @@ impl State {
     /// Picks link and number for a unicast packet of `len` bytes to `dst`
     /// (creating the peer if new; a peer evicted for it leaves its held
     /// packets in `garbage`). Counts the packet, or the drop.
-    pub(crate) fn tx_route(&mut self, dst: &Mac, len: u32, garbage: &mut SkbList) -> TxRoute {
+    pub(crate) fn tx_route(&mut self, dst: &Mac, len: u32, segs: u32, garbage: &mut SkbList) -> TxRoute {
         let t = now();
         let mut queues_ok = 0u8;
         for (l, s) in self.slaves() {
@@ -682,18 +684,25 @@ impl State {
         // is no reason to drop: the slave's qdisc still queues. Links out
         // of use for loss only serve when nothing else is left.
         let usable = peer.det.sendable(carrier);
-        let Some(link) = peer.rr.pick(usable & queues_ok).or_else(|| peer.rr.pick(usable)) else {
+        // Whole GSO packets (`tx_gso`) are placed by bytes (core/sched.rs).
+        let by_bytes = crate::tx_gso();
+        let mut pick = |mask: u8| if by_bytes { peer.rr.pick_bytes(mask, len) } else { peer.rr.pick(mask) };
+        let Some(link) = pick(usable & queues_ok).or_else(|| pick(usable)) else {
             self.stats.tx_no_link += 1;
             self.stats.tx_dropped += 1;
             return TxRoute::NoLink;
         };
+        // A GSO packet segmented on the slave (`tx_gso`) takes a number per
+        // segment, in order on its link.
         let seq = peer.tx_seq;
-        peer.tx_seq = seq.next();
-        peer.det.sent(link);
+        peer.tx_seq = Seq(seq.0.wrapping_add(segs));
+        for _ in 0..segs {
+            peer.det.sent(link);
+        }
         peer.last_data = t;
         let to = peer.link_mac[link];
         enqueue(&mut self.marks, &mut self.on_sweep, ON_SWEEP, slot);
-        self.stats.tx_packets += 1;
+        self.stats.tx_packets += segs as u64;
         self.stats.tx_bytes += len as u64;
         TxRoute::Send { link, seq, to, from: self.slave_mac(link) }
     }

@@ -23,7 +23,10 @@ use crate::net::bindings;
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
 use crate::proto::auth::{Keys, Msg, TAG_LEN};
-use crate::proto::header::{Header, Heartbeat, Kind, Origin, ETH_P_RI2N, HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN};
+use crate::proto::header::{
+    Header, Heartbeat, Kind, Origin, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN, ORIGIN_LEN, VERSION,
+    VERSION_ONE_SWITCH,
+};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
 use crate::ri2n_state::{HbOrder, TxRoute, DRAIN_BUDGET};
@@ -48,6 +51,17 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
         return;
     }
     let mut drain: u8 = 0;
+    let skb = if skb.is_gso() && crate::tx_gso() {
+        match xmit_whole(dev, skb) {
+            Ok(d) => {
+                drain_links(dev, d);
+                return;
+            }
+            Err(skb) => skb,
+        }
+    } else {
+        skb
+    };
     if skb.is_gso() {
         match skb.gso_segments(SEG_FEATURES) {
             Ok(segs) => segs.for_each(|s| drain |= xmit_one(dev, s)),
@@ -62,9 +76,26 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
     drain_links(dev, drain);
 }
 
+/// `tx_gso`: a unicast GSO packet goes whole to one link, its segments
+/// numbered in a row, and the slave segments it (`Offload`); sealed frames
+/// and broadcasts come back, to be segmented here.
+fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<u8, Skb> {
+    let segs = skb.gso_segs() as u32;
+    if segs == 0 || !skb.may_pull(ETH_HLEN as u32) || skb.data()[0] & 1 != 0 || dev.data().state.lock().keys().on() {
+        return Err(skb);
+    }
+    Ok(xmit_one_n(dev, skb, segs))
+}
+
 /// Numbers and queues one packet (no GSO) for its peer, or for every link
 /// if broadcast. Returns the links this CPU is to drain.
-fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
+fn xmit_one(dev: &Ri2nDev, skb: Skb) -> u8 {
+    xmit_one_n(dev, skb, 1)
+}
+
+/// As [`xmit_one`], for a packet of `segs` segments (more than one: a GSO
+/// packet the slave segments, unicast, unsealed).
+fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> u8 {
     let d = dev.data();
     if !skb.may_pull(ETH_HLEN as u32) {
         d.state.lock().tx_drop();
@@ -135,7 +166,7 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
         drop(st);
     } else {
         let mut st = d.state.lock();
-        match st.tx_route(&dst, len, &mut garbage) {
+        match st.tx_route(&dst, len, segs, &mut garbage) {
             TxRoute::Send { link, seq, to, from } => {
                 let one_switch = st.one_switch();
                 let origin = origin_of(one_switch, &addrs, link);
@@ -148,6 +179,9 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
                 let to = if to == [0; 6] { dst } else { to };
                 let inserted = skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_ok()
                     && (!one_switch || skb.set_eth_addrs(&to, &from).is_ok());
+                if segs > 1 {
+                    skb.mark_shim();
+                }
                 if !inserted {
                     // Cannot happen: the headroom was made above.
                     st.tx_failed(len);
@@ -166,6 +200,33 @@ fn xmit_one(dev: &Ri2nDev, mut skb: Skb) -> u8 {
     }
     drop(garbage);
     drain
+}
+
+/// Late segmentation of our GSO packets on the slaves (`tx_gso`): the
+/// shim is an unsealed data header; segment `i` takes number `seq + i`.
+pub(crate) struct Offload;
+
+impl crate::net::offload::ShimOffload for Offload {
+    const ETHERTYPE: u16 = ETH_P_RI2N;
+    const MIN_LEN: usize = HEADER_LEN;
+
+    fn parse(shim: &[u8]) -> Option<(usize, u16)> {
+        let len = match shim[0] {
+            VERSION => HEADER_LEN,
+            VERSION_ONE_SWITCH => HEADER_LEN + ORIGIN_LEN,
+            // A sealed header would need a tag per segment.
+            _ => return None,
+        };
+        (shim[1] == Kind::Data as u8).then(|| (len, u16::from_be_bytes([shim[2], shim[3]])))
+    }
+
+    fn fix(index: u32, frame: &mut [u8]) {
+        let at = ETH_HLEN + 4;
+        if let Some(b) = frame.get_mut(at..at + 4) {
+            let seq = u32::from_be_bytes([b[0], b[1], b[2], b[3]]).wrapping_add(index);
+            b.copy_from_slice(&seq.to_be_bytes());
+        }
+    }
 }
 
 /// One-switch mode: the origin a frame from `addrs` (destination and

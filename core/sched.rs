@@ -1,11 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Per-peer round-robin over the usable links (driver paper §5.3).
+//!
+//! The paper's scheduler takes the next link for every packet, which
+//! spreads a peer's segments evenly. When whole GSO packets go to one link
+//! (the `tx_gso` mode), packets range from an ACK to 64 KiB, and turn by
+//! turn would load the links unevenly: one link's queue, and its delay,
+//! would grow past the other's until the reorder window gave up waiting.
+//! There the link is chosen by bytes instead ([`RoundRobin::pick_bytes`]).
+
+use super::MAX_LINKS;
 
 /// The transmit scheduler of one peer.
 #[derive(Default, Debug, Clone)]
 pub struct RoundRobin {
     last: u8,
+    /// Bytes each usable link carried beyond the least loaded usable one
+    /// ([`RoundRobin::pick_bytes`]); 0 for the others.
+    ahead: [u32; MAX_LINKS],
 }
 
 impl RoundRobin {
@@ -22,5 +34,36 @@ impl RoundRobin {
         let l = if above != 0 { above.trailing_zeros() } else { usable.trailing_zeros() };
         self.last = l as u8;
         Some(l as usize)
+    }
+
+    /// The usable link (as in [`RoundRobin::pick`]) that carried the
+    /// fewest bytes, ties taken in turn, for a packet of `len` bytes. A
+    /// link that comes back into use starts level with the least loaded
+    /// one: it is not given the backlog of its absence.
+    pub fn pick_bytes(&mut self, usable: u8, len: u32) -> Option<usize> {
+        if usable == 0 {
+            return None;
+        }
+        let mut best: Option<usize> = None;
+        for k in 1..=MAX_LINKS {
+            let l = (self.last as usize + k) % MAX_LINKS;
+            if usable & (1 << l) == 0 {
+                self.ahead[l] = 0;
+                continue;
+            }
+            if best.is_none_or(|b| self.ahead[l] < self.ahead[b]) {
+                best = Some(l);
+            }
+        }
+        let l = best?;
+        self.last = l as u8;
+        self.ahead[l] = self.ahead[l].saturating_add(len);
+        let least = (0..MAX_LINKS).filter(|&i| usable & (1 << i) != 0).map(|i| self.ahead[i]).min().unwrap_or(0);
+        for (i, a) in self.ahead.iter_mut().enumerate() {
+            if usable & (1 << i) != 0 {
+                *a -= least;
+            }
+        }
+        Some(l)
     }
 }

@@ -356,6 +356,36 @@ impl Device {
         to_result(unsafe { bindings::dev_set_promiscuity(self.as_raw(), inc) })
     }
 
+    /// Turns hardware segmentation (TSO, USO) off, as `ethtool -K DEV tso
+    /// off` would; returns the feature bits it turned off, for
+    /// [`Device::restore_features`].
+    pub fn hw_gso_off(&self, _rtnl: &Rtnl) -> u64 {
+        // SAFETY: Alive; RTNL held, which serialises feature changes.
+        unsafe {
+            let d = self.as_raw();
+            let off = (*d).wanted_features & bindings::netif_f_hw_gso();
+            if off != 0 {
+                (*d).wanted_features &= !off;
+                bindings::netdev_update_features(d);
+            }
+            off
+        }
+    }
+
+    /// Turns back on the wanted features `bits` (from
+    /// [`Device::hw_gso_off`]).
+    pub fn restore_features(&self, _rtnl: &Rtnl, bits: u64) {
+        if bits == 0 {
+            return;
+        }
+        // SAFETY: Alive; RTNL held.
+        unsafe {
+            let d = self.as_raw();
+            (*d).wanted_features |= bits;
+            bindings::netdev_update_features(d);
+        }
+    }
+
     /// Brings the device up (`dev_open`).
     pub fn open(&self, _rtnl: &Rtnl) -> Result {
         // SAFETY: Alive; RTNL held.

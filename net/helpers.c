@@ -66,3 +66,8 @@ size_t rnet_nla_total_size(int payload) { return nla_total_size(payload); }
 bool rnet_net_ratelimit(void) { return net_ratelimit(); }
 struct kmem_cache *rnet_kmem_cache_create(const char *name, unsigned int size, unsigned int align) { return kmem_cache_create(name, size, align, 0, NULL); }
 void *rnet_kmem_cache_zalloc(struct kmem_cache *c, gfp_t flags) { return kmem_cache_zalloc(c, flags); }
+void rnet_skb_set_network_header(struct sk_buff *skb, int offset) { skb_set_network_header(skb, offset); }
+void rnet_skb_gso_error_unwind(struct sk_buff *skb, __be16 protocol, int pulled_hlen, u16 mac_offset, int mac_len) { skb_gso_error_unwind(skb, protocol, pulled_hlen, mac_offset, mac_len); }
+u16 rnet_skb_gso_segs(const struct sk_buff *skb) { return skb_shinfo(skb)->gso_segs; }
+netdev_features_t rnet_netif_f_gso_mask(void) { return NETIF_F_GSO_MASK; }
+netdev_features_t rnet_netif_f_hw_gso(void) { return NETIF_F_ALL_TSO | NETIF_F_GSO_UDP_L4; }

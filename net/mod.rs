@@ -29,6 +29,7 @@ pub mod device;
 pub mod gro;
 pub mod lock;
 pub mod notifier;
+pub mod offload;
 pub mod param;
 pub mod proc;
 pub mod skb;

@@ -118,6 +118,23 @@ impl Skb {
         unsafe { bindings::skb_is_gso(self.as_raw()) }
     }
 
+    /// Segments of a GSO packet (as the sender counted them).
+    pub fn gso_segs(&self) -> u16 {
+        // SAFETY: We own it.
+        unsafe { bindings::skb_gso_segs(self.as_raw()) }
+    }
+
+    /// Marks the `shim` after the Ethernet header as the network header,
+    /// for a GSO packet that a lower device is to segment late
+    /// (`net/offload.rs`).
+    pub fn mark_shim(&mut self) {
+        // SAFETY: We own it; `data` is at the Ethernet header.
+        unsafe {
+            bindings::skb_reset_mac_header(self.as_raw());
+            bindings::skb_set_network_header(self.as_raw(), 14);
+        }
+    }
+
     /// Software GSO: the packet cut into its segments, each a packet of its
     /// own; checksums and scatter-gather are left to the device the
     /// segments go to (`features`). On failure the packet comes back.

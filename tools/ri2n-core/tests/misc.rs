@@ -88,6 +88,41 @@ fn round_robin_skips_unusable_links() {
 }
 
 #[test]
+fn by_bytes_the_links_stay_level_within_one_packet() {
+    let mut rr = RoundRobin::default();
+    let mut bytes = [0u64; 8];
+    // GSO packets of every size with ACKs between them.
+    let mut x: u32 = 12345;
+    for i in 0..10_000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        let len = if i % 3 == 0 { 66 } else { 1514 + (x >> 16) % 64_000 };
+        let l = rr.pick_bytes(0b011, len).unwrap();
+        bytes[l] += len as u64;
+        assert!(bytes[0].abs_diff(bytes[1]) <= 66_000, "after {i}: {bytes:?}");
+    }
+    // Turn by turn, the same packets would leave the links far apart.
+    let mut rr2 = RoundRobin::default();
+    let mut turns = [0u64; 8];
+    for i in 0..8 {
+        let len = if i % 2 == 0 { 64_000 } else { 66 };
+        turns[rr2.pick(0b011).unwrap()] += len;
+    }
+    assert!(turns[0].abs_diff(turns[1]) > 200_000, "{turns:?}");
+}
+
+#[test]
+fn by_bytes_a_link_back_in_use_is_not_given_its_absence() {
+    let mut rr = RoundRobin::default();
+    for _ in 0..100 {
+        rr.pick_bytes(0b001, 64_000);
+    }
+    // Link 1 returns: the two alternate, link 1 is not sent 6.4 MB first.
+    let picks: Vec<_> = (0..6).map(|_| rr.pick_bytes(0b011, 64_000).unwrap()).collect();
+    assert_eq!(picks.iter().filter(|&&l| l == 1).count(), 3, "{picks:?}");
+    assert_eq!(rr.pick_bytes(0, 1), None);
+}
+
+#[test]
 fn dedup_passes_each_broadcast_once() {
     let mut d = Dedup::default();
     assert!(d.accept(Seq(5)));

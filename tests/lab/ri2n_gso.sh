@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# tx_gso=1 (issue 13, experimental): a GSO packet goes whole to one slave,
+# its segments numbered in a row, and the slave segments it in software
+# through ri2n's packet offload (net/offload.rs); links chosen by bytes.
+# Checked: the slaves' hardware segmentation is off while enslaved and back
+# after; 100 MiB each way with equal checksums over both links; a link
+# cut during a transfer; keyed frames and broadcasts fall back to
+# segmentation in ri2n; numbering (no loss given up that then arrived).
+set -u
+. "$(dirname "$0")/lib.sh"
+lab_up 2 2
+tso() { on "$1" ethtool -k "$2" | awk '/^tcp-segmentation-offload:/ {print $2}'; }
+before=$(tso n1 eth0)
+RI2N_PARAMS="tx_gso=1 ${RI2N_PARAMS:-}" ri2n_up n1 n2 || fail "ri2n_up tx_gso=1"
+check "slaves' hardware segmentation off while enslaved (eth0 $(tso n1 eth0), eth1 $(tso n1 eth1); before: $before)" \
+	test "$(tso n1 eth0)/$(tso n1 eth1)" = off/off
+on n2 iperf3 -s -D
+sleep 0.3
+tx0=$(on n1 cat /sys/class/net/eth0/statistics/tx_packets) tx1=$(on n1 cat /sys/class/net/eth1/statistics/tx_packets)
+bw=$(on n1 iperf3 -c 10.0.0.2 -t 3 -J | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.0f", $2 / 1e6; exit}')
+tx0=$(($(on n1 cat /sys/class/net/eth0/statistics/tx_packets) - tx0)) tx1=$(($(on n1 cat /sys/class/net/eth1/statistics/tx_packets) - tx1))
+min=50 mb=100
+[ "$LAB_TIME_SCALE" = 1 ] || min=2 mb=40
+check "TCP over ri2n0 runs (${bw:-0} Mbit/s > $min)" test "${bw:-0}" -gt $min
+check "  ... on both links, by bytes ($tx0 / $tx1 frames)" test $((tx0 * 10)) -gt $((tx1 * 7)) -a $((tx1 * 10)) -gt $((tx0 * 7))
+transfer_start n1 n2 $mb
+check "$mb MiB n1 -> n2, checksums equal" transfer_wait 180
+transfer_start n2 n1 $mb 5002
+check "$mb MiB n2 -> n1, checksums equal" transfer_wait 180
+
+# A link cut mid-transfer (a silent blackhole): the rest goes on the other.
+transfer_start n1 n2 $mb 5003
+sleep 1
+link_blackhole n2 1 on
+check "$mb MiB n1 -> n2 with link 1 cut during it, checksums equal" transfer_wait 180
+link_blackhole n2 1 off
+sleep $((3 * LAB_TIME_SCALE))
+check "  ... link 1 back in use" test "$(ep_state n1 n2 eth1)" = up
+
+# Keyed: sealed frames are segmented in ri2n, as without tx_gso.
+for n in n1 n2; do on $n sh -c 'echo 00112233445566778899aabbccddeeff > /sys/class/net/ri2n0/ri2n/key'; done
+sleep 0.5
+transfer_start n1 n2 20 5004
+check "keyed: 20 MiB n1 -> n2, checksums equal" transfer_wait 120
+for n in n1 n2; do on $n sh -c 'echo none > /sys/class/net/ri2n0/ri2n/key'; done
+arp_then_ping() { on n1 ip neigh flush dev ri2n0 && on n1 ping -c 2 -W 2 -q 10.0.0.2 >/dev/null; }
+check "keys off; broadcasts (ARP) and unicast still work" arp_then_ping
+
+for pair in "n1 n2" "n2 n1"; do
+	set -- $pair
+	late_loss=$(peer_counter $1 $2 late_loss) fails=$(peer_counter $1 $2 fails)
+	pretty INFO "$1 from $2: late $(peer_counter $1 $2 late) (after the loss rule $late_loss), FAST_TOUT releases $(peer_counter $1 $2 timeout), loss releases $(peer_counter $1 $2 loss), endpoint failures $fails"
+	check "$1: the loss rule gave up no packet that then arrived (late_loss $late_loss, endpoint failures $fails)" \
+		test "$late_loss" = 0 -o "$fails" -gt 0
+done
+on n1 ip link del ri2n0
+check "hardware segmentation back on the slaves after release ($(tso n1 eth0)/$(tso n1 eth1))" test "$(tso n1 eth0)/$(tso n1 eth1)" = "$before/$before"
+finish
