@@ -323,7 +323,8 @@ transfer_start() {
 	on "$from" sh -c "[ -f /dev/shm/data-$mb ] || head -c ${mb}M /dev/urandom > /dev/shm/data-$mb"
 	on "$from" sh -c "sha256sum < /dev/shm/data-$mb | cut -d' ' -f1 > /tmp/tx.sha"
 	on "$to" sh -c "rm -f /tmp/rx.sha; (socat -u TCP-LISTEN:$port,reuseaddr - | sha256sum | cut -d' ' -f1 > /tmp/rx.sha.tmp; mv /tmp/rx.sha.tmp /tmp/rx.sha) >/dev/null 2>&1 &"
-	sleep 0.3
+	# Until the listener is up (slow on the debug kernel): LISTEN is 0A.
+	on "$to" sh -c "for i in \$(seq 100); do grep -q ':$(printf %04X "$port") 00000000:0000 0A' /proc/net/tcp && exit; sleep 0.1; done"
 	XFER_FROM=$from XFER_TO=$to
 	on "$from" socat -u OPEN:/dev/shm/data-$mb TCP:10.0.0.${to#n}:$port &
 	XFER_PID=$!
