@@ -175,7 +175,7 @@ struct Ri2nModule {
     _proc: Pin<KBox<net::proc::PernetDir<ri2n_dev::TextView>>>,
     _proc_state: Pin<KBox<net::proc::PernetDir<ri2n_dev::StateView>>>,
     /// Late segmentation of RI2N GSO packets on the slaves (`tx_gso`).
-    _offload: Pin<KBox<net::offload::Registration<ri2n_tx::Offload>>>,
+    _offload: Option<Pin<KBox<net::offload::Registration<ri2n_tx::Offload>>>>,
 }
 
 impl kernel::Module for Ri2nModule {
@@ -191,7 +191,12 @@ impl kernel::Module for Ri2nModule {
         // must be released when it goes.
         let proc = KBox::pin_init(net::proc::PernetDir::<ri2n_dev::TextView>::new(), GFP_KERNEL)?;
         let proc_state = KBox::pin_init(net::proc::PernetDir::<ri2n_dev::StateView>::new(), GFP_KERNEL)?;
-        let offload = KBox::pin_init(net::offload::Registration::<ri2n_tx::Offload>::new(), GFP_KERNEL)?;
+        // Only with tx_gso: the offload list is every device's.
+        let offload = if tx_gso() {
+            Some(KBox::pin_init(net::offload::Registration::<ri2n_tx::Offload>::new(), GFP_KERNEL)?)
+        } else {
+            None
+        };
         let events = KBox::pin_init(net::notifier::Registration::new(ri2n_slave::Events), GFP_KERNEL)?;
         let link = KBox::pin_init(Registration::<Ri2n>::new(), GFP_KERNEL)?;
         create_from_param(&link)?;

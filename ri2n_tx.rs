@@ -81,26 +81,35 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
 /// and broadcasts come back, to be segmented here.
 fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<u8, Skb> {
     let segs = skb.gso_segs() as u32;
-    if segs == 0 || !skb.may_pull(ETH_HLEN as u32) || skb.data()[0] & 1 != 0 || dev.data().state.lock().keys().on() {
+    if !(2..=MAX_WHOLE_SEGS).contains(&segs) || !skb.may_pull(ETH_HLEN as u32) || skb.data()[0] & 1 != 0 {
         return Err(skb);
     }
-    Ok(xmit_one_n(dev, skb, segs))
+    xmit_one_n(dev, skb, segs)
 }
+
+/// The most segments a GSO packet may take to one link whole: a quarter
+/// of the reorder window, so that one packet never fills it.
+const MAX_WHOLE_SEGS: u32 = 128;
 
 /// Numbers and queues one packet (no GSO) for its peer, or for every link
 /// if broadcast. Returns the links this CPU is to drain.
 fn xmit_one(dev: &Ri2nDev, skb: Skb) -> u8 {
-    xmit_one_n(dev, skb, 1)
+    // Only a GSO packet comes back (a key was set meanwhile).
+    xmit_one_n(dev, skb, 1).unwrap_or_else(|skb| {
+        skb.drop_reason(DropReason::NotSpecified);
+        0
+    })
 }
 
 /// As [`xmit_one`], for a packet of `segs` segments (more than one: a GSO
-/// packet the slave segments, unicast, unsealed).
-fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> u8 {
+/// packet the slave segments, unicast); gives it back if frames are sealed
+/// (a tag per segment would be needed).
+fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> core::result::Result<u8, Skb> {
     let d = dev.data();
     if !skb.may_pull(ETH_HLEN as u32) {
         d.state.lock().tx_drop();
         skb.drop_reason(DropReason::HdrTrunc);
-        return 0;
+        return Ok(0);
     }
     let mut dst: Mac = [0; 6];
     dst.copy_from_slice(&skb.data()[..6]);
@@ -113,7 +122,7 @@ fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> u8 {
     if skb.make_writable(MAX_HEADER_LEN as u32).is_err() {
         d.state.lock().tx_drop();
         skb.drop_reason(DropReason::NoMem);
-        return 0;
+        return Ok(0);
     }
     let mut garbage = SkbList::new();
     let mut drain = 0u8;
@@ -122,7 +131,7 @@ fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> u8 {
         let Some((seq, links)) = st.tx_bcast(len) else {
             drop(st);
             skb.drop_reason(DropReason::DevReady);
-            return 0;
+            return Ok(0);
         };
         let one_switch = st.one_switch();
         let origin = origin_of(one_switch, &addrs, 0);
@@ -133,7 +142,7 @@ fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> u8 {
             st.tx_failed(len);
             drop(st);
             skb.drop_reason(DropReason::NoMem);
-            return 0;
+            return Ok(0);
         }
         // Clones share the data; the last link takes the original.
         let last = 7 - links.leading_zeros() as usize;
@@ -166,6 +175,10 @@ fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> u8 {
         drop(st);
     } else {
         let mut st = d.state.lock();
+        if segs > 1 && st.keys().on() {
+            drop(st);
+            return Err(skb);
+        }
         match st.tx_route(&dst, len, segs, &mut garbage) {
             TxRoute::Send { link, seq, to, from } => {
                 let one_switch = st.one_switch();
@@ -199,7 +212,7 @@ fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> u8 {
         }
     }
     drop(garbage);
-    drain
+    Ok(drain)
 }
 
 /// Late segmentation of our GSO packets on the slaves (`tx_gso`): the
@@ -217,12 +230,13 @@ impl crate::net::offload::ShimOffload for Offload {
             // A sealed header would need a tag per segment.
             _ => return None,
         };
-        (shim[1] == Kind::Data as u8).then(|| (len, u16::from_be_bytes([shim[2], shim[3]])))
+        let inner = u16::from_be_bytes([shim[2], shim[3]]);
+        // IP only: a shim inside a shim would recurse.
+        (shim[1] == Kind::Data as u8 && (inner == 0x0800 || inner == 0x86dd)).then_some((len, inner))
     }
 
-    fn fix(index: u32, frame: &mut [u8]) {
-        let at = ETH_HLEN + 4;
-        if let Some(b) = frame.get_mut(at..at + 4) {
+    fn fix(index: u32, shim: &mut [u8]) {
+        if let Some(b) = shim.get_mut(4..8) {
             let seq = u32::from_be_bytes([b[0], b[1], b[2], b[3]]).wrapping_add(index);
             b.copy_from_slice(&seq.to_be_bytes());
         }
@@ -296,25 +310,50 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
             // Frames the slave dropped (its qdisc full, say) never left:
             // taken back from their peers' counts, at most a few per batch
             // (the rest only counted on the link).
-            let mut dropped: [Mac; 8] = [[0; 6]; 8];
+            let mut dropped: [(Mac, u32); 8] = [([0; 6], 0); 8];
             let (mut ndropped, mut nlost) = (0, 0u64);
-            for f in frames {
+            let mut lost = |dst: &Mac, n: u32| {
+                nlost += n as u64;
+                if dst[0] & 1 == 0 && ndropped < dropped.len() {
+                    dropped[ndropped] = (*dst, n);
+                    ndropped += 1;
+                }
+            };
+            for mut f in frames {
                 let hash = flow_hash(&f, l);
                 let mut dst: Mac = [0; 6];
                 dst.copy_from_slice(f.data().get(..6).unwrap_or(&[0; 6]));
-                if !f.xmit_on(&slave, ETH_P_RI2N, hash) {
-                    nlost += 1;
-                    if dst[0] & 1 == 0 && ndropped < dropped.len() {
-                        dropped[ndropped] = dst;
-                        ndropped += 1;
+                // A whole GSO packet (`tx_gso`) counts as its segments. A
+                // slave that would segment it in hardware (its TSO turned
+                // back on, a macvlan) gets it cut here, through the same
+                // offload: its hardware would take our header for IP's.
+                let segs = if f.is_gso() { f.gso_segs().max(1) as u32 } else { 1 };
+                if segs > 1 && slave.hw_gso() {
+                    f.set_protocol(ETH_P_RI2N);
+                    match f.gso_segments(SEG_FEATURES) {
+                        Ok(parts) => {
+                            for p in parts {
+                                if !p.xmit_on(&slave, ETH_P_RI2N, hash) {
+                                    lost(&dst, 1);
+                                }
+                            }
+                        }
+                        Err(f) => {
+                            f.drop_reason(DropReason::NoMem);
+                            lost(&dst, segs);
+                        }
                     }
+                } else if !f.xmit_on(&slave, ETH_P_RI2N, hash) {
+                    lost(&dst, segs);
                 }
             }
             if nlost > 0 {
                 let mut st = d.state.lock();
                 st.tx_slave_dropped(l, nlost);
-                for dst in &dropped[..ndropped] {
-                    st.tx_unsent(dst, l);
+                for (dst, n) in &dropped[..ndropped] {
+                    for _ in 0..*n {
+                        st.tx_unsent(dst, l);
+                    }
                 }
             }
         }

@@ -356,6 +356,14 @@ impl Device {
         to_result(unsafe { bindings::dev_set_promiscuity(self.as_raw(), inc) })
     }
 
+    /// Whether the device segments TCP or UDP GSO packets in hardware (or
+    /// passes them on whole, as a macvlan does).
+    pub fn hw_gso(&self) -> bool {
+        // SAFETY: Alive; a racy read of a word-sized field is what the
+        // stack's own transmit path does.
+        unsafe { core::ptr::read_volatile(&(*self.as_raw()).features) & bindings::netif_f_hw_gso() != 0 }
+    }
+
     /// Turns hardware segmentation (TSO, USO) off, as `ethtool -K DEV tso
     /// off` would; returns the feature bits it turned off, for
     /// [`Device::restore_features`].

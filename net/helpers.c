@@ -71,3 +71,5 @@ void rnet_skb_gso_error_unwind(struct sk_buff *skb, __be16 protocol, int pulled_
 u16 rnet_skb_gso_segs(const struct sk_buff *skb) { return skb_shinfo(skb)->gso_segs; }
 netdev_features_t rnet_netif_f_gso_mask(void) { return NETIF_F_GSO_MASK; }
 netdev_features_t rnet_netif_f_hw_gso(void) { return NETIF_F_ALL_TSO | NETIF_F_GSO_UDP_L4; }
+unsigned int rnet_skb_gso_type(const struct sk_buff *skb) { return skb_shinfo(skb)->gso_type; }
+unsigned int rnet_skb_gso_tcp_udp(void) { return SKB_GSO_TCPV4 | SKB_GSO_TCPV6 | SKB_GSO_TCP_ECN | SKB_GSO_TCP_FIXEDID | SKB_GSO_UDP_L4; }

@@ -23,13 +23,13 @@ pub trait ShimOffload: 'static {
     const ETHERTYPE: u16;
     /// The shim's length, from its first bytes (`shim`, as many as
     /// [`ShimOffload::MIN_LEN`] at least), and the inner packet's
-    /// ethertype; `None` if it is not to be segmented here.
+    /// ethertype, IPv4 or IPv6 only; `None` if it is not to be segmented
+    /// here.
     fn parse(shim: &[u8]) -> Option<(usize, u16)>;
     /// Bytes [`ShimOffload::parse`] needs.
     const MIN_LEN: usize;
-    /// Fixes the shim of segment `index` (0 for the first), whose Ethernet
-    /// header and shim are `frame`.
-    fn fix(index: u32, frame: &mut [u8]);
+    /// Fixes the shim of segment `index` (0 for the first).
+    fn fix(index: u32, shim: &mut [u8]);
 }
 
 /// A registered packet offload for `T::ETHERTYPE`.
@@ -44,8 +44,8 @@ pub struct Registration<T: ShimOffload> {
     _t: core::marker::PhantomData<T>,
 }
 
-// SAFETY: The kernel reads the registration under RCU from any CPU; it is
-// never written after registration.
+// SAFETY: The kernel reads the registration under RCU from any CPU and
+// writes only its list links, under its offload lock (`Opaque`).
 unsafe impl<T: ShimOffload> Send for Registration<T> {}
 // SAFETY: As above.
 unsafe impl<T: ShimOffload> Sync for Registration<T> {}
@@ -79,8 +79,25 @@ impl<T: ShimOffload> PinnedDrop for Registration<T> {
     }
 }
 
+/// The sk_buff's `headers` group.
+///
+/// # Safety
+///
+/// `skb` is a valid sk_buff the caller may write.
+unsafe fn headers(skb: *mut bindings::sk_buff) -> *mut bindings::sk_buff__bindgen_ty_4__bindgen_ty_1 {
+    // SAFETY: As the caller guarantees; a raw place, no reference kept.
+    unsafe { core::ptr::addr_of_mut!((*skb).__bindgen_anon_4.__bindgen_anon_1).cast() }
+}
+
 /// `gso_segment` for a shim (softirq or process context, under RCU):
-/// `skb->data` is at the shim, the Ethernet header before it.
+/// `skb->data` is at the shim, after the Ethernet header and any VLAN tags
+/// `skb_mac_gso_segment` pulled.
+///
+/// The offload list is global: a packet that reaches here may come from
+/// anywhere (a packet socket, a guest through tap), not only from the
+/// driver. So only TCP and UDP GSO packets from the local stack are taken
+/// (not `SKB_GSO_DODGY`), and [`ShimOffload::parse`] names an IP inner
+/// packet only: a shim inside a shim would recurse.
 ///
 /// # Safety
 ///
@@ -90,22 +107,27 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
     features: bindings::netdev_features_t,
 ) -> *mut bindings::sk_buff {
     let einval: *mut bindings::sk_buff = EINVAL.to_ptr();
-    // SAFETY: The kernel's skb, ours for the call; the header fields are
-    // the `headers` struct group.
+    // SAFETY: The kernel's skb, ours for the call. Header offsets are read
+    // again after each call that may move the data (pskb_may_pull).
     unsafe {
-        let h = (*skb).__bindgen_anon_4.__bindgen_anon_1.as_mut();
-        let mac_offset = h.mac_header;
-        let mac_len = (*skb).mac_len;
-        let outer = h.protocol;
-        if !bindings::pskb_may_pull(skb, T::MIN_LEN as u32) {
+        if bindings::skb_gso_type(skb) & !bindings::skb_gso_tcp_udp() != 0 {
             return einval;
         }
+        // What was pulled before us: Ethernet header and VLAN tags.
+        let depth = (*skb).data.offset_from(bindings::skb_mac_header(skb));
+        if !(14..=64).contains(&depth) || !bindings::pskb_may_pull(skb, T::MIN_LEN as u32) {
+            return einval;
+        }
+        let depth = depth as u32;
         let shim = core::slice::from_raw_parts((*skb).data, T::MIN_LEN);
         let Some((hlen, inner)) = T::parse(shim) else { return einval };
         if !bindings::pskb_may_pull(skb, hlen as u32) {
             return einval;
         }
-        h.protocol = inner.to_be();
+        let mac_offset = (*headers(skb)).mac_header;
+        let mac_len = (*skb).mac_len;
+        let outer = (*headers(skb)).protocol;
+        (*headers(skb)).protocol = inner.to_be();
         bindings::skb_pull(skb, hlen as u32);
         (*skb).mac_len = 0;
         bindings::skb_reset_mac_header(skb);
@@ -115,19 +137,20 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
             bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, mac_len as i32);
             return if segs.is_null() { einval } else { segs };
         }
-        // Each segment carries a copy of the Ethernet header and the shim
-        // before its data (skb_segment copies from the mac header on).
-        let outer_len = hlen as u32 + mac_len as u32;
+        // Each segment's data is at its inner network header, with a
+        // private copy of the outer headers before it (skb_segment copies
+        // the tunnel header length from SKB_GSO_CB's mac_offset on).
+        let outer_len = depth + hlen as u32;
         let mut s = segs;
         let mut i = 0u32;
         while !s.is_null() {
             (*s).mac_len = mac_len;
-            (*s).__bindgen_anon_4.__bindgen_anon_1.as_mut().protocol = outer;
+            (*headers(s)).protocol = outer;
             bindings::skb_push(s, outer_len);
             bindings::skb_reset_mac_header(s);
-            bindings::skb_set_network_header(s, mac_len as i32);
-            let frame = core::slice::from_raw_parts_mut((*s).data, outer_len as usize);
-            T::fix(i, frame);
+            bindings::skb_set_network_header(s, depth as i32);
+            let shim = core::slice::from_raw_parts_mut((*s).data.add(depth as usize), hlen);
+            T::fix(i, shim);
             i += 1;
             s = (*s).__bindgen_anon_1.__bindgen_anon_1.next;
         }

@@ -118,6 +118,12 @@ impl Skb {
         unsafe { bindings::skb_is_gso(self.as_raw()) }
     }
 
+    /// Sets the packet's protocol (`skb->protocol`, host order given).
+    pub fn set_protocol(&mut self, protocol: u16) {
+        // SAFETY: We own it; a plain field of the `headers` group.
+        unsafe { (*self.as_raw()).__bindgen_anon_4.__bindgen_anon_1.as_mut().protocol = protocol.to_be() };
+    }
+
     /// Segments of a GSO packet (as the sender counted them).
     pub fn gso_segs(&self) -> u16 {
         // SAFETY: We own it.

@@ -37,6 +37,18 @@ link_blackhole n2 1 off
 sleep $((3 * LAB_TIME_SCALE))
 check "  ... link 1 back in use" test "$(ep_state n1 n2 eth1)" = up
 
+# An administrator turns TSO back on while enslaved: ri2n then cuts its
+# GSO packets itself for that slave (the NIC would take the RI2N header
+# for IP's and send every segment with one number).
+for l in 0 1; do on n1 ethtool -K eth$l tso on; done
+t0=$(peer_counter n2 n1 timeout) l0=$(peer_counter n2 n1 loss) d0=$(proc_counter n2 rx_duplicates)
+transfer_start n1 n2 20 5005
+check "TSO on again on n1's slaves: 20 MiB n1 -> n2, checksums equal" transfer_wait 120
+t1=$(($(peer_counter n2 n1 timeout) - t0)) l1=$(($(peer_counter n2 n1 loss) - l0)) d1=$(($(proc_counter n2 rx_duplicates) - d0))
+check "  ... every segment numbered (n2: $d1 duplicates, $t1 FAST_TOUT and $l1 loss releases <= 20)" \
+	test "$d1" -le 20 -a "$t1" -le 20 -a "$l1" -le 20
+for l in 0 1; do on n1 ethtool -K eth$l tso off; done
+
 # Keyed: sealed frames are segmented in ri2n, as without tx_gso.
 for n in n1 n2; do on $n sh -c 'echo 00112233445566778899aabbccddeeff > /sys/class/net/ri2n0/ri2n/key'; done
 sleep 0.5
