@@ -69,14 +69,7 @@ impl<K: DerefMut<Target = [u32]>> Claims<K> {
     }
 
     fn home(&self, mac: &Mac) -> usize {
-        let mut v = [0u8; 8];
-        v[..6].copy_from_slice(mac);
-        let mut h = u64::from_le_bytes(v) ^ self.key;
-        // splitmix64's finaliser, as the peer table.
-        h = (h ^ (h >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-        h = (h ^ (h >> 27)).wrapping_mul(0x94d049bb133111eb);
-        h ^= h >> 31;
-        (h as usize) & (self.buckets.len() - 1)
+        (super::peers::mac_hash(mac, self.key) as usize) & (self.buckets.len() - 1)
     }
 
     /// The bucket holding `mac`'s claim, or the empty one it would go to.

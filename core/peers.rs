@@ -260,14 +260,7 @@ where
     }
 
     fn home(&self, mac: &Mac) -> usize {
-        let mut v = [0u8; 8];
-        v[..6].copy_from_slice(mac);
-        let mut h = u64::from_le_bytes(v) ^ self.key;
-        // A 64-bit finaliser (splitmix64).
-        h = (h ^ (h >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-        h = (h ^ (h >> 27)).wrapping_mul(0x94d049bb133111eb);
-        h ^= h >> 31;
-        (h as usize) & (self.buckets.len() - 1)
+        (mac_hash(mac, self.key) as usize) & (self.buckets.len() - 1)
     }
 
     /// The slot of `mac`, if known.
@@ -490,6 +483,17 @@ where
             p.link_mac[c.link] = mac;
         }
     }
+}
+
+/// A MAC's hash under a per-device random `key`, for the open-addressing
+/// tables (this one and `claims.rs`): a 64-bit finaliser (splitmix64).
+pub(crate) fn mac_hash(mac: &Mac, key: u64) -> u64 {
+    let mut v = [0u8; 8];
+    v[..6].copy_from_slice(mac);
+    let mut h = u64::from_le_bytes(v) ^ key;
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d049bb133111eb);
+    h ^ (h >> 31)
 }
 
 /// Buckets for a table of `slots` slots: the power of two at or above twice
