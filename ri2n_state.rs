@@ -761,11 +761,14 @@ impl State {
         self.link_stats[l].tx_dropped += n;
     }
 
-    /// A frame counted as sent to `peer` on link `l` never left: the loss
-    /// measurement must not take it for lost on the wire.
-    pub(crate) fn tx_unsent(&mut self, peer: &Mac, l: usize) {
+    /// `frames` counted as sent to `peer` on link `l` (a GSO packet's
+    /// segments with `tx_gso`) never left: the loss measurement must not
+    /// take them for lost on the wire.
+    pub(crate) fn tx_unsent(&mut self, peer: &Mac, l: usize, frames: u32) {
         if let Some(p) = self.table.lookup(peer).and_then(|s| self.table.get_mut(s)) {
-            p.det.unsent(l);
+            for _ in 0..frames {
+                p.det.unsent(l);
+            }
         }
     }
 

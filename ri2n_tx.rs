@@ -198,13 +198,13 @@ fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> core::result::Result<u8
                 if !inserted {
                     // Cannot happen: the headroom was made above.
                     st.tx_failed(len);
-                    st.tx_unsent(&dst, link);
+                    st.tx_unsent(&dst, link, segs);
                     garbage.push(skb);
                 } else {
                     match st.txq_push(link, skb, task(), &mut garbage) {
                         Some(true) => drain |= 1 << link,
                         Some(false) => {}
-                        None => st.tx_unsent(&dst, link),
+                        None => st.tx_unsent(&dst, link, segs),
                     }
                 }
             }
@@ -351,9 +351,7 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
                 let mut st = d.state.lock();
                 st.tx_slave_dropped(l, nlost);
                 for (dst, n) in &dropped[..ndropped] {
-                    for _ in 0..*n {
-                        st.tx_unsent(dst, l);
-                    }
+                    st.tx_unsent(dst, l, *n);
                 }
             }
         }
@@ -427,12 +425,12 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         frame[ETH_HLEN + hlen..ETH_HLEN + hlen + plen].copy_from_slice(&payload[..plen]);
         let len = (ETH_HLEN + hlen + plen).max(60);
         let Some(mut skb) = Skb::alloc(&slave, len as u32) else {
-            st.tx_unsent(&o.peer, o.link);
+            st.tx_unsent(&o.peer, o.link, 1);
             continue;
         };
         if !skb.write(0, &frame[..len]) {
             garbage.push(skb);
-            st.tx_unsent(&o.peer, o.link);
+            st.tx_unsent(&o.peer, o.link, 1);
             continue;
         }
         match st.txq_push(o.link, skb, task(), &mut garbage) {
@@ -442,7 +440,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
                 }
                 sent += 1;
             }
-            None => st.tx_unsent(&o.peer, o.link),
+            None => st.tx_unsent(&o.peer, o.link, 1),
         }
     }
     st.hb_sent(sent);
