@@ -59,6 +59,7 @@ module! {
         held_mem: u32 { default: 33554432, description: "bytes of packets all windows of a device may hold", },
         loss_thresh: u32 { default: 5, description: "a link losing clearly more than this (0.1 %) of our frames, and than the other links, goes out of use; 0: never; default 5 (0.5 %)", },
         one_switch: u32 { default: 0, description: "1: all links through one switch; frames leave each slave with its own MAC (default 0: a switch per link, the paper's wire)", },
+        rx_gro: u32 { default: 1, description: "1: the slaves' GRO merges RI2N frames that follow one another on a link (a peer's tx_gso packets, or all of its frames on its one link), and ri2n takes each merged packet whole; 0: frame by frame", },
         tx_gso: u32 { default: 0, description: "1 (experimental): a GSO packet goes whole to one slave, which segments it (hardware segmentation off on the slaves); 0: ri2n segments and stripes each segment", },
     },
 }
@@ -96,6 +97,11 @@ fn params_from_module() -> core::result::Result<Params, proto::params::ParamErro
 /// `tx_gso`: whole GSO packets to the slaves, segmented there.
 pub(crate) fn tx_gso() -> bool {
     module_parameters::tx_gso.value() != 0
+}
+
+/// `rx_gro`: the slaves' GRO merges RI2N frames.
+pub(crate) fn rx_gro() -> bool {
+    module_parameters::rx_gro.value() != 0
 }
 
 /// The defaults of a new device (checked valid at load).
@@ -174,7 +180,8 @@ struct Ri2nModule {
     _events: Pin<KBox<net::notifier::Registration<ri2n_slave::Events>>>,
     _proc: Pin<KBox<net::proc::PernetDir<ri2n_dev::TextView>>>,
     _proc_state: Pin<KBox<net::proc::PernetDir<ri2n_dev::StateView>>>,
-    /// Late segmentation of RI2N GSO packets on the slaves (`tx_gso`).
+    /// Late segmentation of RI2N GSO packets on the slaves (`tx_gso`) and
+    /// their GRO (`rx_gro`).
     _offload: Option<Pin<KBox<net::offload::Registration<ri2n_tx::Offload>>>>,
 }
 
@@ -191,9 +198,10 @@ impl kernel::Module for Ri2nModule {
         // must be released when it goes.
         let proc = KBox::pin_init(net::proc::PernetDir::<ri2n_dev::TextView>::new(), GFP_KERNEL)?;
         let proc_state = KBox::pin_init(net::proc::PernetDir::<ri2n_dev::StateView>::new(), GFP_KERNEL)?;
-        // Only with tx_gso: the offload list is every device's.
-        let offload = if tx_gso() {
-            Some(KBox::pin_init(net::offload::Registration::<ri2n_tx::Offload>::new(), GFP_KERNEL)?)
+        // Only what is asked for: the offload list is every device's.
+        let offload = if tx_gso() || rx_gro() {
+            let reg = net::offload::Registration::<ri2n_tx::Offload>::new(tx_gso(), rx_gro());
+            Some(KBox::pin_init(reg, GFP_KERNEL)?)
         } else {
             None
         };

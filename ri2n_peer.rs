@@ -9,10 +9,24 @@
 use crate::net::cache::{Cache, CacheBox};
 use crate::net::skb::Skb;
 use crate::proto::peers::{self, buckets_for, capacity, Entry, PeerTable};
-use crate::proto::window::{Buffers, ReorderBuf};
+use crate::proto::window::{Buffers, ReorderBuf, Span};
 use kernel::alloc::KVVec;
 use kernel::prelude::*;
 use kernel::sync::Arc;
+
+/// A packet a slave's GRO merged from frames that followed one another on
+/// a link (`Offload` in ri2n_tx.rs) carries the numbers of all of them; any
+/// other carries one. A GSO packet a virtual wire delivered whole
+/// (`SKB_GSO_DODGY`) left as one frame, with one number.
+impl Span for Skb {
+    fn span(&self) -> u32 {
+        if self.is_gso() && !self.gso_dodgy() {
+            self.gso_segs().max(1) as u32
+        } else {
+            1
+        }
+    }
+}
 
 /// A reorder buffer.
 pub(crate) type Buf = KBox<ReorderBuf<Skb>>;

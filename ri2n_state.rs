@@ -22,6 +22,7 @@ use crate::proto::header::{Counts, Seal, HB_PROBE};
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
 use crate::proto::rx::{Epoch, SealedEpoch};
+use crate::proto::window::span_of;
 use crate::proto::seq::Seq;
 use crate::ri2n_peer::{BufPool, Peer, Table};
 use kernel::sync::Arc;
@@ -92,6 +93,10 @@ pub(crate) struct DevStats {
     /// One-switch mode: slave MACs learned for a peer that another peer
     /// held (the later claim wins).
     pub(crate) slave_mac_taken: u64,
+    /// Packets a slave's GRO merged from frames that followed one another
+    /// on its link (`rx_gro`), and the frames in them.
+    pub(crate) rx_merged: u64,
+    pub(crate) rx_merged_frames: u64,
 }
 
 /// Per-link counters.
@@ -997,8 +1002,14 @@ impl State {
         if let Some((j, w)) = learn {
             self.learn_link_mac(dev_name, slot, j, &w);
         }
+        // Frames a slave's GRO merged count as the frames they were.
+        let frames = skb.as_ref().map_or(1, span_of);
         if credit {
-            self.link_stats[l].rx_packets += 1;
+            self.link_stats[l].rx_packets += frames as u64;
+        }
+        if frames > 1 {
+            self.stats.rx_merged += 1;
+            self.stats.rx_merged_frames += frames as u64;
         }
         let (params, carrier) = (self.params, self.carrier);
         let State { table, bufs, stats, held_bytes, marks, on_sweep, on_slow, hb_queue, slaves, .. } = self;
@@ -1012,7 +1023,7 @@ impl State {
         // closure lives).
         let out_bytes = core::cell::Cell::new(0usize);
         let mut deliver = |s: Skb| {
-            stats.rx_packets += 1;
+            stats.rx_packets += span_of(&s) as u64;
             stats.rx_bytes += s.len() as u64;
             out_bytes.set(out_bytes.get() + s.truesize() as usize);
             up.push(s);
@@ -1066,7 +1077,7 @@ impl State {
                 tr
             }
             RxKind::Data(seq) => {
-                let tr = if credit { peer.det.data(l, t, &params) } else { Transitions::default() };
+                let tr = if credit { peer.det.data_run(l, frames, t, &params) } else { Transitions::default() };
                 peer.last_data = t;
                 let active = peer.det.active() & carrier;
                 if let Some(s) = skb {

@@ -567,9 +567,15 @@ impl Detector {
 
     /// A data packet from the peer arrived on `link` at `now`.
     pub fn data(&mut self, link: usize, now: Instant, p: &Params) -> Transitions {
+        self.data_run(link, 1, now, p)
+    }
+
+    /// `n` data packets arrived at once on `link` at `now` (merged by the
+    /// slave's GRO): each counts, as the peer counted each sent.
+    pub fn data_run(&mut self, link: usize, n: u32, now: Instant, p: &Params) -> Transitions {
         let e = &mut self.endpoints[link];
-        e.rx_packets += 1;
-        e.counter = e.counter.saturating_add(1);
+        e.rx_packets += n as u64;
+        e.counter = e.counter.saturating_add(n);
         e.last_rx = now;
         self.judge(now, p)
     }

@@ -14,7 +14,7 @@ use super::loss::LossDetector;
 use super::params::Params;
 use super::seq::Seq;
 use super::time::{Duration, Instant};
-use super::window::{Buffers, ReorderBuf, Release, Window, WINDOW_SLOTS};
+use super::window::{span_of, Buffers, ReorderBuf, Release, Span, Window, WINDOW_SLOTS};
 use core::ops::DerefMut;
 
 /// What a heartbeat did to the receive side.
@@ -66,9 +66,10 @@ impl<P, B> Default for PeerRx<P, B> {
     }
 }
 
-impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
-    /// A data packet numbered `seq` arrived on `link`. Returns it if it must
-    /// be dropped (a duplicate).
+impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
+    /// A data packet numbered `seq` arrived on `link` (a run of numbers
+    /// from `seq` on, if merged: see [`Span`]). Returns it if it must be
+    /// dropped (a duplicate).
     pub fn data(
         &mut self,
         link: usize,
@@ -112,13 +113,14 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         up: &mut impl FnMut(P),
     ) -> Option<P> {
         let resyncs = self.window.stats.resyncs;
+        let last = seq.add(span_of(&pkt) - 1);
         let dup = self.window.receive(seq, now, pkt, p.maxbuf(), bufs, up);
         if self.window.stats.resyncs != resyncs {
             // The old numbering's marks mean nothing in the new one.
             self.loss.reset();
         }
         if let Some(l) = link {
-            self.loss.passed(l, seq);
+            self.loss.passed(l, last);
         }
         self.sweep(now, active, p, bufs, up);
         dup

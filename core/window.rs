@@ -27,6 +27,11 @@
 //! as nothing waits, so an idle peer costs only the [`Window`] itself. With
 //! no buffer to be had (the memory budget is spent), a packet that would
 //! wait goes up at once instead and its gap is given up (`unbuffered`).
+//!
+//! A packet may carry a run of consecutive numbers ([`Span`]): a slave's
+//! GRO merged frames that followed one another on one link. It sits in the
+//! slot of its first number and hands up all of them at once; a packet
+//! held inside a run (a copy that came another way) goes up after it.
 
 use super::seq::Seq;
 use super::time::{Duration, Instant};
@@ -44,6 +49,28 @@ const LOST_WORDS: usize = WINDOW_SLOTS / 64;
 /// After this many consecutive packets more than a window behind, each close
 /// to the previous one, the peer is taken to have restarted its numbering.
 pub const RESYNC_RUN: u32 = 8;
+
+/// The most numbers one packet carries: GRO's 64 KiB at the smallest
+/// segments worth merging, and well inside the window.
+pub const MAX_SPAN: u32 = 64;
+
+/// How many consecutive numbers a packet carries, from its own: more than
+/// one for frames a slave's GRO merged (see [`MAX_SPAN`]).
+pub trait Span {
+    /// Numbers carried, 1 for an ordinary packet.
+    fn span(&self) -> u32 {
+        1
+    }
+}
+
+impl Span for u32 {}
+impl Span for u64 {}
+impl<T> Span for core::ptr::NonNull<T> {}
+
+/// A packet's numbers, within `1..=MAX_SPAN`.
+pub fn span_of<P: Span>(p: &P) -> u32 {
+    p.span().clamp(1, MAX_SPAN)
+}
 
 /// Counters of a window, as `/proc/net/ri2n` shows them.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -143,8 +170,9 @@ fn micros(t: Instant) -> u32 {
 ///
 /// # Invariants
 ///
-/// - Every held packet's number `s` satisfies `next < s < next + WINDOW_SLOTS`
-///   and sits in slot `s % WINDOW_SLOTS` of `buf`.
+/// - Every held packet's first number `s` satisfies `next < s`, its last
+///   (`s + span - 1`) is before `next + WINDOW_SLOTS`, and it sits in slot
+///   `s % WINDOW_SLOTS` of `buf`.
 /// - `held` is the number of occupied slots, at most MAXBUF once `receive`
 ///   returns; the arrival chain from `oldest` links exactly those slots, in
 ///   arrival order. `held > 0` implies `buf` is `Some`.
@@ -182,7 +210,7 @@ impl<P, B> Default for Window<P, B> {
     }
 }
 
-impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
+impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
     fn slot(&mut self, i: usize) -> &mut Slot<P> {
         // Only reached with packets held, when a buffer is attached.
         &mut self.buf.as_mut().expect("held packets without a buffer").slots[i]
@@ -227,32 +255,36 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             // (from a slower link); epochs keep older recordings out.
             self.gone = [if self.strict { !0 } else { 0 }; LOST_WORDS];
         }
+        let last = seq.add(span_of(&pkt) - 1);
         let d = seq.diff(self.next);
         if d < 0 {
-            return self.receive_late(seq, d, pkt, up);
+            if last.before(self.next) {
+                return self.receive_late(seq, d, pkt, up);
+            }
+            // A run whose first numbers were given up: late, but it brings
+            // the next expected number on.
+            self.stats.late += 1;
+            self.far_run = 0;
+            up(pkt);
+            self.next = self.pass(self.next, last, up);
+            self.drain_in_order(up);
+            return None;
         }
         self.far_run = 0;
         if d == 0 {
             self.stats.in_order += 1;
-            self.set_lost(seq, false);
-            self.set_gone(seq, false);
-            self.next = seq.next();
             up(pkt);
+            self.next = self.pass(seq, last, up);
             self.drain_in_order(up);
             return None;
         }
-        if d as usize >= WINDOW_SLOTS {
+        if d as usize + (last.diff(seq) as usize) >= WINDOW_SLOTS {
             self.stats.jumps += 1;
-            // Everything held goes up, every number passed is a gap (each
-            // with its bits written), then `seq` is in order.
+            // Everything held below it goes up, every number passed is a
+            // gap (each with its bits written); then it is in order (or,
+            // a run reaching past the window, behind what was held).
             self.release_through(seq.add(u32::MAX), Release::Jump, up);
-            self.stats.in_order += 1;
-            self.set_lost(seq, false);
-            self.set_gone(seq, false);
-            self.next = seq.next();
-            up(pkt);
-            self.drain_in_order(up);
-            return None;
+            return self.receive(seq, now, pkt, maxbuf, bufs, up);
         }
         let i = (seq.0 & MASK) as usize;
         if self.buf.is_none() {
@@ -263,12 +295,7 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
                     // up (a packet from it will come late; TCP sorts it out).
                     self.stats.unbuffered += 1;
                     self.release_through(seq.add(u32::MAX), Release::Flush, up);
-                    self.set_lost(seq, false);
-                    self.set_gone(seq, false);
-                    self.next = seq.next();
-                    self.stats.in_order += 1;
-                    up(pkt);
-                    return None;
+                    return self.receive(seq, now, pkt, maxbuf, bufs, up);
                 }
             }
         }
@@ -417,46 +444,45 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             return;
         }
         let lost = why == Release::Loss;
-        // Past the window, nothing more can be held: stop at its end.
+        // Past the window, nothing more can be held: stop at its end (or
+        // past it, where a held run reaches).
         let span = upto.diff(self.next) as u32;
         let end = self.next.add(span.min(WINDOW_SLOTS as u32 - 1));
         let mut s = self.next;
-        loop {
+        while !end.before(s) {
             let i = (s.0 & MASK) as usize;
             match self.take(i) {
                 Some(pkt) => {
                     self.count_release(why);
-                    self.set_lost(s, false);
-                    self.set_gone(s, false);
+                    let last = s.add(span_of(&pkt) - 1);
                     up(pkt);
+                    s = self.pass(s, last, up);
                 }
                 None => {
                     self.stats.gaps += 1;
                     self.set_lost(s, lost);
                     self.set_gone(s, true);
+                    s = s.next();
                 }
             }
-            if s == end {
-                break;
-            }
-            s = s.next();
         }
-        if end != upto {
+        if !upto.before(s) {
             // Numbers beyond the window: none held, each a gap; only the
             // last WINDOW_SLOTS of them keep a bit.
-            let beyond = upto.diff(end) as u32;
+            let beyond = upto.diff(s) as u32 + 1;
             self.stats.gaps += beyond as u64;
-            let mut s = end.add(1 + beyond.saturating_sub(WINDOW_SLOTS as u32));
+            let mut t = s.add(beyond.saturating_sub(WINDOW_SLOTS as u32));
             loop {
-                self.set_lost(s, lost);
-                self.set_gone(s, true);
-                if s == upto {
+                self.set_lost(t, lost);
+                self.set_gone(t, true);
+                if t == upto {
                     break;
                 }
-                s = s.next();
+                t = t.next();
             }
+            s = upto.next();
         }
-        self.next = upto.next();
+        self.next = s;
         self.drain_in_order(up);
     }
 
@@ -510,12 +536,39 @@ impl<P, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
                 Some(pkt) => {
                     self.stats.in_order += 1;
                     let s = self.next;
-                    self.set_lost(s, false);
-                    self.set_gone(s, false);
-                    self.next = s.next();
+                    let last = s.add(span_of(&pkt) - 1);
                     up(pkt);
+                    self.next = self.pass(s, last, up);
                 }
                 None => break,
+            }
+        }
+    }
+
+    /// Numbers `from..=last` went up (a packet carrying them was just
+    /// handed up, `from` at or after `next`): writes their bits and hands
+    /// up what is held inside the run (a copy that came another way, which
+    /// may reach further: the run then ends where it does). Returns the
+    /// number after the run.
+    fn pass(&mut self, from: Seq, last: Seq, up: &mut impl FnMut(P)) -> Seq {
+        let mut last = last;
+        let mut s = from;
+        loop {
+            self.set_lost(s, false);
+            self.set_gone(s, false);
+            if s == last {
+                return last.next();
+            }
+            s = s.next();
+            if self.held > 0 {
+                if let Some(q) = self.take((s.0 & MASK) as usize) {
+                    self.stats.in_order += 1;
+                    let q_last = s.add(span_of(&q) - 1);
+                    if q_last.diff(last) > 0 {
+                        last = q_last;
+                    }
+                    up(q);
+                }
             }
         }
     }

@@ -19,6 +19,7 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/timekeeping.h>
+#include <net/gro.h>
 #include <net/gro_cells.h>
 #include <net/gso.h>
 #include <net/net_namespace.h>

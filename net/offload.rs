@@ -12,6 +12,19 @@
 //! [`super::skb::Skb::mark_shim`]); a lower device must not segment the
 //! packet in hardware, which would take the shim for the network header:
 //! the driver turns hardware segmentation off on its lower devices.
+//!
+//! The receive side is GRO (as `net/8021q/vlan_core.c` does for VLAN tags):
+//! a lower device's GRO merges frames that carry the shim when the driver
+//! says one continues another ([`ShimOffload::follows`]) and the inner
+//! protocol's GRO merges their inner packets. The merged packet keeps the
+//! first frame's shim and counts its frames (`gso_segs`).
+//!
+//! GRO keeps the order of each inner flow only; the driver needs the order
+//! of all frames between two addresses (a link's order). So at most one
+//! packet from a pair of addresses is held: a frame from the same pair that
+//! does not continue it sends it up first. This assumes that the lower
+//! device hashes all frames between two addresses alike (GRO compares the
+//! receive hash first), as a NIC that cannot parse the shim does.
 
 use super::bindings;
 use kernel::prelude::*;
@@ -30,6 +43,12 @@ pub trait ShimOffload: 'static {
     const MIN_LEN: usize;
     /// Fixes the shim of segment `index` (0 for the first).
     fn fix(index: u32, shim: &mut [u8]);
+    /// GRO: whether a frame with `shim` continues the held packet whose
+    /// first frame had `held` and which merged `count` frames. Both shims
+    /// were accepted by [`ShimOffload::parse`], with the same length.
+    fn follows(held: &[u8], shim: &[u8], count: u32) -> bool;
+    /// GRO: the most frames one merged packet may take.
+    const MAX_MERGE: u32;
 }
 
 /// A registered packet offload for `T::ETHERTYPE`.
@@ -51,8 +70,9 @@ unsafe impl<T: ShimOffload> Send for Registration<T> {}
 unsafe impl<T: ShimOffload> Sync for Registration<T> {}
 
 impl<T: ShimOffload> Registration<T> {
-    /// Registers the offload (module init).
-    pub fn new() -> impl PinInit<Self, Error> {
+    /// Registers the offload (module init): late segmentation (`gso`),
+    /// GRO (`gro`), or both.
+    pub fn new(gso: bool, gro: bool) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
             offload <- Opaque::ffi_init(|slot: *mut bindings::packet_offload| {
                 // SAFETY: `slot` is ours, pinned, and lives until drop,
@@ -61,7 +81,13 @@ impl<T: ShimOffload> Registration<T> {
                     slot.write(bindings::packet_offload::default());
                     (*slot).type_ = T::ETHERTYPE.to_be();
                     (*slot).priority = 15;
-                    (*slot).callbacks.gso_segment = Some(gso_segment::<T>);
+                    if gso {
+                        (*slot).callbacks.gso_segment = Some(gso_segment::<T>);
+                    }
+                    if gro {
+                        (*slot).callbacks.gro_receive = Some(gro_receive::<T>);
+                        (*slot).callbacks.gro_complete = Some(gro_complete::<T>);
+                    }
                     bindings::dev_add_offload(slot);
                 }
             }),
@@ -155,5 +181,103 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
             s = (*s).__bindgen_anon_1.__bindgen_anon_1.next;
         }
         segs
+    }
+}
+
+/// `gro_receive` for the shim (softirq, under RCU, in a lower device's
+/// NAPI poll): `skb` arrived with its data at the shim; the held packets
+/// in `head` whose Ethernet header (and receive hash) equal its own have
+/// `same_flow` set. Returns a held packet to send up now, if any.
+///
+/// # Safety
+///
+/// Called by the kernel's GRO with a packet and a list it owns for the
+/// call.
+unsafe extern "C" fn gro_receive<T: ShimOffload>(
+    head: *mut bindings::list_head,
+    skb: *mut bindings::sk_buff,
+) -> *mut bindings::sk_buff {
+    // SAFETY: The kernel's skb and list, ours for the call. A held
+    // packet's headers are linear up to where its GRO stopped, past the
+    // shim (gro_pull_from_frag0): read at `data + off` as VLAN's GRO does.
+    unsafe {
+        let off = bindings::skb_gro_offset(skb);
+        let mut shim = bindings::skb_gro_header(skb, off + T::MIN_LEN as u32, off).cast::<u8>();
+        let mut parsed = if shim.is_null() { None } else { T::parse(core::slice::from_raw_parts(shim, T::MIN_LEN)) };
+        if let Some((hlen, _)) = parsed {
+            shim = bindings::skb_gro_header(skb, off + hlen as u32, off).cast::<u8>();
+            if shim.is_null() {
+                parsed = None;
+            }
+        }
+        // The packet held from the same addresses (at most one, see the
+        // module's doc), and whether this frame continues it.
+        let mut mine: *mut bindings::sk_buff = core::ptr::null_mut();
+        let mut node = (*head).next;
+        while node != head {
+            let p = bindings::skb_from_list(node);
+            node = (*node).next;
+            if !bindings::gro_same_flow(p) {
+                continue;
+            }
+            let next = match parsed {
+                Some((hlen, _)) if mine.is_null() => {
+                    let count = bindings::gro_count(p) as u32;
+                    let held = core::slice::from_raw_parts((*p).data.add(off as usize), hlen);
+                    count < T::MAX_MERGE
+                        && T::parse(held).is_some_and(|(l, _)| l == hlen)
+                        && T::follows(held, core::slice::from_raw_parts(shim, hlen), count)
+                }
+                _ => false,
+            };
+            if mine.is_null() {
+                mine = p;
+            }
+            if !next {
+                bindings::gro_clear_same_flow(p);
+            }
+        }
+        let mut pp: *mut bindings::sk_buff = core::ptr::null_mut();
+        let mut flush = 1;
+        let ptype = match parsed {
+            Some((_, inner)) => bindings::gro_find_receive_by_type(inner.to_be()),
+            None => core::ptr::null_mut(),
+        };
+        if let (Some((hlen, _)), false) = (parsed, ptype.is_null()) {
+            bindings::skb_gro_set_network_offset(skb, off + hlen as u32);
+            bindings::skb_gro_pull(skb, hlen as u32);
+            bindings::skb_gro_postpull_rcsum(skb, shim.cast(), hlen as u32);
+            pp = bindings::call_gro_receive(ptype, head, skb);
+            flush = 0;
+        }
+        // Not merged into the held packet: it goes up before this frame
+        // (held anew, or sent up at once).
+        if pp.is_null() && !mine.is_null() && (flush != 0 || !bindings::gro_same_flow(skb)) {
+            pp = mine;
+        }
+        bindings::skb_gro_flush_final(skb, pp, flush);
+        pp
+    }
+}
+
+/// `gro_complete` for the shim: `skb` is a merged packet of more than one
+/// frame, its shim at `nhoff`; the inner protocol completes it (its
+/// `gso_segs` become the frames merged).
+///
+/// # Safety
+///
+/// Called by the kernel's GRO with a packet it owns, merged by
+/// [`gro_receive`].
+unsafe extern "C" fn gro_complete<T: ShimOffload>(skb: *mut bindings::sk_buff, nhoff: kernel::ffi::c_int) -> kernel::ffi::c_int {
+    // SAFETY: The kernel's skb; gro_receive saw its shim and headers
+    // linear at `nhoff`.
+    unsafe {
+        let shim = core::slice::from_raw_parts((*skb).data.add(nhoff as usize), T::MIN_LEN);
+        let Some((hlen, inner)) = T::parse(shim) else { return EINVAL.to_errno() };
+        let ptype = bindings::gro_find_complete_by_type(inner.to_be());
+        match ptype.as_ref().and_then(|p| p.callbacks.gro_complete) {
+            Some(complete) => complete(skb, nhoff + hlen as kernel::ffi::c_int),
+            None => ENOENT.to_errno(),
+        }
     }
 }

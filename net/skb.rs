@@ -130,6 +130,13 @@ impl Skb {
         unsafe { bindings::skb_gso_segs(self.as_raw()) }
     }
 
+    /// Whether the GSO packet came from an untrusted source (a guest, a
+    /// packet socket: `SKB_GSO_DODGY`), its segment count not yet known.
+    pub fn gso_dodgy(&self) -> bool {
+        // SAFETY: We own it.
+        unsafe { bindings::skb_gso_dodgy(self.as_raw()) }
+    }
+
     /// Marks the `shim` after the Ethernet header as the network header,
     /// for a GSO packet that a lower device is to segment late
     /// (`net/offload.rs`).

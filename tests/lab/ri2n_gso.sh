@@ -6,6 +6,9 @@
 # after; 100 MiB each way with equal checksums over both links; a link
 # cut during a transfer; keyed frames and broadcasts fall back to
 # segmentation in ri2n; numbering (no loss given up that then arrived).
+# On receive (rx_gro=1, the default), the slaves' GRO merges the frames of
+# one GSO packet again, and ri2n takes each merged packet as the run of
+# numbers it carries.
 set -u
 . "$(dirname "$0")/lib.sh"
 lab_up 2 2
@@ -23,6 +26,9 @@ min=50 mb=100
 [ "$LAB_TIME_SCALE" = 1 ] || min=2 mb=40
 check "TCP over ri2n0 runs (${bw:-0} Mbit/s > $min)" test "${bw:-0}" -gt $min
 check "  ... on both links, by bytes ($tx0 / $tx1 frames)" test $((tx0 * 10)) -gt $((tx1 * 7)) -a $((tx1 * 10)) -gt $((tx0 * 7))
+merged=$(proc_counter n2 rx_merged) frames=$(proc_counter n2 rx_merged_frames)
+check "n2's slaves merged n1's frames: ${merged:-none} packets of ${frames:-none} frames (> 1000, > 4 frames each)" \
+	test "${merged:-0}" -gt 1000 -a "${frames:-0}" -gt $((4 * ${merged:-0}))
 transfer_start n1 n2 $mb
 check "$mb MiB n1 -> n2, checksums equal" transfer_wait 180
 transfer_start n2 n1 $mb 5002
