@@ -220,6 +220,7 @@ fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> core::result::Result<u8
 pub(crate) struct Offload;
 
 impl crate::net::offload::ShimOffload for Offload {
+    type Upper = crate::ri2n_dev::Ri2n;
     const ETHERTYPE: u16 = ETH_P_RI2N;
     const MIN_LEN: usize = HEADER_LEN;
 

@@ -14,7 +14,7 @@ use super::loss::LossDetector;
 use super::params::Params;
 use super::seq::Seq;
 use super::time::{Duration, Instant};
-use super::window::{span_of, Buffers, ReorderBuf, Release, Span, Window, WINDOW_SLOTS};
+use super::window::{Buffers, ReorderBuf, Release, Span, Window, WINDOW_SLOTS};
 use core::ops::DerefMut;
 
 /// What a heartbeat did to the receive side.
@@ -113,7 +113,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         up: &mut impl FnMut(P),
     ) -> Option<P> {
         let resyncs = self.window.stats.resyncs;
-        let last = seq.add(span_of(&pkt) - 1);
+        let last = seq.add(self.window.span(&pkt) - 1);
         let dup = self.window.receive(seq, now, pkt, p.maxbuf(), bufs, up);
         if self.window.stats.resyncs != resyncs {
             // The old numbering's marks mean nothing in the new one.

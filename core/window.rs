@@ -220,6 +220,16 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         &self.buf.as_ref().expect("held packets without a buffer").slots[i]
     }
 
+    /// The numbers `p` carries: one in a strict window (sealed frames,
+    /// which no GRO merges; a run could not be checked for replays).
+    pub fn span(&self, p: &P) -> u32 {
+        if self.strict {
+            1
+        } else {
+            span_of(p)
+        }
+    }
+
     /// The number of the packet held in slot `i`.
     fn seq_of(&self, i: usize) -> Seq {
         self.next.add((i as u32).wrapping_sub(self.next.0) & MASK)
@@ -255,16 +265,25 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             // (from a slower link); epochs keep older recordings out.
             self.gone = [if self.strict { !0 } else { 0 }; LOST_WORDS];
         }
-        let last = seq.add(span_of(&pkt) - 1);
+        let last = seq.add(self.span(&pkt) - 1);
         let d = seq.diff(self.next);
         if d < 0 {
             if last.before(self.next) {
                 return self.receive_late(seq, d, pkt, up);
             }
-            // A run whose first numbers were given up: late, but it brings
-            // the next expected number on.
+            // A run whose first numbers were given up: those come late, as
+            // a packet of each would, and the rest brings `next` on.
             self.stats.late += 1;
             self.far_run = 0;
+            let mut s = seq;
+            while s != self.next {
+                if self.is_lost(s) {
+                    self.stats.late_loss += 1;
+                    self.set_lost(s, false);
+                }
+                self.set_gone(s, false);
+                s = s.next();
+            }
             up(pkt);
             self.next = self.pass(self.next, last, up);
             self.drain_in_order(up);
@@ -280,10 +299,12 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         }
         if d as usize + (last.diff(seq) as usize) >= WINDOW_SLOTS {
             self.stats.jumps += 1;
-            // Everything held below it goes up, every number passed is a
-            // gap (each with its bits written); then it is in order (or,
-            // a run reaching past the window, behind what was held).
-            self.release_through(seq.add(u32::MAX), Release::Jump, up);
+            // A whole window ahead: everything held goes up, every number
+            // passed is a gap (each with its bits written), and it is in
+            // order. A run that only reaches past the window's end moves
+            // it just enough to be held.
+            let upto = if d as usize >= WINDOW_SLOTS { seq } else { last.add((WINDOW_SLOTS as u32 - 1).wrapping_neg()) };
+            self.release_through(upto.add(u32::MAX), Release::Jump, up);
             return self.receive(seq, now, pkt, maxbuf, bufs, up);
         }
         let i = (seq.0 & MASK) as usize;
@@ -299,8 +320,14 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
                 }
             }
         }
-        if self.slot(i).pkt.is_some() {
+        if let Some(held) = self.slot_ref(i).pkt.as_ref() {
+            let longer = self.span(&pkt) > self.span(held);
             self.stats.duplicates += 1;
+            if longer {
+                // The longer run stays: its other numbers came in no other
+                // packet (another link's GRO merged fewer).
+                return self.slot(i).pkt.replace(pkt);
+            }
             return Some(pkt);
         }
         if self.held >= maxbuf {
@@ -454,7 +481,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             match self.take(i) {
                 Some(pkt) => {
                     self.count_release(why);
-                    let last = s.add(span_of(&pkt) - 1);
+                    let last = s.add(self.span(&pkt) - 1);
                     up(pkt);
                     s = self.pass(s, last, up);
                 }
@@ -536,7 +563,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
                 Some(pkt) => {
                     self.stats.in_order += 1;
                     let s = self.next;
-                    let last = s.add(span_of(&pkt) - 1);
+                    let last = s.add(self.span(&pkt) - 1);
                     up(pkt);
                     self.next = self.pass(s, last, up);
                 }
@@ -563,7 +590,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             if self.held > 0 {
                 if let Some(q) = self.take((s.0 & MASK) as usize) {
                     self.stats.in_order += 1;
-                    let q_last = s.add(span_of(&q) - 1);
+                    let q_last = s.add(self.span(&q) - 1);
                     if q_last.diff(last) > 0 {
                         last = q_last;
                     }

@@ -877,6 +877,21 @@ impl<T: Driver> NetDevice<T> {
         ready.then(|| unsafe { NetDevice::from_raw(dev.as_raw()) })
     }
 
+    /// Whether `port` is a port of a device of ours now (its rx_handler is
+    /// ours): for code that sees a port's frames before the handler does,
+    /// such as GRO.
+    ///
+    /// # Safety
+    ///
+    /// `port` is a valid net_device; bottom halves are disabled (softirq).
+    pub unsafe fn is_port_raw(port: *const bindings::net_device) -> bool {
+        // SAFETY: As the caller guarantees; an RCU-BH read of one pointer.
+        let h = unsafe { bindings::rx_handler_bh(port) };
+        // One instance of `rx_handler::<T>` exists: the kernel builds Rust
+        // with one codegen unit, and only this crate names it.
+        h.is_some_and(|f| f as *const () == rx_handler::<T> as *const ())
+    }
+
     /// `port`'s master, if it is a device of ours.
     pub fn master_of<'a>(rtnl: &'a Rtnl, port: &Device) -> Option<&'a NetDevice<T>> {
         port.master(rtnl).and_then(NetDevice::of)

@@ -19,12 +19,19 @@
 //! protocol's GRO merges their inner packets. The merged packet keeps the
 //! first frame's shim and counts its frames (`gso_segs`).
 //!
+//! Only frames on the driver's own lower devices are merged (the offload
+//! list is every device's: a bridge forwarding others' frames must not
+//! merge them), and only TCP or UDP inside IP (ESP's GRO, say, would take
+//! the packet away from the driver).
+//!
 //! GRO keeps the order of each inner flow only; the driver needs the order
-//! of all frames between two addresses (a link's order). So at most one
-//! packet from a pair of addresses is held: a frame from the same pair that
-//! does not continue it sends it up first. This assumes that the lower
-//! device hashes all frames between two addresses alike (GRO compares the
-//! receive hash first), as a NIC that cannot parse the shim does.
+//! of all frames from one sender on one lower device (a link's order). So
+//! at most one packet from a source address is held per lower device: a
+//! frame from the same source that does not continue it sends it up first.
+//! This assumes that the lower device hashes all frames from one source
+//! alike (GRO looks only at the packets of the frame's hash bucket), as a
+//! NIC that cannot parse the shim does, and that GRO stays on while they
+//! flow (turning it off, or attaching XDP, lets frames pass a held one).
 
 use super::bindings;
 use kernel::prelude::*;
@@ -32,6 +39,8 @@ use kernel::types::Opaque;
 
 /// What a driver says about its shim.
 pub trait ShimOffload: 'static {
+    /// The driver whose lower devices' frames GRO may merge.
+    type Upper: super::device::Driver;
     /// The shim's ethertype.
     const ETHERTYPE: u16;
     /// The shim's length, from its first bytes (`shim`, as many as
@@ -99,6 +108,11 @@ impl<T: ShimOffload> Registration<T> {
 #[pinned_drop]
 impl<T: ShimOffload> PinnedDrop for Registration<T> {
     fn drop(self: Pin<&mut Self>) {
+        // Dropped once the driver's devices are gone, so no port is ours and
+        // nothing more is merged; a merged packet GRO still holds must find
+        // `gro_complete` here. GRO holds one until the end of its NAPI poll
+        // (a jiffy while polling goes on, `gro_flush_timeout` if set).
+        kernel::time::delay::fsleep(kernel::time::Delta::from_millis(20));
         // SAFETY: Registered in `new`; dev_remove_offload waits for the
         // readers (synchronize_net) before we free it.
         unsafe { bindings::dev_remove_offload(self.offload.get()) };
@@ -184,10 +198,10 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
     }
 }
 
-/// `gro_receive` for the shim (softirq, under RCU, in a lower device's
-/// NAPI poll): `skb` arrived with its data at the shim; the held packets
-/// in `head` whose Ethernet header (and receive hash) equal its own have
-/// `same_flow` set. Returns a held packet to send up now, if any.
+/// `gro_receive` for the shim (softirq, in a lower device's NAPI poll):
+/// `skb` arrived with its data at the shim; `head` is its hash bucket's
+/// held packets, each with `same_flow` set if its Ethernet header equals
+/// the frame's. Returns a held packet to send up now, if any.
 ///
 /// # Safety
 ///
@@ -197,36 +211,38 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
     head: *mut bindings::list_head,
     skb: *mut bindings::sk_buff,
 ) -> *mut bindings::sk_buff {
-    // SAFETY: The kernel's skb and list, ours for the call. A held
-    // packet's headers are linear up to where its GRO stopped, past the
-    // shim (gro_pull_from_frag0): read at `data + off` as VLAN's GRO does.
+    // SAFETY: The kernel's skb and list, ours for the call, BH disabled.
+    // A held packet's headers are linear up to where its GRO stopped, past
+    // the shim and the inner headers (gro_try_pull_from_frag0); a held
+    // packet of the same source and device has the frame's Ethernet header
+    // length, so its shim is at `data + off` too (VLAN's GRO reads the
+    // same way).
     unsafe {
+        let port = (*skb).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev;
+        let ours = super::device::NetDevice::<T::Upper>::is_port_raw(port);
         let off = bindings::skb_gro_offset(skb);
-        let mut shim = bindings::skb_gro_header(skb, off + T::MIN_LEN as u32, off).cast::<u8>();
-        let mut parsed = if shim.is_null() { None } else { T::parse(core::slice::from_raw_parts(shim, T::MIN_LEN)) };
-        if let Some((hlen, _)) = parsed {
-            shim = bindings::skb_gro_header(skb, off + hlen as u32, off).cast::<u8>();
-            if shim.is_null() {
-                parsed = None;
-            }
-        }
-        // The packet held from the same addresses (at most one, see the
-        // module's doc), and whether this frame continues it.
+        let (shim, parsed) = if ours { shim_of::<T>(skb, off) } else { (core::ptr::null(), None) };
+        let src = bindings::skb_mac_header(skb).add(6);
+        // The packet held from the same source on this device (at most one,
+        // see the module's doc), and whether this frame continues it.
         let mut mine: *mut bindings::sk_buff = core::ptr::null_mut();
         let mut node = (*head).next;
         while node != head {
             let p = bindings::skb_from_list(node);
             node = (*node).next;
-            if !bindings::gro_same_flow(p) {
+            let same_source = ours
+                && (*p).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev == port
+                && core::slice::from_raw_parts(bindings::skb_mac_header(p).add(6), 6) == core::slice::from_raw_parts(src, 6);
+            if !same_source {
                 continue;
             }
             let next = match parsed {
-                Some((hlen, _)) if mine.is_null() => {
-                    let count = bindings::gro_count(p) as u32;
+                Some((hlen, _)) if mine.is_null() && bindings::gro_same_flow(p) => {
+                    let count = bindings::gro_count(p) as u32 + bindings::gro_count(skb) as u32;
                     let held = core::slice::from_raw_parts((*p).data.add(off as usize), hlen);
-                    count < T::MAX_MERGE
+                    count <= T::MAX_MERGE
                         && T::parse(held).is_some_and(|(l, _)| l == hlen)
-                        && T::follows(held, core::slice::from_raw_parts(shim, hlen), count)
+                        && T::follows(held, core::slice::from_raw_parts(shim, hlen), bindings::gro_count(p) as u32)
                 }
                 _ => false,
             };
@@ -239,24 +255,60 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
         }
         let mut pp: *mut bindings::sk_buff = core::ptr::null_mut();
         let mut flush = 1;
-        let ptype = match parsed {
-            Some((_, inner)) => bindings::gro_find_receive_by_type(inner.to_be()),
-            None => core::ptr::null_mut(),
-        };
-        if let (Some((hlen, _)), false) = (parsed, ptype.is_null()) {
-            bindings::skb_gro_set_network_offset(skb, off + hlen as u32);
-            bindings::skb_gro_pull(skb, hlen as u32);
-            bindings::skb_gro_postpull_rcsum(skb, shim.cast(), hlen as u32);
-            pp = bindings::call_gro_receive(ptype, head, skb);
-            flush = 0;
+        if let Some((hlen, inner)) = parsed {
+            let ptype = bindings::gro_find_receive_by_type(inner.to_be());
+            if !ptype.is_null() {
+                bindings::skb_gro_set_network_offset(skb, off + hlen as u32);
+                bindings::skb_gro_pull(skb, hlen as u32);
+                bindings::skb_gro_postpull_rcsum(skb, shim.cast(), hlen as u32);
+                pp = bindings::call_gro_receive(ptype, head, skb);
+                flush = 0;
+            }
         }
-        // Not merged into the held packet: it goes up before this frame
+        // Not merged into the held packet: that goes up before this frame
         // (held anew, or sent up at once).
         if pp.is_null() && !mine.is_null() && (flush != 0 || !bindings::gro_same_flow(skb)) {
             pp = mine;
         }
         bindings::skb_gro_flush_final(skb, pp, flush);
         pp
+    }
+}
+
+/// Bytes of the inner IP header that name its transport protocol.
+const INNER_PEEK: usize = 40;
+
+/// The shim of `skb` at GRO offset `off`, and its length and inner
+/// ethertype if it may be merged: [`ShimOffload::parse`] takes it, and the
+/// inner packet is TCP or UDP in IPv4 or IPv6 (no IPv6 extension header).
+///
+/// # Safety
+///
+/// `skb` is a packet in GRO that the caller owns for the call.
+unsafe fn shim_of<T: ShimOffload>(skb: *mut bindings::sk_buff, off: u32) -> (*const u8, Option<(usize, u16)>) {
+    const TCP: u8 = 6;
+    const UDP: u8 = 17;
+    // SAFETY: As the caller guarantees; skb_gro_header makes `len` bytes
+    // from `off` readable or fails.
+    unsafe {
+        let shim = bindings::skb_gro_header(skb, off + T::MIN_LEN as u32, off).cast::<u8>();
+        if shim.is_null() {
+            return (shim, None);
+        }
+        let Some((hlen, inner)) = T::parse(core::slice::from_raw_parts(shim, T::MIN_LEN)) else {
+            return (shim, None);
+        };
+        let shim = bindings::skb_gro_header(skb, off + (hlen + INNER_PEEK) as u32, off).cast::<u8>();
+        if shim.is_null() {
+            return (shim, None);
+        }
+        let ip = core::slice::from_raw_parts(shim.add(hlen), INNER_PEEK);
+        let proto = match inner {
+            0x0800 if ip[0] >> 4 == 4 => ip[9],
+            0x86dd if ip[0] >> 4 == 6 => ip[6],
+            _ => return (shim, None),
+        };
+        (shim, (proto == TCP || proto == UDP).then_some((hlen, inner)))
     }
 }
 

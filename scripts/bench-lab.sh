@@ -73,10 +73,11 @@ lab() {
 			on $n ip addr add "$(addr 3 $n)/24" dev bond0
 			DEV=bond0 SRC=$(addr 3 n1) DST=$(addr 3 n2)
 			;;
-		ri2n | ri2n-one | ri2n-keyed | ri2n-1sw | ri2n-gso)
-			# ri2n-gso: tx_gso=1, GSO packets whole to a slave (issue 13).
+		ri2n | ri2n-one | ri2n-keyed | ri2n-1sw | ri2n-gso | ri2n-gso-nogro | ri2n-nogro)
+			# ri2n-gso: tx_gso=1, GSO packets whole to a slave (issue 13);
+			# -nogro: rx_gro=0, the slaves' GRO leaves RI2N frames alone.
 			on $n modprobe ri2n slaves="$slaves" one_switch=$([ "$cfg" = ri2n-1sw ] && echo 1 || echo 0) \
-				tx_gso=$([ "$cfg" = ri2n-gso ] && echo 1 || echo 0)
+				tx_gso=$([[ $cfg = ri2n-gso* ]] && echo 1 || echo 0) rx_gro=$([[ $cfg = *-nogro ]] && echo 0 || echo 1)
 			# ri2n-keyed: every frame sealed (issue 12), 12 bytes of MTU less.
 			[ "$cfg" != ri2n-keyed ] || on $n sh -c 'echo 00112233445566778899aabbccddeeff > /sys/class/net/ri2n0/ri2n/key'
 			on $n ip link set ri2n0 up

@@ -133,14 +133,14 @@ fn a_packet_held_inside_a_run_goes_up_after_it_and_may_reach_further() {
 }
 
 #[test]
-fn a_run_reaching_past_the_window_moves_it() {
+fn a_run_a_whole_window_ahead_is_a_jump() {
     let mut r = Rx::new(2);
     r.arrive(0, 0, 1, 0);
     r.arrive(0, 2, 1, 0);
-    // Its first number is in the window, its last beyond: 2 goes up, the
-    // numbers up to the run are given up, and the run is in order.
-    let first = WINDOW_SLOTS as u32 - 10;
-    let up = r.arrive(1, first, 20, 0);
+    // Its first number a window ahead: everything held goes up, every
+    // number before it is given up, and the run is in order.
+    let first = WINDOW_SLOTS as u32 + 1;
+    let up = r.arrive(0, first, 20, 0);
     let want: Vec<u32> = [2].into_iter().chain(first..first + 20).collect();
     assert_eq!(up, want);
     assert_eq!(r.rx.window.stats.jumps, 1);
@@ -289,4 +289,46 @@ proptest! {
         prop_assert_eq!(order, want);
         prop_assert_eq!(o.rx.window.stats.timeout, 0);
     }
+}
+
+#[test]
+fn a_run_only_reaching_past_the_window_moves_it_just_enough() {
+    // All on link 0 (link 1 silent: the loss rule waits for it).
+    let mut r = Rx::new(2);
+    r.arrive(0, 0, 1, 0);
+    r.arrive(0, 100, 1, 0);
+    // 500..519: its last number is 519 ahead of next (1); the window moves
+    // to 8 (519 - 511), giving up 1..7 only; 100 stays held, as does the run.
+    assert_eq!(r.arrive(0, 500, 20, 0), [] as [u32; 0]);
+    assert_eq!(r.rx.window.next_expected(), Seq(8));
+    assert_eq!(r.rx.window.stats.gaps, 7);
+    assert_eq!(r.rx.window.held(), 2);
+}
+
+#[test]
+fn of_two_packets_starting_at_one_number_the_longer_run_stays() {
+    let mut r = Rx::new(2);
+    r.arrive(0, 0, 1, 0);
+    let mut up = Vec::new();
+    let mut arrive = |r: &mut Rx, first, n| {
+        r.rx.data(1, Seq(first), Run { first, n }, Instant(0), r.active, &r.p, &mut r.bufs, &mut |x| up.push(x))
+    };
+    assert_eq!(arrive(&mut r, 5, 2), None);
+    assert_eq!(arrive(&mut r, 5, 4), Some(Run { first: 5, n: 2 }), "the shorter one goes");
+    assert_eq!(arrive(&mut r, 5, 3), Some(Run { first: 5, n: 3 }), "a shorter one is the duplicate");
+    assert_eq!(r.arrive(0, 1, 4, 0), [1, 2, 3, 4, 5, 6, 7, 8]);
+}
+
+#[test]
+fn a_run_straddling_next_counts_its_given_up_numbers_late() {
+    let mut r = Rx::new(2);
+    r.arrive(0, 0, 1, 0);
+    r.arrive(1, 4, 1, 0);
+    // Link 0 passes 5: 1..3 given up by the loss rule.
+    assert_eq!(r.arrive(0, 5, 1, 0), [4, 5]);
+    assert_eq!(r.rx.window.stats.gaps, 3);
+    // 2..7 arrives (link 1): 2 and 3 were given up by the loss rule.
+    assert_eq!(r.arrive(1, 2, 6, 0), [2, 3, 4, 5, 6, 7]);
+    assert_eq!(r.rx.window.stats.late_loss, 2);
+    assert_eq!(r.rx.window.next_expected(), Seq(8));
 }
