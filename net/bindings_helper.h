@@ -23,6 +23,7 @@
 #include <net/gro_cells.h>
 #include <net/gso.h>
 #include <net/net_namespace.h>
+#include <net/netdev_lock.h>
 #include <net/netns/generic.h>
 #include <net/netlink.h>
 #include <net/rtnetlink.h>

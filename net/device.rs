@@ -367,15 +367,22 @@ impl Device {
     /// Turns hardware segmentation (TSO, USO) off, as `ethtool -K DEV tso
     /// off` would; returns the feature bits it turned off, for
     /// [`Device::restore_features`].
+    ///
+    /// Called where the device's instance lock is not held (RTNL only:
+    /// `ndo_add_slave` and `NETDEV_UNREGISTER` run without it), since a
+    /// driver with locked ops requires it for a feature change.
     pub fn hw_gso_off(&self, _rtnl: &Rtnl) -> u64 {
-        // SAFETY: Alive; RTNL held, which serialises feature changes.
+        // SAFETY: Alive; RTNL and the instance lock (ops-locked drivers)
+        // serialise feature changes, as ethtool's do.
         unsafe {
             let d = self.as_raw();
+            bindings::netdev_lock_ops(d);
             let off = (*d).wanted_features & bindings::netif_f_hw_gso();
             if off != 0 {
                 (*d).wanted_features &= !off;
                 bindings::netdev_update_features(d);
             }
+            bindings::netdev_unlock_ops(d);
             off
         }
     }
@@ -386,11 +393,14 @@ impl Device {
         if bits == 0 {
             return;
         }
-        // SAFETY: Alive; RTNL held.
+        // SAFETY: Alive; RTNL held, and the instance lock taken as in
+        // `hw_gso_off` (the same callers).
         unsafe {
             let d = self.as_raw();
+            bindings::netdev_lock_ops(d);
             (*d).wanted_features |= bits;
             bindings::netdev_update_features(d);
+            bindings::netdev_unlock_ops(d);
         }
     }
 
