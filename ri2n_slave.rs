@@ -171,6 +171,15 @@ fn give_back(dev: &Ri2nDev, rtnl: &Rtnl, slave: &Slave) {
         let _ = port.set_promiscuity(rtnl, -1);
     }
     let _ = port.set_allmulti(rtnl, -1);
+    if slave.gso_off != 0 {
+        // Our whole GSO packets may still wait in its qdisc, and its
+        // hardware would take their RI2N header for IP's: segmentation
+        // comes back once they left (they leave at line rate; a stuck
+        // queue, no carrier, is waited for 200 ms, then left to luck).
+        if !port.wait_qdiscs_empty(rtnl, 200) {
+            pr_warn!("{}: {}'s queue did not drain; its TSO comes back all the same\n", dev.name_str(), port.name_str());
+        }
+    }
     port.restore_features(rtnl, slave.gso_off);
     if slave.opened {
         port.close(rtnl);

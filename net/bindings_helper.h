@@ -24,6 +24,7 @@
 #include <net/gso.h>
 #include <net/net_namespace.h>
 #include <net/netdev_lock.h>
+#include <net/sch_generic.h>
 #include <net/netns/generic.h>
 #include <net/netlink.h>
 #include <net/rtnetlink.h>

@@ -387,6 +387,22 @@ impl Device {
         }
     }
 
+    /// Waits, sleeping, until nothing waits in the device's qdiscs, at most
+    /// `max_ms` (RTNL held meanwhile). Returns whether they emptied.
+    pub fn wait_qdiscs_empty(&self, _rtnl: &Rtnl, max_ms: u32) -> bool {
+        let d = self.as_raw();
+        for _ in 0..=max_ms {
+            // SAFETY: Alive; RTNL held, which keeps each queue's qdisc
+            // (rtnl_dereference); the queue count is read as the stack does.
+            let busy = (0..unsafe { (*d).real_num_tx_queues }).any(|q| unsafe { bindings::txq_qdisc_qlen(d, q) } != 0);
+            if !busy {
+                return true;
+            }
+            kernel::time::delay::fsleep(kernel::time::Delta::from_millis(1));
+        }
+        false
+    }
+
     /// Turns back on the wanted features `bits` (from
     /// [`Device::hw_gso_off`]).
     pub fn restore_features(&self, _rtnl: &Rtnl, bits: u64) {

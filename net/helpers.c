@@ -14,6 +14,7 @@ struct net *rnet_dev_net(const struct net_device *dev) { return dev_net(dev); }
 bool rnet_net_eq(const struct net *a, const struct net *b) { return net_eq(a, b); }
 void rnet_dev_hold(struct net_device *dev) { dev_hold(dev); }
 void rnet_dev_put(struct net_device *dev) { dev_put(dev); }
+unsigned int rnet_txq_qdisc_qlen(struct net_device *dev, unsigned int q) { return qdisc_qlen_sum(rtnl_dereference(netdev_get_tx_queue(dev, q)->qdisc)); }
 void rnet_netdev_lock_ops(struct net_device *dev) { netdev_lock_ops(dev); }
 void rnet_netdev_unlock_ops(struct net_device *dev) { netdev_unlock_ops(dev); }
 bool rnet_netif_running(const struct net_device *dev) { return netif_running(dev); }
