@@ -316,19 +316,19 @@ mpi() {
 } >"$RAW/meta.txt"
 
 if want pingpong; then
-	for cfg in ${BENCH_PP_CFGS:-single bond ri2n ri2n-1sw}; do pingpong $cfg "$RATE"; done
-	for cfg in ${BENCH_PP_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-one ri2n-1sw}; do pingpong $cfg none; done
+	for cfg in ${BENCH_PP_CFGS:-single bond bond-1500 ri2n ri2n-1sw ri2n-gso}; do pingpong $cfg "$RATE"; done
+	for cfg in ${BENCH_PP_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-one ri2n-1sw ri2n-gso}; do pingpong $cfg none; done
 fi
 if want bulk; then
 	printf '#cfg\tlinks\trate\tstreams\tbits_per_s\tbytes\tacks_in\tretrans\tdsacks\treorder\tspurious_rto\tsys_ticks_tx\tsys_ticks_rx\n' >"$RAW/bulk.tsv"
 	for links in ${BENCH_BULK_LINKS:-2 4}; do
 		# single-1500 once: with MTU frames on the wire as well, one link's
 		# TCP health (ACKs per MiB) is ri2n's like-for-like reference.
-		for cfg in ${BENCH_BULK_CFGS:-single $([ $links = 2 ] && echo single-1500) bond ri2n ri2n-keyed $([ $links = 2 ] && echo ri2n-1sw)}; do
+		for cfg in ${BENCH_BULK_CFGS:-single $([ $links = 2 ] && echo single-1500) bond ri2n ri2n-keyed $([ $links = 2 ] && echo ri2n-1sw ri2n-gso)}; do
 			for streams in ${BENCH_STREAMS:-1 4}; do bulk $cfg $links "$RATE" $streams; done
 		done
 	done
-	for cfg in ${BENCH_BULK_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-keyed ri2n-1sw}; do
+	for cfg in ${BENCH_BULK_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-keyed ri2n-1sw ri2n-gso ri2n-gso-nogro}; do
 		for streams in ${BENCH_STREAMS:-1 4}; do bulk $cfg 2 none $streams; done
 	done
 fi

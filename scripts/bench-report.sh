@@ -43,11 +43,11 @@ pp_half() { awk '!/^#/ {s[NR] = $1; t[NR] = $6; if ($6 > p) p = $6} END {for (i 
 # pp_worst_vs RATE [CFG]: the lowest ri2n/CFG (bond) throughput ratio from 4 KiB up, and where.
 pp_worst_vs() {
 	awk '!/^#/ && FNR == NR {b[$1] = $6; next} !/^#/ && $1 >= 4096 && ($1 in b) && b[$1] > 0 {r = $6 / b[$1]; if (w == "" || r < w) {w = r; at = $1}} END {if (w != "") printf "%.2f %s\n", w, at}' \
-		"$(pp "${2:-bond}" "$1")" "$(pp ri2n "$1")" 2>/dev/null
+		"$(pp "${2:-bond}" "$1")" "$(pp "${3:-ri2n}" "$1")" 2>/dev/null
 }
 
 # Bonding comes right before ri2n: the tables' last column is ri2n / bonding.
-PP_CFGS="single single-1500 bond-1500 ri2n-one bond ri2n"
+PP_CFGS="single single-1500 bond-1500 ri2n-one ri2n-gso bond ri2n"
 cfg_name() {
 	case $1 in
 	single) echo "one link" ;;
@@ -55,6 +55,7 @@ cfg_name() {
 	bond) echo "bonding" ;;
 	bond-1500) echo "bonding, TSO off" ;;
 	ri2n-one) echo "ri2n, one link" ;;
+	ri2n-gso) echo "ri2n tx_gso=1" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -248,6 +249,43 @@ EOF
 			ls_=$(pp_at single "$rate" 64 3) lr=$(pp_at ri2n "$rate" 64 3)
 			x=$(ratio "$lr" "$ls_")
 			echo "| ping-pong ($rate): 64 B round trip ≤ one link + 5 % | $lr vs $ls_ µs = **$x** | $(verdict "$(ge 1.05 "$x")") |"
+		done
+	fi
+	# Issue 13: whole GSO packets per link (tx_gso=1), merged again by the
+	# receiver's slaves (rx_gro=1), against MTU-frame references.
+	if [ -n "$(mbit ri2n-gso 2 none 1)" ]; then
+		g=$(mbit ri2n-gso 2 none 1) s15=$(mbit single-1500 2 none 1) b15=$(mbit bond-1500 2 none 1)
+		x=$(ratio "$g" "$s15") w=$(ratio "$g" "$b15")
+		echo "| tx_gso=1, unshaped bulk ≥ 1.0 × one link with TSO off | $g vs $s15 Mbit/s = **$x** | $(verdict "$(ge "$x" 1.0)") |"
+		echo "| tx_gso=1, unshaped bulk ≥ 1.3 × bonding with TSO off | $g vs $b15 Mbit/s = **$w** | $(verdict "$(ge "$w" 1.3)") |"
+		g=$(mbit ri2n-gso 2 "$RATE" 1) s=$(mbit single 2 "$RATE" 1)
+		x=$(ratio "$g" "$(awk -v s="$s" 'BEGIN {print s * 2}')")
+		[ -z "$g" ] || echo "| tx_gso=1, shaped bulk, 2 links ≥ 0.98 × 2 × one link | $g vs 2 × $s Mbit/s = **$x** | $(verdict "$(ge "$x" 0.98)") |"
+		for rate in "$RATE" none; do
+			a_s=$(awk -F'\t' -v r="$rate" '$1 == "single-1500" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
+			a_g=$(awk -F'\t' -v r="$rate" '$1 == "ri2n-gso" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
+			[ -n "$a_g" ] || continue
+			x=$(ratio "$a_g" "$a_s") d_g=$(bulk_col ri2n-gso 2 "$rate" 1 9)
+			echo "| tx_gso=1, TCP health ($rate): ACKs/MiB ≤ 1.3 × one link's (TSO off); DSACKs ≈ 0 | $a_g vs $a_s = **$x**; DSACKs $d_g | $(verdict "$(ge 1.3 "$x")"), $(verdict "$([ "${d_g:-1}" -le 2 ] && echo 1 || echo 0)") |"
+		done
+		# Kernel CPU per GB at each end, unshaped (system + irq + softirq ticks).
+		for end in 12 13; do
+			c_s=$(awk -F'\t' -v k=$end '$1 == "single-1500" && $2 == 2 && $3 == "none" && $4 == 1 && $6 > 0 {printf "%.0f", $k / ($6 / 1e9)}' "$RAW/bulk.tsv")
+			c_g=$(awk -F'\t' -v k=$end '$1 == "ri2n-gso" && $2 == 2 && $3 == "none" && $4 == 1 && $6 > 0 {printf "%.0f", $k / ($6 / 1e9)}' "$RAW/bulk.tsv")
+			x=$(ratio "$c_g" "$c_s")
+			echo "| tx_gso=1, unshaped: kernel CPU per GB at the $([ $end = 12 ] && echo sender || echo receiver) ≤ one link's (TSO off) | $c_g vs $c_s ticks/GB = **$x** | $(verdict "$(ge 1 "$x")") |"
+		done
+	fi
+	if [ -f "$(pp ri2n-gso none)" ]; then
+		for rate in "$RATE" none; do
+			[ -f "$(pp ri2n-gso "$rate")" ] && [ -f "$(pp bond-1500 "$rate")" ] || continue
+			read -r w at < <(pp_worst_vs "$rate" bond-1500 ri2n-gso || true) || true
+			echo "| tx_gso=1, ping-pong ($rate): ≥ bonding with TSO off at every size ≥ 4 KiB | worst ${w:-n/a} (at ${at:-?} B) | $(verdict "$(ge "${w:-n/a}" 1)") |"
+			hr=$(pp_half ri2n-gso "$rate") hb=$(pp_half bond-1500 "$rate")
+			echo "| tx_gso=1, ping-pong ($rate): size reaching half of peak ≤ ½ of bonding's (TSO off) | ${hr:-?} B vs ${hb:-?} B | $(verdict "$(ge "$(awk -v b="${hb:-0}" 'BEGIN {print b / 2}')" "${hr:-1e99}")") |"
+			ls_=$(pp_at single "$rate" 64 3) lr=$(pp_at ri2n-gso "$rate" 64 3)
+			x=$(ratio "$lr" "$ls_")
+			echo "| tx_gso=1, ping-pong ($rate): 64 B round trip ≤ one link + 5 % | $lr vs $ls_ µs = **$x** | $(verdict "$(ge 1.05 "$x")") |"
 		done
 	fi
 	if [ -f "$RAW/failover-ri2n-carrier.tsv" ]; then
