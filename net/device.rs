@@ -1232,7 +1232,7 @@ unsafe extern "C" fn rx_handler<T: Driver>(pskb: *mut *mut bindings::sk_buff) ->
         let Some(skb) = Skb::from_raw(skb) else {
             return bindings::rx_handler_result_RX_HANDLER_CONSUMED;
         };
-        let port = (*skb.as_raw()).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev;
+        let port = super::skb::dev_of(skb.as_raw());
         let dev = bindings::rx_handler_data(port).cast::<bindings::net_device>();
         match T::handle_frame(with::<T>(dev), Device::from_raw(port), skb) {
             RxHandled::Consumed => bindings::rx_handler_result_RX_HANDLER_CONSUMED,

@@ -218,7 +218,7 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
     // length, so its shim is at `data + off` too (VLAN's GRO reads the
     // same way).
     unsafe {
-        let port = (*skb).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev;
+        let port = super::skb::dev_of(skb);
         let ours = super::device::NetDevice::<T::Upper>::is_port_raw(port);
         let off = bindings::skb_gro_offset(skb);
         let (shim, parsed) = if ours { shim_of::<T>(skb, off) } else { (core::ptr::null(), None) };
@@ -231,18 +231,18 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
             let p = bindings::skb_from_list(node);
             node = (*node).next;
             let same_source = ours
-                && (*p).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev == port
+                && super::skb::dev_of(p) == port
                 && core::slice::from_raw_parts(bindings::skb_mac_header(p).add(6), 6) == core::slice::from_raw_parts(src, 6);
             if !same_source {
                 continue;
             }
             let next = match parsed {
                 Some((hlen, _)) if mine.is_null() && bindings::gro_same_flow(p) => {
-                    let count = bindings::gro_count(p) as u32 + bindings::gro_count(skb) as u32;
+                    let held_count = bindings::gro_count(p) as u32;
                     let held = core::slice::from_raw_parts((*p).data.add(off as usize), hlen);
-                    count <= T::MAX_MERGE
+                    held_count + bindings::gro_count(skb) as u32 <= T::MAX_MERGE
                         && T::parse(held).is_some_and(|(l, _)| l == hlen)
-                        && T::follows(held, core::slice::from_raw_parts(shim, hlen), bindings::gro_count(p) as u32)
+                        && T::follows(held, core::slice::from_raw_parts(shim, hlen), held_count)
                 }
                 _ => false,
             };

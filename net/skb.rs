@@ -368,6 +368,17 @@ impl Default for SkbList {
     }
 }
 
+/// The device of the raw sk_buff `skb` (the one it arrived on, or is being
+/// sent through): the field sits in anonymous unions of the binding.
+///
+/// # Safety
+///
+/// `skb` is a valid sk_buff.
+pub(super) unsafe fn dev_of(skb: *const bindings::sk_buff) -> *mut bindings::net_device {
+    // SAFETY: As the caller guarantees; a plain read of the field.
+    unsafe { (*skb).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev }
+}
+
 impl SkbList {
     /// An empty list.
     pub const fn new() -> SkbList {
