@@ -60,6 +60,12 @@ bench:
 	scripts/setup-host.sh --bench
 	LAB_MPI=1 scripts/lab run scripts/bench-lab.sh
 
+# Where the guests' CPU time goes (perf, by kernel symbol), for 64-byte
+# ping-pong and unshaped bulk over one link, bonding and ri2n.
+profile:
+	scripts/setup-host.sh --bench
+	LAB_PERF=1 BENCH_ONLY=profile BENCH_RAW=$${BENCH_RAW:-bench/results/profile} scripts/lab run scripts/bench-lab.sh
+
 bench-core:
 	cd tools && $(CARGO) bench -p ri2n-core
 

@@ -60,6 +60,7 @@ module! {
         loss_thresh: u32 { default: 5, description: "a link losing clearly more than this (0.1 %) of our frames, and than the other links, goes out of use; 0: never; default 5 (0.5 %)", },
         one_switch: u32 { default: 0, description: "1: all links through one switch; frames leave each slave with its own MAC (default 0: a switch per link, the paper's wire)", },
         rx_gro: u32 { default: 1, description: "1: the slaves' GRO merges RI2N frames that follow one another on a link (a peer's tx_gso packets, or all of its frames on its one link), and ri2n takes each merged packet whole; 0: frame by frame", },
+        stripe_segs: u32 { default: 8, description: "a GSO packet of at most this many segments (0..64) goes whole to one link, a longer one segment by segment over every link (default 8; 1: every segment to the next link, the paper's)", },
         tx_gso: u32 { default: 0, description: "1 (experimental): a GSO packet goes whole to one slave, which segments it (hardware segmentation off on the slaves); 0: ri2n segments and stripes each segment", },
     },
 }
@@ -97,6 +98,11 @@ fn params_from_module() -> core::result::Result<Params, proto::params::ParamErro
 /// `tx_gso`: whole GSO packets to the slaves, segmented there.
 pub(crate) fn tx_gso() -> bool {
     module_parameters::tx_gso.value() != 0
+}
+
+/// `stripe_segs`: the most segments of a GSO packet kept on one link.
+pub(crate) fn stripe_segs() -> u32 {
+    module_parameters::stripe_segs.value()
 }
 
 /// `rx_gro`: the slaves' GRO merges RI2N frames.

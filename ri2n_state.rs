@@ -670,8 +670,10 @@ impl State {
 
     /// Picks link and number for a unicast packet of `len` bytes to `dst`
     /// (creating the peer if new; a peer evicted for it leaves its held
-    /// packets in `garbage`). Counts the packet, or the drop.
-    pub(crate) fn tx_route(&mut self, dst: &Mac, len: u32, segs: u32, garbage: &mut SkbList) -> TxRoute {
+    /// packets in `garbage`): `first` for a packet's first frame, as
+    /// `RoundRobin::pick_block` takes it, `None` for the frames of its block
+    /// after it. Counts the packet, or the drop.
+    pub(crate) fn tx_route(&mut self, dst: &Mac, len: u32, segs: u32, first: Option<(u32, u32)>, garbage: &mut SkbList) -> TxRoute {
         let t = now();
         let mut queues_ok = 0u8;
         for (l, s) in self.slaves() {
@@ -689,9 +691,8 @@ impl State {
         // is no reason to drop: the slave's qdisc still queues. Links out
         // of use for loss only serve when nothing else is left.
         let usable = peer.det.sendable(carrier);
-        // Whole GSO packets (`tx_gso`) are placed by bytes (core/sched.rs).
-        let by_bytes = crate::tx_gso();
-        let mut pick = |mask: u8| if by_bytes { peer.rr.pick_bytes(mask, len) } else { peer.rr.pick(mask) };
+        // By bytes, a block at a time (core/sched.rs).
+        let mut pick = |mask: u8| peer.rr.pick_block(mask, first, len);
         let Some(link) = pick(usable & queues_ok).or_else(|| pick(usable)) else {
             self.stats.tx_no_link += 1;
             self.stats.tx_dropped += 1;

@@ -2,9 +2,10 @@
 
 //! Transmit (driver paper §5.3): RI2N header, link choice, per-link queues.
 //!
-//! Unicast goes to one link, chosen per peer round-robin among the links
+//! Unicast goes to one link, chosen per peer by bytes among the links
 //! that are up and not failed in either direction, skipping those whose
-//! queue is stopped while another has room. Broadcast and multicast (ARP,
+//! queue is stopped while another has room; a GSO packet of a few segments
+//! goes whole to one link, a longer one segment by segment (core/sched.rs). Broadcast and multicast (ARP,
 //! IPv6 ND) go out on every link that is up, numbered per sender, so that
 //! ARP works while a dead link is not yet detected; the receiver passes the
 //! first copy up (`core/dedup.rs`).
@@ -27,9 +28,10 @@ use crate::proto::header::{
     Header, Heartbeat, Kind, Origin, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN, ORIGIN_LEN, VERSION,
     VERSION_ONE_SWITCH,
 };
+use crate::proto::sched::stripe_block;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
-use crate::ri2n_state::{HbOrder, TxRoute, DRAIN_BUDGET};
+use crate::ri2n_state::{HbOrder, State, TxRoute, DRAIN_BUDGET};
 
 const ETH_HLEN: usize = 14;
 
@@ -43,7 +45,8 @@ fn task() -> usize {
 }
 
 /// `ndo_start_xmit`: consumes `skb` whatever happens. A GSO packet is cut
-/// into its segments here, each numbered and scheduled like any packet.
+/// into its segments here, each numbered: a few go whole to one link, more
+/// are spread (`stripe_segs`, core/sched.rs).
 pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
     let d = dev.data();
     if d.state.lock().tx_reentered(task()) {
@@ -63,15 +66,17 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
         skb
     };
     if skb.is_gso() {
+        let len = skb.len();
         match skb.gso_segments(SEG_FEATURES) {
-            Ok(segs) => segs.for_each(|s| drain |= xmit_one(dev, s)),
+            Ok(segs) => drain = xmit_segments(dev, segs, len),
             Err(skb) => {
                 d.state.lock().tx_drop();
                 skb.drop_reason(DropReason::NoMem);
             }
         }
     } else {
-        drain = xmit_one(dev, skb);
+        let len = skb.len();
+        drain = xmit_one_block(dev, skb, Some((1, len)));
     }
     drain_links(dev, drain);
 }
@@ -84,7 +89,8 @@ fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<u8, Skb> {
     if !(2..=MAX_WHOLE_SEGS).contains(&segs) || !skb.may_pull(ETH_HLEN as u32) || skb.data()[0] & 1 != 0 {
         return Err(skb);
     }
-    xmit_one_n(dev, skb, segs)
+    let len = skb.len();
+    xmit_one_n(dev, skb, segs, Some((1, len)))
 }
 
 /// The most segments a GSO packet may take to one link whole: a quarter
@@ -92,38 +98,24 @@ fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<u8, Skb> {
 const MAX_WHOLE_SEGS: u32 = 128;
 
 /// Numbers and queues one packet (no GSO) for its peer, or for every link
-/// if broadcast. Returns the links this CPU is to drain.
-fn xmit_one(dev: &Ri2nDev, skb: Skb) -> u8 {
+/// if broadcast: `first` for a packet's first frame, `None` for the frames
+/// of its block after it (`RoundRobin::pick_block`). Returns the links this
+/// CPU is to drain.
+fn xmit_one_block(dev: &Ri2nDev, skb: Skb, first: Option<(u32, u32)>) -> u8 {
     // Only a GSO packet comes back (a key was set meanwhile).
-    xmit_one_n(dev, skb, 1).unwrap_or_else(|skb| {
+    xmit_one_n(dev, skb, 1, first).unwrap_or_else(|skb| {
         skb.drop_reason(DropReason::NotSpecified);
         0
     })
 }
 
-/// As [`xmit_one`], for a packet of `segs` segments (more than one: a GSO
-/// packet the slave segments, unicast); gives it back if frames are sealed
-/// (a tag per segment would be needed).
-fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> core::result::Result<u8, Skb> {
+/// As [`xmit_one_block`], for a packet of `segs` segments (more than one: a
+/// GSO packet the slave segments, unicast); gives it back if frames are
+/// sealed (a tag per segment would be needed).
+fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> core::result::Result<u8, Skb> {
     let d = dev.data();
-    if !skb.may_pull(ETH_HLEN as u32) {
-        d.state.lock().tx_drop();
-        skb.drop_reason(DropReason::HdrTrunc);
-        return Ok(0);
-    }
-    let mut dst: Mac = [0; 6];
-    dst.copy_from_slice(&skb.data()[..6]);
-    let mut addrs = [0u8; 12];
-    addrs.copy_from_slice(&skb.data()[..12]);
-    let protocol = u16::from_be_bytes([skb.data()[12], skb.data()[13]]);
-    let len = skb.len();
-    // Room for the header first (sealed or not: a key may come meanwhile),
-    // so that nothing can fail once numbered.
-    if skb.make_writable(MAX_HEADER_LEN as u32).is_err() {
-        d.state.lock().tx_drop();
-        skb.drop_reason(DropReason::NoMem);
-        return Ok(0);
-    }
+    let Some(mut skb) = prepare(dev, skb) else { return Ok(0) };
+    let Frame { dst, addrs, protocol, len } = Frame::of(&skb);
     let mut garbage = SkbList::new();
     let mut drain = 0u8;
     if dst[0] & 1 != 0 {
@@ -179,40 +171,127 @@ fn xmit_one_n(dev: &Ri2nDev, mut skb: Skb, segs: u32) -> core::result::Result<u8
             drop(st);
             return Err(skb);
         }
-        match st.tx_route(&dst, len, segs, &mut garbage) {
-            TxRoute::Send { link, seq, to, from } => {
-                let one_switch = st.one_switch();
-                let origin = origin_of(one_switch, &addrs, link);
-                let mut hdr = [0u8; MAX_HEADER_LEN];
-                let h = Header { kind: Kind::Data, protocol, seq };
-                let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
-                let n = encode_header(st.keys(), d.epoch, &covered, h, origin.as_ref(), &[], &mut hdr);
-                // One-switch mode: to the peer's slave on the link (its ri2n
-                // MAC, flooded, until learned), from ours.
-                let to = if to == [0; 6] { dst } else { to };
-                let inserted = skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_ok()
-                    && (!one_switch || skb.set_eth_addrs(&to, &from).is_ok());
-                if segs > 1 {
-                    skb.mark_shim();
-                }
-                if !inserted {
-                    // Cannot happen: the headroom was made above.
-                    st.tx_failed(len);
-                    st.tx_unsent(&dst, link, segs);
-                    garbage.push(skb);
-                } else {
-                    match st.txq_push(link, skb, task(), &mut garbage) {
-                        Some(true) => drain |= 1 << link,
-                        Some(false) => {}
-                        None => st.tx_unsent(&dst, link, segs),
-                    }
-                }
-            }
-            TxRoute::NoLink | TxRoute::NoPeer => garbage.push(skb),
-        }
+        queue_unicast(dev, &mut st, skb, segs, first, &mut garbage, &mut drain);
     }
     drop(garbage);
     Ok(drain)
+}
+
+/// The segments of a GSO packet of `len` bytes that ri2n cut, numbered
+/// and queued under one lock round: a few go whole to one link, more are
+/// spread (`stripe_segs`, core/sched.rs). Returns the links to drain.
+fn xmit_segments(dev: &Ri2nDev, segs: SkbList, len: u32) -> u8 {
+    let n = segs.len() as u32;
+    let mut ready = SkbList::new();
+    let mut group = false;
+    for s in segs {
+        if let Some(s) = prepare(dev, s) {
+            group |= Frame::of(&s).dst[0] & 1 != 0;
+            ready.push(s);
+        }
+    }
+    let mut first = Some((stripe_block(n, crate::stripe_segs()), len));
+    let mut drain = 0u8;
+    if group {
+        // A group address: each segment to every link, as any broadcast.
+        ready.for_each(|s| drain |= xmit_one_block(dev, s, first.take()));
+        return drain;
+    }
+    let mut garbage = SkbList::new();
+    let mut st = dev.data().state.lock();
+    for s in ready {
+        queue_unicast(dev, &mut st, s, 1, first.take(), &mut garbage, &mut drain);
+    }
+    drop(st);
+    drop(garbage);
+    drain
+}
+
+/// A frame's Ethernet addresses (destination and source), EtherType and
+/// length, as the stack made them.
+struct Frame {
+    dst: Mac,
+    addrs: [u8; 12],
+    protocol: u16,
+    len: u32,
+}
+
+impl Frame {
+    /// Of a frame [`prepare`] passed.
+    fn of(skb: &Skb) -> Frame {
+        let data = skb.data();
+        let mut dst: Mac = [0; 6];
+        dst.copy_from_slice(&data[..6]);
+        let mut addrs = [0u8; 12];
+        addrs.copy_from_slice(&data[..12]);
+        Frame { dst, addrs, protocol: u16::from_be_bytes([data[12], data[13]]), len: skb.len() }
+    }
+}
+
+/// Makes `skb` ready to number: its Ethernet header in the linear part,
+/// and room for the longest RI2N header (sealed or not: a key may come
+/// meanwhile), so that nothing can fail once it is numbered. A frame that
+/// cannot be is dropped and counted.
+fn prepare(dev: &Ri2nDev, mut skb: Skb) -> Option<Skb> {
+    let why = if !skb.may_pull(ETH_HLEN as u32) {
+        DropReason::HdrTrunc
+    } else if skb.make_writable(MAX_HEADER_LEN as u32).is_err() {
+        DropReason::NoMem
+    } else {
+        return Some(skb);
+    };
+    dev.data().state.lock().tx_drop();
+    skb.drop_reason(why);
+    None
+}
+
+/// Numbers unicast `skb` (of `segs` segments: more than one for a whole
+/// GSO packet, `tx_gso`) for its peer and queues it on its link, under the
+/// state lock `st`; `first` as [`xmit_one_block`] takes it. Adds the link
+/// to `drain` if this task is to drain it.
+fn queue_unicast(
+    dev: &Ri2nDev,
+    st: &mut State,
+    mut skb: Skb,
+    segs: u32,
+    first: Option<(u32, u32)>,
+    garbage: &mut SkbList,
+    drain: &mut u8,
+) {
+    let Frame { dst, addrs, protocol, len } = Frame::of(&skb);
+    // A block of one: this frame's own bytes.
+    let first = first.map(|(k, bytes)| (k, if k > 1 { bytes } else { len }));
+    match st.tx_route(&dst, len, segs, first, garbage) {
+        TxRoute::Send { link, seq, to, from } => {
+            let one_switch = st.one_switch();
+            let origin = origin_of(one_switch, &addrs, link);
+            let mut hdr = [0u8; MAX_HEADER_LEN];
+            let h = Header { kind: Kind::Data, protocol, seq };
+            let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
+            let n = encode_header(st.keys(), dev.data().epoch, &covered, h, origin.as_ref(), &[], &mut hdr);
+            // One-switch mode: to the peer's slave on the link (its ri2n
+            // MAC, flooded, until learned), from ours.
+            let to = if to == [0; 6] { dst } else { to };
+            let inserted = skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_ok()
+                && (!one_switch || skb.set_eth_addrs(&to, &from).is_ok());
+            if segs > 1 {
+                skb.mark_shim();
+            }
+            if !inserted {
+                // Cannot happen: the headroom was made above.
+                st.tx_failed(len);
+                st.tx_unsent(&dst, link, segs);
+                garbage.push(skb);
+            } else {
+                match st.txq_push(link, skb, task(), garbage) {
+                    Some(true) => *drain |= 1 << link,
+                    Some(false) => {}
+                    None => st.tx_unsent(&dst, link, segs),
+                }
+            }
+        }
+        TxRoute::NoLink | TxRoute::NoPeer => garbage.push(skb),
+    }
 }
 
 /// Late segmentation of our GSO packets on the slaves (`tx_gso`): the

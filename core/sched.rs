@@ -8,6 +8,14 @@
 //! turn would load the links unevenly: one link's queue, and its delay,
 //! would grow past the other's until the reorder window gave up waiting.
 //! There the link is chosen by bytes instead ([`RoundRobin::pick_bytes`]).
+//!
+//! A GSO packet of a few segments that ri2n segments goes whole to one
+//! link, as one block of consecutive numbers ([`RoundRobin::pick_block`],
+//! [`stripe_block`]): splitting it would only add each NIC's per-packet
+//! cost to its latency. A longer one is still spread segment by segment. A
+//! block's frames follow one another on their link, so the receiving
+//! slave's GRO can merge them (`rx_gro`). Since blocks, like whole GSO
+//! packets, differ in size, every choice is made by bytes.
 
 use super::MAX_LINKS;
 
@@ -15,6 +23,9 @@ use super::MAX_LINKS;
 #[derive(Default, Debug, Clone)]
 pub struct RoundRobin {
     last: u8,
+    /// Frames of the current block after the one last sent
+    /// ([`RoundRobin::pick_block`]).
+    left: u8,
     /// Bytes each usable link carried beyond the least loaded usable one
     /// ([`RoundRobin::pick_bytes`]); 0 for the others.
     ahead: [u32; MAX_LINKS],
@@ -34,6 +45,33 @@ impl RoundRobin {
         let l = if above != 0 { above.trailing_zeros() } else { usable.trailing_zeros() };
         self.last = l as u8;
         Some(l as usize)
+    }
+
+    /// The link for one frame of a packet that ri2n numbers: `Some((segs,
+    /// bytes))` for a packet's first frame, the start of a block of `segs`
+    /// frames of `bytes` in all that go to one link ([`stripe_block`]);
+    /// `None` for the frames after it, `len` bytes each. Each block goes to
+    /// the link that carried the fewest bytes ([`RoundRobin::pick_bytes`]:
+    /// frames one at a time, of equal size, still go turn by turn); a block
+    /// whose link goes out of use goes on on another.
+    #[inline]
+    pub fn pick_block(&mut self, usable: u8, first: Option<(u32, u32)>, len: u32) -> Option<usize> {
+        match first {
+            Some((segs, bytes)) => {
+                let l = self.pick_bytes(usable, bytes)?;
+                self.left = (segs.clamp(1, MAX_BLOCK) - 1) as u8;
+                Some(l)
+            }
+            None if self.left > 0 && usable & (1 << self.last) != 0 => {
+                self.left -= 1;
+                Some(self.last as usize)
+            }
+            None => {
+                let l = self.pick_bytes(usable, len)?;
+                self.left = self.left.saturating_sub(1);
+                Some(l)
+            }
+        }
     }
 
     /// The usable link (as in [`RoundRobin::pick`]) that carried the
@@ -66,4 +104,17 @@ impl RoundRobin {
         }
         Some(l)
     }
+}
+
+/// The longest block, in segments.
+pub const MAX_BLOCK: u32 = 64;
+
+/// Segments per block of a GSO packet of `segs` segments: a packet of at
+/// most `whole` segments goes whole to one link, where splitting it would
+/// only add each NIC's per-packet cost to the message's latency; a longer
+/// one is spread segment by segment, the paper's way, which keeps a bulk
+/// stream's links evenly loaded and its TCP healthy (cutting long packets
+/// into blocks was measured worse: Documentation/ri2n.rst, striping).
+pub fn stripe_block(segs: u32, whole: u32) -> u32 {
+    if segs <= whole.min(MAX_BLOCK) { segs.max(1) } else { 1 }
 }

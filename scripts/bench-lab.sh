@@ -18,12 +18,15 @@
 # links, not the guests' emulated CPUs, are then the bottleneck, and the
 # guests pay nothing for the shaping. "none" is unshaped, CPU-bound.
 #
-# BENCH_ONLY=pingpong,bulk,failover,mpi selects parts (all by default);
+# BENCH_ONLY=pingpong,bulk,failover,mpi selects parts (all by default;
+# "profile", the guests' perf profiles of 64-byte ping-pong and unshaped
+# bulk, PROF_CFGS and PROF_WORK, only when asked: make profile);
 # BENCH_BULK_CFGS="single ri2n ri2n-keyed" the bulk configurations,
 # BENCH_BULK_LINKS="2" the shaped link counts, BENCH_PP_CFGS the ping-pong
 # ones, BENCH_STREAMS="1" the iperf3 stream counts. ri2n-keyed: with a key
 # (issue 12); ri2n-1sw: one-switch mode with
-# every link through one switch (issue 15).
+# every link through one switch (issue 15). BENCH_RI2N_PARAMS: more module
+# parameters for every ri2n configuration (stripe_segs=8, say).
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
 RATE=${BENCH_RATE:-100mbit}
@@ -77,7 +80,8 @@ lab() {
 			# ri2n-gso: tx_gso=1, GSO packets whole to a slave (issue 13);
 			# -nogro: rx_gro=0, the slaves' GRO leaves RI2N frames alone.
 			on $n modprobe ri2n slaves="$slaves" one_switch=$([ "$cfg" = ri2n-1sw ] && echo 1 || echo 0) \
-				tx_gso=$([[ $cfg = ri2n-gso* ]] && echo 1 || echo 0) rx_gro=$([[ $cfg = *-nogro ]] && echo 0 || echo 1)
+				tx_gso=$([[ $cfg = ri2n-gso* ]] && echo 1 || echo 0) rx_gro=$([[ $cfg = *-nogro ]] && echo 0 || echo 1) \
+				${BENCH_RI2N_PARAMS:-}
 			# ri2n-keyed: every frame sealed (issue 12), 12 bytes of MTU less.
 			[ "$cfg" != ri2n-keyed ] || on $n sh -c 'echo 00112233445566778899aabbccddeeff > /sys/class/net/ri2n0/ri2n/key'
 			on $n ip link set ri2n0 up
@@ -141,6 +145,55 @@ bulk() { # CONFIG LINKS RATE STREAMS
 		"$(($(delta "$s0" "$s1" TcpExtTCPSACKReorder) + $(delta "$s0" "$s1" TcpExtTCPTSReorder) + $(delta "$s0" "$s1" TcpExtTCPRenoReorder)))" \
 		"$(delta "$s0" "$s1" TcpExtTCPSpuriousRTOs)" "$c1" "$c2" >>"$RAW/bulk.tsv"
 	done_lab "bulk $cfg"
+}
+
+# --- profile (make profile) ----------------------------------------------------
+
+# perf_top NODE: the node's profile by symbol (self time), as shares of the
+# time it was busy (idle left out), then by module ([ri2n], the kernel...).
+perf_top() {
+	local rep="perf report -i /tmp/perf.data --stdio --no-children -g none --percent-limit 0"
+	on "$1" sh -c "$rep --sort sym 2>/dev/null" | awk -v top="${PROF_TOP:-40}" '
+		/^#/ || NF < 3 {next}
+		{p = $1; sub("%", "", p); sym = $0; sub(/^ *[0-9.]+% +\[[a-z.]\] /, "", sym)}
+		sym ~ /safe_halt|default_idle|cpu_idle|do_idle|acpi_idle|poll_idle/ {idle += p; next}
+		{n++; pct[n] = p; name[n] = sym; busy += p}
+		END {
+			printf "# busy %.1f%% of the samples; by symbol, share of the busy time:\n", busy
+			for (i = 1; i <= n && i <= top; i++) printf "%6.2f%%  %s\n", 100 * pct[i] / busy, name[i]
+		}'
+	on "$1" sh -c "$rep --sort dso 2>/dev/null" | awk '/^#/ || NF < 2 {next} {print "# dso", $0}' | head -8
+}
+
+# profile CONFIG rrSIZE|bulk: both guests sampled (cpu-clock, every CPU,
+# 1 kHz) for PROF_SECS while n1 runs ping-pong of SIZE bytes or one unshaped bulk
+# TCP stream to n2; each node's profile by kernel symbol goes to
+# profile-WORKLOAD-CONFIG-NODE.txt, with the run's own figure at its head.
+profile() {
+	local cfg=$1 work=$2 secs=${PROF_SECS:-8} n figure
+	lab "$cfg" 2 none
+	on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
+	on n2 iperf3 -s -D
+	sleep 0.3
+	pretty BENCH "profile $work over $cfg"
+	for n in n1 n2; do
+		on $n sh -c "perf record -a -g -F 1000 -e cpu-clock -o /tmp/perf.data -- sleep $((secs + 1)) >/tmp/perf.log 2>&1 &"
+	done
+	sleep 0.5
+	case $work in
+	rr*) figure=$(on n1 ri2n-pingpong client "$DST" --sizes "${work#rr}:${work#rr}" --time "$secs" |
+		awk '!/^#/ {print $2, "round trips, rtt", $3, "us"; exit}') ;;
+	bulk) figure=$(on n1 iperf3 -c "$DST" -t "$secs" -f m | awk '/receiver/ {print $7, $8}') ;;
+	esac
+	sleep 1.5
+	for n in n1 n2; do
+		on $n sh -c 'while pidof perf >/dev/null; do sleep 0.2; done'
+		{
+			echo "# $work over $cfg, $n ($([ $n = n1 ] && echo sender || echo receiver)): $figure"
+			perf_top $n
+		} >"$RAW/profile-$work-$cfg-$n.txt"
+	done
+	done_lab "profile $work $cfg"
 }
 
 # --- 3. failover ---------------------------------------------------------------
@@ -341,5 +394,10 @@ fi
 if want mpi; then
 	for cfg in single ri2n; do mpi $cfg; done
 fi
+if want profile; then
+	for work in ${PROF_WORK:-rr64 bulk}; do
+		for cfg in ${PROF_CFGS:-single-1500 bond-1500 ri2n}; do profile $cfg $work; done
+	done
+fi
 [ "$LAB_NODES" = 0 ] || lab_down
-"$RI2N_ROOT/scripts/bench-report.sh" "$RAW"
+[ "$ONLY" = profile ] || "$RI2N_ROOT/scripts/bench-report.sh" "$RAW"

@@ -25,7 +25,7 @@ QEMU_PKG=qemu-system-x86
 # --bench: what make bench needs besides (plots, the MPI ping-pong);
 # --demo: the demo's timeline plot.
 case "${1:-}" in
---bench) APT_PKGS+=(gnuplot-nox openmpi-bin libopenmpi-dev) ;;
+--bench) APT_PKGS+=(gnuplot-nox openmpi-bin libopenmpi-dev linux-perf) ;;
 --demo) APT_PKGS+=(gnuplot-nox) ;;
 esac
 

@@ -5,7 +5,7 @@ use ri2n_core::header::*;
 use ri2n_core::params::{Param, ParamError, Params, SPECS};
 use ri2n_core::heap::table;
 use ri2n_core::peers::SlotQueue;
-use ri2n_core::sched::RoundRobin;
+use ri2n_core::sched::{stripe_block, RoundRobin};
 use ri2n_core::seq::Seq;
 use ri2n_core::time::{Duration, Instant};
 
@@ -85,6 +85,58 @@ fn round_robin_skips_unusable_links() {
     assert_eq!(rr.pick(0), None, "no usable link");
     assert_eq!(rr.pick(0b1000_0000), Some(7));
     assert_eq!(rr.pick(0b1000_0001), Some(0));
+}
+
+#[test]
+fn stripe_blocks_keep_small_packets_whole_and_spread_long_ones() {
+    // (segments, most kept whole) -> block
+    for (segs, whole, block) in [(1, 8, 1), (3, 8, 3), (8, 8, 8), (9, 8, 1), (44, 8, 1), (44, 1, 1), (44, 64, 44), (65, 64, 1), (0, 8, 1), (3, 0, 1)] {
+        assert_eq!(stripe_block(segs, whole), block, "{segs} segments, at most {whole} whole");
+    }
+}
+
+/// Links of a packet of `segs` frames of 1000 bytes, kept whole if `whole`.
+fn blocks(rr: &mut RoundRobin, usable: u8, segs: u32, whole: bool) -> Vec<usize> {
+    let first = if whole { (segs, segs * 1000) } else { (1, 1000) };
+    (0..segs).map(|i| rr.pick_block(usable, (i == 0).then_some(first), 1000).unwrap()).collect()
+}
+
+#[test]
+fn pick_block_keeps_a_block_on_one_link_and_balances_bytes() {
+    let mut rr = RoundRobin::default();
+    assert_eq!(blocks(&mut rr, 0b11, 3, true), [1, 1, 1], "a small packet stays whole");
+    assert_eq!(blocks(&mut rr, 0b11, 3, true), [0, 0, 0], "the next packet takes the other link");
+    // Spread, one frame at a time: turn by turn, as the paper's.
+    assert_eq!(blocks(&mut rr, 0b11, 4, false), [1, 0, 1, 0]);
+    // A whole packet of 4 on link 1 leaves it 4000 bytes ahead: the next
+    // frames go to link 0 until it is level.
+    assert_eq!(blocks(&mut rr, 0b11, 4, true), [1, 1, 1, 1]);
+    assert_eq!(blocks(&mut rr, 0b11, 5, false), [0, 0, 0, 0, 1]);
+    // Over three links, by turns.
+    let mut rr = RoundRobin::default();
+    assert_eq!(blocks(&mut rr, 0b111, 6, false), [1, 2, 0, 1, 2, 0]);
+    // The block's link goes out of use: the rest of the block moves on.
+    let mut rr = RoundRobin::default();
+    assert_eq!(rr.pick_block(0b11, Some((4, 4000)), 1000), Some(1));
+    assert_eq!(rr.pick_block(0b01, None, 1000), Some(0));
+    assert_eq!(rr.pick_block(0b11, None, 1000), Some(0));
+    assert_eq!(rr.pick_block(0, None, 1000), None);
+    assert_eq!(rr.pick_block(0, Some((1, 1000)), 1000), None);
+}
+
+#[test]
+fn whole_small_packets_with_acks_between_keep_the_links_level() {
+    // A peer's traffic alternates 8-frame messages and lone ACKs: turn by
+    // turn, every message would go to one link.
+    let mut rr = RoundRobin::default();
+    let mut bytes = [0u64; 2];
+    for _ in 0..1000 {
+        for l in blocks(&mut rr, 0b11, 8, true) {
+            bytes[l] += 1000;
+        }
+        bytes[rr.pick_block(0b11, Some((1, 66)), 66).unwrap()] += 66;
+    }
+    assert!(bytes[0].abs_diff(bytes[1]) <= 8066, "{bytes:?}");
 }
 
 #[test]
