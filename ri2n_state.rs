@@ -672,7 +672,7 @@ impl State {
     /// (creating the peer if new; a peer evicted for it leaves its held
     /// packets in `garbage`): `first` for a packet's first frame, as
     /// `RoundRobin::pick_block` takes it, `None` for the frames of its block
-    /// after it. Counts the packet, or the drop.
+    /// after it, under the same lock. Counts the packet, or the drop.
     pub(crate) fn tx_route(&mut self, dst: &Mac, len: u32, segs: u32, first: Option<(u32, u32)>, garbage: &mut SkbList) -> TxRoute {
         let t = now();
         let mut queues_ok = 0u8;
@@ -692,8 +692,7 @@ impl State {
         // of use for loss only serve when nothing else is left.
         let usable = peer.det.sendable(carrier);
         // By bytes, a block at a time (core/sched.rs).
-        let mut pick = |mask: u8| peer.rr.pick_block(mask, first, len);
-        let Some(link) = pick(usable & queues_ok).or_else(|| pick(usable)) else {
+        let Some(link) = peer.rr.pick_block(usable, queues_ok, first, len) else {
             self.stats.tx_no_link += 1;
             self.stats.tx_dropped += 1;
             return TxRoute::NoLink;

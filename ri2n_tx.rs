@@ -4,8 +4,9 @@
 //!
 //! Unicast goes to one link, chosen per peer by bytes among the links
 //! that are up and not failed in either direction, skipping those whose
-//! queue is stopped while another has room; a GSO packet of a few segments
-//! goes whole to one link, a longer one segment by segment (core/sched.rs). Broadcast and multicast (ARP,
+//! queue is stopped while another has room; a GSO packet of a few
+//! segments goes whole to one link, a longer one segment by segment
+//! (core/sched.rs). Broadcast and multicast (ARP,
 //! IPv6 ND) go out on every link that is up, numbered per sender, so that
 //! ARP works while a dead link is not yet detected; the receiver passes the
 //! first copy up (`core/dedup.rs`).
@@ -66,9 +67,8 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
         skb
     };
     if skb.is_gso() {
-        let len = skb.len();
         match skb.gso_segments(SEG_FEATURES) {
-            Ok(segs) => drain = xmit_segments(dev, segs, len),
+            Ok(segs) => drain = xmit_segments(dev, segs),
             Err(skb) => {
                 d.state.lock().tx_drop();
                 skb.drop_reason(DropReason::NoMem);
@@ -98,9 +98,10 @@ fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<u8, Skb> {
 const MAX_WHOLE_SEGS: u32 = 128;
 
 /// Numbers and queues one packet (no GSO) for its peer, or for every link
-/// if broadcast: `first` for a packet's first frame, `None` for the frames
-/// of its block after it (`RoundRobin::pick_block`). Returns the links this
-/// CPU is to drain.
+/// if broadcast (which takes no `first`): `first` for a packet's first
+/// frame, `None` for the frames of its block after it, as
+/// `RoundRobin::pick_block` takes them. Returns the links this CPU is to
+/// drain.
 fn xmit_one_block(dev: &Ri2nDev, skb: Skb, first: Option<(u32, u32)>) -> u8 {
     // Only a GSO packet comes back (a key was set meanwhile).
     xmit_one_n(dev, skb, 1, first).unwrap_or_else(|skb| {
@@ -177,29 +178,40 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
     Ok(drain)
 }
 
-/// The segments of a GSO packet of `len` bytes that ri2n cut, numbered
-/// and queued under one lock round: a few go whole to one link, more are
-/// spread (`stripe_segs`, core/sched.rs). Returns the links to drain.
-fn xmit_segments(dev: &Ri2nDev, segs: SkbList, len: u32) -> u8 {
-    let n = segs.len() as u32;
-    let mut ready = SkbList::new();
-    let mut group = false;
+/// Most frames numbered per lock round when a packet's segments are
+/// spread (a whole block takes one round, at most 64 frames).
+const SEGS_PER_ROUND: u32 = 8;
+
+/// The segments of a GSO packet that ri2n cut, numbered and queued: a few
+/// go whole to one link under one lock round, more are spread, numbered
+/// `SEGS_PER_ROUND` at a time (`stripe_segs`, core/sched.rs). Returns the
+/// links to drain.
+fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> u8 {
+    let (mut ready, mut bytes, mut group) = (SkbList::new(), 0u32, false);
     for s in segs {
         if let Some(s) = prepare(dev, s) {
+            bytes += s.len();
             group |= Frame::of(&s).dst[0] & 1 != 0;
             ready.push(s);
         }
     }
-    let mut first = Some((stripe_block(n, crate::stripe_segs()), len));
+    let block = stripe_block(ready.len() as u32, crate::stripe_segs());
+    let mut first = Some((block, bytes));
     let mut drain = 0u8;
     if group {
         // A group address: each segment to every link, as any broadcast.
-        ready.for_each(|s| drain |= xmit_one_block(dev, s, first.take()));
+        ready.for_each(|s| drain |= xmit_one_block(dev, s, None));
         return drain;
     }
     let mut garbage = SkbList::new();
-    let mut st = dev.data().state.lock();
-    for s in ready {
+    let d = dev.data();
+    let mut st = d.state.lock();
+    for (i, s) in ready.enumerate() {
+        if block == 1 && i > 0 && i as u32 % SEGS_PER_ROUND == 0 {
+            drop(st);
+            st = d.state.lock();
+            first = Some((1, 0));
+        }
         queue_unicast(dev, &mut st, s, 1, first.take(), &mut garbage, &mut drain);
     }
     drop(st);

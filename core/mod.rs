@@ -18,7 +18,7 @@
 //! - [`loss`]: early loss detection, "all NICs passed" (§4.6, Fig. 6).
 //! - [`rx`]: a peer's receive side, the window and the loss detector together.
 //! - [`detector`]: per-endpoint failure and recovery detection (§4.4, §5.7).
-//! - [`sched`]: per-peer round-robin over usable links (§5.3).
+//! - [`sched`]: per-peer link choice over usable links, by bytes (§5.3).
 //! - [`dedup`]: duplicate filter for broadcast frames sent on every link.
 //! - [`peers`]: the bounded MAC-keyed peer table (§5.8).
 //! - [`claims`]: one-switch mode's slave MACs, whose each one is.

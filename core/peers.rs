@@ -46,7 +46,7 @@ pub struct Peer<P, B> {
     pub rx: PeerRx<P, B>,
     /// The endpoints' failure, recovery and loss state.
     pub det: Detector,
-    /// Round-robin over the usable links.
+    /// The link choice over the usable links (core/sched.rs).
     pub rr: RoundRobin,
     /// Next data sequence number to this peer.
     pub tx_seq: Seq,

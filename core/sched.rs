@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Per-peer round-robin over the usable links (driver paper §5.3).
+//! Per-peer link choice over the usable links (driver paper §5.3).
 //!
 //! The paper's scheduler takes the next link for every packet, which
 //! spreads a peer's segments evenly. When whole GSO packets go to one link
@@ -50,24 +50,29 @@ impl RoundRobin {
     /// The link for one frame of a packet that ri2n numbers: `Some((segs,
     /// bytes))` for a packet's first frame, the start of a block of `segs`
     /// frames of `bytes` in all that go to one link ([`stripe_block`]);
-    /// `None` for the frames after it, `len` bytes each. Each block goes to
-    /// the link that carried the fewest bytes ([`RoundRobin::pick_bytes`]:
-    /// frames one at a time, of equal size, still go turn by turn); a block
-    /// whose link goes out of use goes on on another.
+    /// `None` for the frames after it, `len` bytes each, which must follow
+    /// under the same lock as their first (another packet to the peer in
+    /// between starts a block of its own). Each block goes to the usable
+    /// link that carried the fewest bytes, preferring those in `prefer`
+    /// ([`RoundRobin::pick_bytes`]: frames one at a time, of equal size,
+    /// still go turn by turn); a block whose link goes out of use, or
+    /// whose queue stops, goes on on another.
     #[inline]
-    pub fn pick_block(&mut self, usable: u8, first: Option<(u32, u32)>, len: u32) -> Option<usize> {
+    pub fn pick_block(&mut self, usable: u8, prefer: u8, first: Option<(u32, u32)>, len: u32) -> Option<usize> {
+        let last = 1u8 << self.last;
+        let stay = if usable & prefer != 0 { usable & prefer } else { usable };
         match first {
             Some((segs, bytes)) => {
-                let l = self.pick_bytes(usable, bytes)?;
+                let l = self.pick_bytes(usable, prefer, bytes)?;
                 self.left = (segs.clamp(1, MAX_BLOCK) - 1) as u8;
                 Some(l)
             }
-            None if self.left > 0 && usable & (1 << self.last) != 0 => {
+            None if self.left > 0 && stay & last != 0 => {
                 self.left -= 1;
                 Some(self.last as usize)
             }
             None => {
-                let l = self.pick_bytes(usable, len)?;
+                let l = self.pick_bytes(usable, prefer, len)?;
                 self.left = self.left.saturating_sub(1);
                 Some(l)
             }
@@ -75,13 +80,16 @@ impl RoundRobin {
     }
 
     /// The usable link (as in [`RoundRobin::pick`]) that carried the
-    /// fewest bytes, ties taken in turn, for a packet of `len` bytes. A
-    /// link that comes back into use starts level with the least loaded
-    /// one: it is not given the backlog of its absence.
-    pub fn pick_bytes(&mut self, usable: u8, len: u32) -> Option<usize> {
+    /// fewest bytes, ties taken in turn, for a packet of `len` bytes; among
+    /// the links in `prefer` (queue not stopped) if any is usable. A link
+    /// that comes back into use starts level with the least loaded one: it
+    /// is not given the backlog of its absence. A link passed over only
+    /// for `prefer` keeps its count: its queue stopped because it is full.
+    pub fn pick_bytes(&mut self, usable: u8, prefer: u8, len: u32) -> Option<usize> {
         if usable == 0 {
             return None;
         }
+        let candidates = if usable & prefer != 0 { usable & prefer } else { usable };
         let mut best: Option<usize> = None;
         for k in 1..=MAX_LINKS {
             let l = (self.last as usize + k) % MAX_LINKS;
@@ -89,7 +97,7 @@ impl RoundRobin {
                 self.ahead[l] = 0;
                 continue;
             }
-            if best.is_none_or(|b| self.ahead[l] < self.ahead[b]) {
+            if candidates & (1 << l) != 0 && best.is_none_or(|b| self.ahead[l] < self.ahead[b]) {
                 best = Some(l);
             }
         }

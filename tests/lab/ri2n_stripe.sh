@@ -5,7 +5,7 @@
 # GRO then merges (rx_gro); a longer one is spread segment by segment.
 # Checked: a 4 KiB message (3 segments) keeps to one link, at the default
 # and not with stripe_segs=1 (the paper's per-segment spreading); bulk TCP
-# (long GSO packets) still uses both links evenly.
+# (long GSO packets) is still spread segment by segment over both links.
 set -u
 . "$(dirname "$0")/lib.sh"
 lab_up 2 2
@@ -43,10 +43,15 @@ for stripe in default 1; do
 	fi
 	on n2 iperf3 -s -D
 	sleep 0.3
-	t0=$(tx 0) t1=$(tx 1)
+	t0=$(tx 0) t1=$(tx 1) f0=$(proc_counter n2 rx_packets) m0=$(proc_counter n2 rx_merged_frames)
 	on n1 iperf3 -c 10.0.0.2 -t 3 >/dev/null
 	t0=$(($(tx 0) - t0)) t1=$(($(tx 1) - t1))
+	f0=$(($(proc_counter n2 rx_packets) - f0)) m0=$(($(proc_counter n2 rx_merged_frames) - m0))
 	check "stripe_segs $stripe: bulk TCP on both links evenly ($t0 / $t1 frames from n1)" links_even $t0 $t1
+	# Bulk TCP's GSO packets are long: spread, their frames alternate
+	# links and are not merged (whole, nearly all would be).
+	check "  ... its long packets spread segment by segment: $m0 of n2's $f0 frames merged (< 1/5)" \
+		test $((m0 * 5)) -lt "$f0"
 	for n in n1 n2; do
 		on $n sh -c 'kill $(pidof iperf3 ri2n-pingpong) 2>/dev/null; true'
 		on $n rmmod ri2n || fail "$n: rmmod"

@@ -192,7 +192,9 @@ fn trial(k: usize, gap: Option<Duration>, rng: &mut Rng, p: &Params) -> (Option<
                 let usable = d.usable() & ((1u16 << k) - 1) as u8;
                 // The peer sends on the links it believes in: its view is
                 // ours (one-way failures are told in heartbeats).
-                if let Some(l) = rr.pick(if usable == 0 { 1 } else { usable }) {
+                let usable = if usable == 0 { 1 } else { usable };
+                // As the driver chooses: by bytes (frames of one size alternate).
+                if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
                     if works(l, first) {
                         d.data(l, Instant(first), p);
                     }
@@ -337,7 +339,8 @@ fn lossy_trial(k: usize, loss: f64, base: f64, gap: Duration, rng: &mut Rng, p: 
             (rng.below(1_000_000) as f64) < rate * 1e6
         };
         while next_data <= t {
-            if let Some(l) = rr.pick(pair.det[0].sendable(all)) {
+            let usable = pair.det[0].sendable(all);
+            if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
                 let drop = lost(l, next_data, rng);
                 pair.send(next_data, 0, l, Frame::Data, delay, drop);
             }
