@@ -49,9 +49,15 @@ for stripe in default 1; do
 	f0=$(($(proc_counter n2 rx_packets) - f0)) m0=$(($(proc_counter n2 rx_merged_frames) - m0))
 	check "stripe_segs $stripe: bulk TCP on both links evenly ($t0 / $t1 frames from n1)" links_even $t0 $t1
 	# Bulk TCP's GSO packets are long: spread, their frames alternate
-	# links and are not merged (whole, nearly all would be).
-	check "  ... its long packets spread segment by segment: $m0 of n2's $f0 frames merged (< 1/5)" \
-		test $((m0 * 5)) -lt "$f0"
+	# links and are not merged (whole, nearly all would be). On a debug
+	# kernel TCP moves a few Mbit/s, in packets of a few segments, which
+	# go whole as they should: nothing to check there.
+	if [ "$LAB_TIME_SCALE" = 1 ]; then
+		check "  ... its long packets spread segment by segment: $m0 of n2's $f0 frames merged (< 1/5)" \
+			test $((m0 * 5)) -lt "$f0"
+	else
+		pretty INFO "  ... $m0 of n2's $f0 frames merged (debug kernel: short packets, not checked)"
+	fi
 	for n in n1 n2; do
 		on $n sh -c 'kill $(pidof iperf3 ri2n-pingpong) 2>/dev/null; true'
 		on $n rmmod ri2n || fail "$n: rmmod"
