@@ -691,7 +691,12 @@ impl State {
         // is no reason to drop: the slave's qdisc still queues. Links out
         // of use for loss only serve when nothing else is left.
         let usable = peer.det.sendable(carrier);
-        // By bytes, a block at a time (core/sched.rs).
+        // By bytes, a block at a time; a link idle for a quarter of
+        // SLOW_TOUT is level again, so the peer's detector never sees it
+        // starved (core/sched.rs).
+        if first.is_some() {
+            peer.rr.at(t, Duration(self.params.slow_tout().0 / 4));
+        }
         let Some(link) = peer.rr.pick_block(usable, queues_ok, first, len) else {
             self.stats.tx_no_link += 1;
             self.stats.tx_dropped += 1;

@@ -15,8 +15,12 @@
 //! cost to its latency. A longer one is still spread segment by segment. A
 //! block's frames follow one another on their link, so the receiving
 //! slave's GRO can merge them (`rx_gro`). Since blocks, like whole GSO
-//! packets, differ in size, every choice is made by bytes.
+//! packets, differ in size, every choice is made by bytes; but a link left
+//! idle is level again, whatever it carried before ([`RoundRobin::at`]):
+//! its queue has drained, and the receiver's failure detector must not
+//! see it fall silent.
 
+use super::time::{Duration, Instant};
 use super::MAX_LINKS;
 
 /// The transmit scheduler of one peer.
@@ -29,6 +33,10 @@ pub struct RoundRobin {
     /// Bytes each usable link carried beyond the least loaded usable one
     /// ([`RoundRobin::pick_bytes`]); 0 for the others.
     ahead: [u32; MAX_LINKS],
+    /// When each link was last chosen, and the time of the choices now
+    /// made ([`RoundRobin::at`]), in ms, wrapping.
+    chosen_ms: [u32; MAX_LINKS],
+    now_ms: u32,
 }
 
 impl RoundRobin {
@@ -45,6 +53,25 @@ impl RoundRobin {
         let l = if above != 0 { above.trailing_zeros() } else { usable.trailing_zeros() };
         self.last = l as u8;
         Some(l as usize)
+    }
+
+    /// Sets the time of the choices that follow to `now`. A link not
+    /// chosen for `idle` or longer has sent what it was ahead by: it
+    /// starts level with the least loaded one again.
+    ///
+    /// By bytes alone, one 1.5 KB frame on a link sends the next twenty
+    /// short ones to the other. Trickling out at a flow's end, they leave
+    /// the first link silent, and the receiver's detector fails it (more
+    /// than FT_HTHRESH frames on one link while another stayed silent for
+    /// SLOW_TOUT): the caller passes an `idle` well below SLOW_TOUT.
+    pub fn at(&mut self, now: Instant, idle: Duration) {
+        self.now_ms = now.0.div_euclid(1_000_000) as u32;
+        let idle_ms = idle.as_ms().min(u32::MAX as u64) as u32;
+        for (a, &t) in self.ahead.iter_mut().zip(&self.chosen_ms) {
+            if self.now_ms.wrapping_sub(t) >= idle_ms {
+                *a = 0;
+            }
+        }
     }
 
     /// The link for one frame of a packet that ri2n numbers: `Some((segs,
@@ -69,6 +96,7 @@ impl RoundRobin {
             }
             None if self.left > 0 && stay & last != 0 => {
                 self.left -= 1;
+                self.chosen_ms[self.last as usize] = self.now_ms;
                 Some(self.last as usize)
             }
             None => {
@@ -102,6 +130,7 @@ impl RoundRobin {
             }
         }
         let l = best?;
+        self.chosen_ms[l] = self.now_ms;
         self.last = l as u8;
         self.ahead[l] = self.ahead[l].saturating_add(len);
         let least = (0..MAX_LINKS).filter(|&i| usable & (1 << i) != 0).map(|i| self.ahead[i]).min().unwrap_or(0);

@@ -304,3 +304,41 @@ fn a_one_switch_header_carries_the_origin_before_the_seal() {
     assert_eq!(header_len_for(false, true), 16);
     assert_eq!(header_len_for(true, false), 24);
 }
+
+#[test]
+fn short_frames_after_a_long_one_do_not_leave_a_link_silent() {
+    // By bytes alone, a 1.4 KB frame on one link sends the next 24 short
+    // ones, 10 ms apart, to the other: 240 ms of silence, and the
+    // receiver's detector fails the link (lab: ri2n_trickle).
+    let idle = Duration::from_ms(25);
+    for use_clock in [false, true] {
+        let mut rr = RoundRobin::default();
+        let mut last = [0u64; 2];
+        let mut silent = 0;
+        for round in 0..20u64 {
+            for (i, len) in std::iter::once(1442).chain(std::iter::repeat_n(58, 24)).enumerate() {
+                let t = (round * 25 + i as u64) * 10;
+                if use_clock {
+                    rr.at(Instant(t * 1_000_000), idle);
+                }
+                let l = rr.pick_block(0b11, 0xff, Some((1, len)), len).unwrap();
+                last[l] = t;
+                silent = silent.max(t - last[1 - l]);
+            }
+        }
+        if use_clock {
+            assert!(silent <= 30, "a link silent for {silent} ms");
+        } else {
+            assert!(silent >= 200, "without the clock: {silent} ms");
+        }
+    }
+    // Busy links keep their byte counts: 64 KB on link 1, then ACKs 1 ms
+    // apart all go to link 0.
+    let mut rr = RoundRobin::default();
+    rr.at(Instant(0), idle);
+    assert_eq!(rr.pick_bytes(0b11, 0xff, 64_000), Some(1));
+    for ms in 1..20 {
+        rr.at(Instant(ms * 1_000_000), idle);
+        assert_eq!(rr.pick_bytes(0b11, 0xff, 66), Some(0));
+    }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# A healthy link is never failed because the scheduler starved it. Links
+# are chosen by bytes (core/sched.rs): after a long frame on one link, the
+# next short ones all go to the other until the bytes are level, some
+# twenty 100-byte frames after one of 1.4 KB. When those come slowly (the
+# tail of a flow, a ping), the receiving detector sees one link deliver
+# more than FT_HTHRESH frames while the other stayed silent for SLOW_TOUT,
+# and fails it (seen at the end of `make demo`: "nothing received for
+# 103 ms", recovered at once by the next heartbeat).
+set -u
+. "$(dirname "$0")/lib.sh"
+lab_up 2 2
+ri2n_up n1 n2 || fail "ri2n_up"
+
+# Each round: one long frame each way, then 24 short ones, 8 to 12 ms
+# apart: the judgement (a counter past FT_HTHRESH) then comes some 100 ms
+# after the last frame on the starved link, about when a probe would have
+# refreshed it.
+for round in 1 2 3 4 5 6 7 8; do
+	on n1 ping -c 1 -s 1400 -W 2 -q 10.0.0.2 >/dev/null
+	on n1 ping -c 24 -i 0.0$((8 + round % 5)) -s 16 -W 2 -q 10.0.0.2 >/dev/null
+done
+rx_link() { on $1 ri2n get ri2n0 endpoint "$(ri2n_mac $2)" "$3" rx; }
+for n in n1 n2; do
+	p=n2
+	[ $n = n2 ] && p=n1
+	fails=$(peer_counter $n $p fails)
+	check "$n: no endpoint toward $p failed by a trickle after a long frame ($fails failures; frames received eth0 $(rx_link $n $p eth0), eth1 $(rx_link $n $p eth1))" \
+		test "$fails" = 0
+done
+finish
