@@ -12,7 +12,7 @@
 
 use crate::net::device::{AddrListLocked, Device, Driver, EthtoolStrings, ExtAck, NetDevice, NlMsg, RxHandled, Rtnl, Setup, Stats64, TextBuf};
 use crate::net::gro::GroCells;
-use crate::net::lock::SpinLockBh;
+use crate::net::lock::{SpinLockBh, SpinLockBhGuard};
 use crate::net::proc::{DeviceFile, DirName, ProcShow};
 use crate::net::skb::{Skb, SkbList};
 use crate::net::timer::Timer;
@@ -101,17 +101,29 @@ mod ifla {
 }
 
 impl Ri2n {
+    /// Takes the state lock, counting the round (`lock_rounds`) and
+    /// whether another CPU held it (`lock_contended`), both under it.
+    #[inline]
+    pub(crate) fn lock_state(&self) -> SpinLockBhGuard<'_, State> {
+        let (mut st, contended) = match self.state.try_lock() {
+            Some(st) => (st, false),
+            None => (self.state.lock(), true),
+        };
+        st.count_round(contended);
+        st
+    }
+
     /// Recomputes the largest MTU from the slaves', and lowers the MTU to it
     /// if needed. RTNL.
     pub(crate) fn update_mtu(dev: &Ri2nDev, rtnl: &Rtnl) {
-        let sealed = dev.data().state.lock().keys().on();
+        let sealed = dev.data().lock_state().keys().on();
         Ri2n::update_mtu_for(dev, rtnl, sealed);
     }
 
     /// [`Ri2n::update_mtu`] for frames `sealed` or not.
     pub(crate) fn update_mtu_for(dev: &Ri2nDev, rtnl: &Rtnl, sealed: bool) {
         let (min_slave, one_switch) = {
-            let st = dev.data().state.lock();
+            let st = dev.data().lock_state();
             (st.slaves().map(|(_, s)| s.dev.mtu()).min(), st.one_switch())
         };
         let hlen = header_len_for(sealed, one_switch) as u32;
@@ -126,7 +138,7 @@ impl Ri2n {
 
     /// Whether any slave is usable: ri2n0's carrier.
     pub(crate) fn update_carrier(dev: &Ri2nDev) {
-        let any = dev.data().state.lock().carrier() != 0;
+        let any = dev.data().lock_state().carrier() != 0;
         if any != dev.carrier_ok() {
             dev.set_carrier(any);
         }
@@ -240,7 +252,7 @@ impl Driver for Ri2n {
     }
 
     fn get_stats64(dev: &Ri2nDev, out: &mut Stats64) {
-        let s = *dev.data().state.lock().stats();
+        let s = *dev.data().lock_state().stats();
         out.rx_packets = s.rx_packets;
         out.rx_bytes = s.rx_bytes;
         out.tx_packets = s.tx_packets;
@@ -273,7 +285,7 @@ impl Driver for Ri2n {
 
     fn link_speed(dev: &Ri2nDev, rtnl: &Rtnl) -> Option<u32> {
         let (refs, carrier) = {
-            let st = dev.data().state.lock();
+            let st = dev.data().lock_state();
             (st.slave_refs(), st.carrier())
         };
         let mut sum = 0u32;
@@ -293,7 +305,7 @@ impl Driver for Ri2n {
         for n in DEV_STATS {
             out.push(format_args!("{}", n));
         }
-        let st = dev.data().state.lock();
+        let st = dev.data().lock_state();
         for l in 0..MAX_LINKS {
             for n in LINK_STATS {
                 match st.slave(l) {
@@ -305,13 +317,14 @@ impl Driver for Ri2n {
     }
 
     fn stats_values(dev: &Ri2nDev, out: &mut [u64]) {
-        let st = dev.data().state.lock();
+        let st = dev.data().lock_state();
         let s = st.stats();
         let dev_vals = [
             s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link,
             s.tx_queue_full, s.tx_loop, s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates,
             s.peers_new, s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent,
             s.rx_auth_fail, s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames,
+            s.lock_rounds, s.lock_contended,
         ];
         let mut i = 0;
         for v in dev_vals {
@@ -333,7 +346,7 @@ impl Driver for Ri2n {
 
     fn fill_info(dev: &Ri2nDev, msg: &mut NlMsg) -> Result {
         let (params, nslaves, npeers) = {
-            let st = dev.data().state.lock();
+            let st = dev.data().lock_state();
             (*st.params(), st.nslaves(), st.npeers())
         };
         for (i, p) in Param::ALL.iter().enumerate() {
@@ -348,7 +361,7 @@ impl Driver for Ri2n {
 
     fn fill_slave_info(dev: &Ri2nDev, port: &Device, msg: &mut NlMsg) -> Result {
         let (link, carrier, (up, down)) = {
-            let st = dev.data().state.lock();
+            let st = dev.data().lock_state();
             let Some(l) = st.link_of(port) else { return Ok(()) };
             (l, st.carrier() & (1 << l) != 0, st.link_peer_counts(l))
         };
@@ -360,7 +373,7 @@ impl Driver for Ri2n {
 
     fn sysfs_show(dev: &Ri2nDev, idx: usize, out: &mut TextBuf<'_>) {
         let Some(&p) = Param::ALL.get(idx) else { return };
-        let v = dev.data().state.lock().params().get(p);
+        let v = dev.data().lock_state().params().get(p);
         let _ = kernel::fmt::Write::write_fmt(out, format_args!("{}\n", v));
     }
 
@@ -380,7 +393,7 @@ impl Driver for Ri2n {
         if p == Param::OneSwitch {
             return set_one_switch(dev, v);
         }
-        if let Err(e) = dev.data().state.lock().set_param(p, v) {
+        if let Err(e) = dev.data().lock_state().set_param(p, v) {
             pr_err!(
                 "{}: {} = {} refused: {} ({}..={} {})\n",
                 dev.name_str(), spec.name, v, e.reason(), spec.min, spec.max, spec.unit
@@ -408,12 +421,12 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     // lowered before the first sealed frame, raised (the maximum) after
     // the last.
     let rtnl = Rtnl::try_lock_or_restart()?;
-    let was = dev.data().state.lock().keys().on();
+    let was = dev.data().lock_state().keys().on();
     if !was && which == 0 && key.is_some() {
         Ri2n::update_mtu_for(dev, &rtnl, true);
     }
     let now = {
-        let mut st = dev.data().state.lock();
+        let mut st = dev.data().lock_state();
         if which == 0 {
             st.seal_with(key);
         } else {
@@ -440,7 +453,7 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
 fn set_one_switch(dev: &Ri2nDev, v: u32) -> Result {
     let rtnl = Rtnl::try_lock_or_restart()?;
     {
-        let mut st = dev.data().state.lock();
+        let mut st = dev.data().lock_state();
         if st.is_up() {
             drop(st);
             pr_err!("{}: one_switch can only change while the device is down\n", dev.name_str());
@@ -468,13 +481,13 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
         );
         return Err(EINVAL);
     }
-    if dev.data().state.lock().is_up() {
+    if dev.data().lock_state().is_up() {
         pr_err!("{}: peer_mem can only change while the device is down\n", dev.name_str());
         return Err(EBUSY);
     }
     let new = crate::ri2n_state::NewTable::new(v as usize)?;
     let mut garbage = SkbList::new();
-    let r = dev.data().state.lock().set_peer_mem(v, new, &mut garbage);
+    let r = dev.data().lock_state().set_peer_mem(v, new, &mut garbage);
     // The old table (or the unused new one) is freed here, unlocked.
     drop(garbage);
     match r {
@@ -490,11 +503,12 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
 }
 
 /// `ethtool -S` device counters, in `stats_values` order.
-const DEV_STATS: [&str; 27] = [
+const DEV_STATS: [&str; 29] = [
     "rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_dropped", "tx_dropped", "tx_no_link",
     "tx_queue_full", "tx_loop", "rx_malformed", "rx_not_for_us", "rx_unordered", "rx_bcast_copies", "rx_duplicates",
     "peers_new", "peers_refused", "peers_evicted", "peers_aged", "rx_nobuf", "rx_held_full", "hb_sent",
     "rx_auth_fail", "rx_replays", "rx_mode_mismatch", "slave_mac_taken", "rx_merged", "rx_merged_frames",
+    "lock_rounds", "lock_contended",
 ];
 /// `ethtool -S` per-link counters, after the device's.
 const LINK_STATS: [&str; 3] = ["rx_packets", "tx_packets", "tx_dropped"];

@@ -23,14 +23,14 @@ use crate::ri2n_dev::Ri2nDev;
 use crate::ri2n_state::HB_PHASES;
 
 fn sweep_period_ms(dev: &Ri2nDev) -> u32 {
-    (dev.data().state.lock().params().fast_tout().as_ms() as u32 / 4).max(1)
+    (dev.data().lock_state().params().fast_tout().as_ms() as u32 / 4).max(1)
 }
 
 /// ri2n0 goes up (`ndo_open`): timers start.
 pub(crate) fn start(dev: &Ri2nDev) {
     let d = dev.data();
     let hbspan = {
-        let mut st = d.state.lock();
+        let mut st = d.lock_state();
         let mut none = SkbList::new();
         st.set_up(true, &mut none);
         st.params().hbspan().as_ms() as u32
@@ -44,7 +44,7 @@ pub(crate) fn start(dev: &Ri2nDev) {
 pub(crate) fn stop(dev: &Ri2nDev) {
     let d = dev.data();
     let mut garbage = SkbList::new();
-    d.state.lock().set_up(false, &mut garbage);
+    d.lock_state().set_up(false, &mut garbage);
     // Callbacks do not re-arm once the device is down.
     d.hb_timer.stop();
     d.sweep_timer.stop();
@@ -55,7 +55,7 @@ pub(crate) fn stop(dev: &Ri2nDev) {
 /// Armed under the state lock, so that it cannot race `stop` and leave
 /// the timer armed on a stopped device.
 pub(crate) fn kick(dev: &Ri2nDev) {
-    let st = dev.data().state.lock();
+    let st = dev.data().lock_state();
     if st.is_up() {
         dev.data().sweep_timer.arm_ms(0);
     }
@@ -67,7 +67,7 @@ pub(crate) fn kick(dev: &Ri2nDev) {
 pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
     let d = dev.data();
     let tick = {
-        let mut st = d.state.lock();
+        let mut st = d.lock_state();
         if !st.is_up() {
             return;
         }
@@ -85,7 +85,7 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev) {
     let mut up = SkbList::new();
     let mut garbage = SkbList::new();
     let (pending, was_up, paused) = {
-        let mut st = d.state.lock();
+        let mut st = d.lock_state();
         (st.sweep(dev.name_str(), &mut up, &mut garbage), st.is_up(), st.txq_adopt_paused(crate::net::task_id()))
     };
     drop(garbage);
@@ -112,10 +112,10 @@ const HB_PEERS_PER_CALL: usize = 64;
 /// Queues pending heartbeats, peer by peer, and drains the links.
 fn send_pending(dev: &Ri2nDev) {
     let d = dev.data();
-    let mut drain = 0u8;
+    let mut drain = crate::ri2n_tx::Drain::default();
     for _ in 0..HB_PEERS_PER_CALL {
-        let Some(mut orders) = d.state.lock().take_heartbeats() else { break };
-        drain |= crate::ri2n_tx::queue_heartbeats(dev, &mut orders).1;
+        let Some(mut orders) = d.lock_state().take_heartbeats() else { break };
+        drain.merge(crate::ri2n_tx::queue_heartbeats(dev, &mut orders).1);
     }
-    crate::ri2n_tx::drain_links(dev, drain);
+    drain.send(dev);
 }

@@ -18,7 +18,7 @@ use kernel::seq_print;
 /// Writes the file.
 pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     let d = dev.data();
-    let st = d.state.lock();
+    let st = d.lock_state();
     let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
     seq_print!(m, "RI2N/DRV: protocol version {}\n", crate::proto::header::VERSION);
     // The ages below (`*_ms`) count back from this moment.
@@ -47,11 +47,11 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     let s = st.stats();
     seq_print!(
         m,
-        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {} rx_auth_fail {} rx_replays {} rx_mode_mismatch {} slave_mac_taken {} rx_merged {} rx_merged_frames {}\n",
+        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {} rx_auth_fail {} rx_replays {} rx_mode_mismatch {} slave_mac_taken {} rx_merged {} rx_merged_frames {} lock_rounds {} lock_contended {}\n",
         s.rx_packets, s.tx_packets, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
         s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
         s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
-        s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames
+        s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames, s.lock_rounds, s.lock_contended
     );
     let (cap, bufs, bufs_max, held) = st.memory();
     seq_print!(
@@ -83,7 +83,7 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
     loop {
         chunk.clear();
         let carrier = {
-            let st = d.state.lock();
+            let st = d.lock_state();
             for (slot, mac, p) in st.peers_from(from).take(CHUNK) {
                 from = slot + 1;
                 let w = &p.rx.window;
@@ -193,7 +193,7 @@ pub(crate) const STATE_VERSION: u32 = 1;
 /// reader can tell a whole dump from a cut one (Documentation/ri2n.rst).
 pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let d = dev.data();
-    let st = d.state.lock();
+    let st = d.lock_state();
     let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
     seq_print!(m, "ri2n-state version={} protocol={}\n", STATE_VERSION, crate::proto::header::VERSION);
     // Ages count back from this moment; mono_ms (CLOCK_MONOTONIC) relates
@@ -224,11 +224,11 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let s = st.stats();
     seq_print!(
         m,
-        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={} rx_auth_fail={} rx_replays={} rx_mode_mismatch={} slave_mac_taken={} rx_merged={} rx_merged_frames={}\n",
+        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={} rx_auth_fail={} rx_replays={} rx_mode_mismatch={} slave_mac_taken={} rx_merged={} rx_merged_frames={} lock_rounds={} lock_contended={}\n",
         s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
         s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
         s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
-        s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames
+        s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames, s.lock_rounds, s.lock_contended
     );
     let (on, key_id, accept_id) = key_ids(&st);
     seq_print!(m, "auth state={} key_id={} accept_id={}\n", on, key_id, accept_id);

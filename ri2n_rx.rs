@@ -46,7 +46,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     };
     let one_switch = d.one_switch.load(Ordering::Relaxed);
     if origin.is_some() != one_switch {
-        d.state.lock().rx_mode_mismatch(dev.name_str(), port.name_str(), one_switch);
+        d.lock_state().rx_mode_mismatch(dev.name_str(), port.name_str(), one_switch);
         skb.drop_reason(DropReason::NotSpecified);
         return RxHandled::Consumed;
     }
@@ -54,7 +54,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         return malformed(dev, port, skb, DecodeError::Origin);
     }
     let Some(addrs) = skb.mac_addrs() else {
-        d.state.lock().rx_malformed();
+        d.lock_state().rx_malformed();
         skb.drop_reason(DropReason::HdrTrunc);
         return RxHandled::Consumed;
     };
@@ -132,7 +132,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     });
     let not_ordered = !for_us && (matches!(kind, RxKind::Heartbeat { .. }) || one_switch);
     if src[0] & 1 != 0 || src == ours || not_ordered {
-        d.state.lock().rx_not_for_us();
+        d.lock_state().rx_not_for_us();
         skb.drop_reason(DropReason::OtherHost);
         return RxHandled::Consumed;
     }
@@ -141,7 +141,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         _ => {
             let rewrite = origin.map(|_| addrs);
             if skb.strip_shim(hlen as u32, hdr.protocol, dev, rewrite.as_ref()).is_err() {
-                d.state.lock().rx_drop();
+                d.lock_state().rx_drop();
                 skb.drop_reason(DropReason::NoMem);
                 return RxHandled::Consumed;
             }
@@ -151,7 +151,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     if !for_us {
         // Promiscuous: another host's frame, for the bridge above us.
         let Some(skb) = skb else { return RxHandled::Consumed };
-        let mut st = d.state.lock();
+        let mut st = d.lock_state();
         if !st.verify(dev.name_str(), &src, sealed.as_ref()) {
             drop(st);
             drop(skb);
@@ -165,7 +165,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
 
     let (mut up, mut done, mut garbage) = (SkbList::new(), SkbList::new(), SkbList::new());
     let after = {
-        let mut st = d.state.lock();
+        let mut st = d.lock_state();
         let Some(link) = st.link_of(port) else {
             // A slave being released: its handler is about to go.
             st.rx_drop();
@@ -188,7 +188,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
 }
 
 fn malformed(dev: &Ri2nDev, port: &Device, skb: Skb, e: DecodeError) -> RxHandled {
-    dev.data().state.lock().rx_malformed();
+    dev.data().lock_state().rx_malformed();
     skb.drop_reason(DropReason::HdrTrunc);
     if crate::net::ratelimit() {
         pr_warn!("{}: dropped malformed frame on {}: {}\n", dev.name_str(), port.name_str(), e.reason());

@@ -60,12 +60,12 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
         pr_err!("{}: cannot enslave {}: {}\n", dev.name_str(), port.name_str(), msg.to_str().unwrap_or("?"));
         return Err(err);
     }
-    let Some(link) = dev.data().state.lock().free_link() else {
+    let Some(link) = dev.data().lock_state().free_link() else {
         extack.set_msg(c"at most 8 slaves");
         pr_err!("{}: cannot enslave {}: at most {} slaves\n", dev.name_str(), port.name_str(), MAX_LINKS);
         return Err(EINVAL);
     };
-    if !dev.data().state.lock().choose_mac() {
+    if !dev.data().lock_state().choose_mac() {
         // The first slave gives the device its lasting address.
         let stable = stable_mac(port);
         if let Err(e) = dev.set_mac(rtnl, &stable) {
@@ -115,7 +115,7 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
     // tx_gso: the slave segments our GSO packets in software (the shim is
     // no header its hardware knows).
     let gso_off = if crate::tx_gso() { port.hw_gso_off(rtnl) } else { 0 };
-    dev.data().state.lock().add_slave(link, Slave { dev: port.get(), name, opened, promisc, gso_off }, carrier);
+    dev.data().lock_state().add_slave(link, Slave { dev: port.get(), name, opened, promisc, gso_off }, carrier);
     Ri2n::update_mtu(dev, rtnl);
     Ri2n::update_carrier(dev);
     crate::ri2n_hb::kick(dev);
@@ -129,7 +129,7 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
 pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, forced: bool) -> Result {
     let mut garbage = SkbList::new();
     let slave = {
-        let mut st = dev.data().state.lock();
+        let mut st = dev.data().lock_state();
         let Some(link) = st.link_of(port) else {
             drop(st);
             pr_err!("{}: {} is not a slave\n", dev.name_str(), port.name_str());
@@ -188,7 +188,7 @@ fn give_back(dev: &Ri2nDev, rtnl: &Rtnl, slave: &Slave) {
 
 /// Releases every slave (ri2n0 is being deleted).
 pub(crate) fn release_all(dev: &Ri2nDev, rtnl: &Rtnl) {
-    let refs = dev.data().state.lock().slave_refs();
+    let refs = dev.data().lock_state().slave_refs();
     for port in refs.iter().flatten() {
         let _ = release(dev, rtnl, port, true);
     }
@@ -223,9 +223,9 @@ pub(crate) fn move_mac(dev: &Ri2nDev, rtnl: &Rtnl, addr: &Mac) -> Result {
         pr_err!("{}: {} is not a unicast address\n", dev.name_str(), MacFmt(addr));
         return Err(EADDRNOTAVAIL);
     }
-    dev.data().state.lock().choose_mac();
+    dev.data().lock_state().choose_mac();
     let old = dev.addr();
-    let refs = dev.data().state.lock().slave_refs();
+    let refs = dev.data().lock_state().slave_refs();
     for (i, s) in refs.iter().enumerate() {
         let Some(s) = s else { continue };
         if let Err(e) = s.uc_add(rtnl, addr) {
@@ -249,13 +249,13 @@ pub(crate) fn change_rx_flags(dev: &Ri2nDev, rtnl: &Rtnl, change: u32) {
         return;
     }
     let on = dev.flags() & bindings::net_device_flags_IFF_PROMISC != 0;
-    let refs = dev.data().state.lock().slave_refs();
+    let refs = dev.data().lock_state().slave_refs();
     for (l, s) in refs.iter().enumerate() {
         let Some(s) = s else { continue };
         // RTNL keeps the slave ours; the count changes without our lock,
         // and is recorded only once it did.
-        if dev.data().state.lock().slave_promisc(l) != on && s.set_promiscuity(rtnl, if on { 1 } else { -1 }).is_ok() {
-            dev.data().state.lock().set_slave_promisc(l, on);
+        if dev.data().lock_state().slave_promisc(l) != on && s.set_promiscuity(rtnl, if on { 1 } else { -1 }).is_ok() {
+            dev.data().lock_state().set_slave_promisc(l, on);
         }
     }
 }
@@ -263,7 +263,7 @@ pub(crate) fn change_rx_flags(dev: &Ri2nDev, rtnl: &Rtnl, change: u32) {
 /// `ndo_set_rx_mode`: ri2n0's secondary unicast and multicast addresses
 /// (macvlan, IPv6 multicast) go to every slave. Under ri2n0's address lock.
 pub(crate) fn sync_rx_mode(dev: &Ri2nDev, locked: &AddrListLocked<'_>) {
-    let refs = dev.data().state.lock().slave_refs();
+    let refs = dev.data().lock_state().slave_refs();
     for s in refs.iter().flatten() {
         s.sync_addrs_from(locked);
     }
@@ -298,7 +298,7 @@ impl Handler for Events {
             Event::Up | Event::Down | Event::Change => {
                 let up = dev.running() && dev.carrier_ok();
                 let changed = {
-                    let mut st = master.data().state.lock();
+                    let mut st = master.data().lock_state();
                     let Some(l) = st.link_of(dev) else { return Verdict::Done };
                     st.carrier_changed_to(l, up).then(|| st.carrier())
                 };

@@ -97,6 +97,10 @@ pub(crate) struct DevStats {
     /// on its link (`rx_gro`), and the frames in them.
     pub(crate) rx_merged: u64,
     pub(crate) rx_merged_frames: u64,
+    /// Times the state lock was taken, and of those, times another CPU
+    /// held it first (issue 13: the global lock's cost).
+    pub(crate) lock_rounds: u64,
+    pub(crate) lock_contended: u64,
 }
 
 /// Per-link counters.
@@ -442,6 +446,13 @@ impl State {
 
     pub(crate) fn params(&self) -> &Params {
         &self.params
+    }
+
+    /// Counts a round of the state lock (`Ri2n::lock_state`).
+    #[inline]
+    pub(crate) fn count_round(&mut self, contended: bool) {
+        self.stats.lock_rounds += 1;
+        self.stats.lock_contended += contended as u64;
     }
 
     pub(crate) fn stats(&self) -> &DevStats {

@@ -22,6 +22,7 @@
 //! ri2n0) is dropped and counted.
 
 use crate::net::bindings;
+use crate::net::device::Device;
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
 use crate::proto::auth::{Keys, Msg, TAG_LEN};
@@ -33,6 +34,7 @@ use crate::proto::sched::stripe_block;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
 use crate::ri2n_state::{HbOrder, State, TxRoute, DRAIN_BUDGET};
+use kernel::sync::aref::ARef;
 
 const ETH_HLEN: usize = 14;
 
@@ -48,17 +50,17 @@ fn task() -> usize {
 /// `ndo_start_xmit`: consumes `skb` whatever happens. A GSO packet is cut
 /// into its segments here, each numbered: a few go whole to one link, more
 /// are spread (`stripe_segs`, core/sched.rs).
+///
+/// A packet takes the state lock twice when its link's queue was idle:
+/// once to be numbered, queued, and its frames taken to send (the check
+/// for a transmit re-entering from our own drain is made there too), once
+/// after sending to find the queue empty. A queue already being drained
+/// takes it once: its drainer sends the packet.
 pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
-    let d = dev.data();
-    if d.state.lock().tx_reentered(task()) {
-        skb.drop_reason(DropReason::Recursion);
-        return;
-    }
-    let mut drain: u8 = 0;
     let skb = if skb.is_gso() && crate::tx_gso() {
         match xmit_whole(dev, skb) {
             Ok(d) => {
-                drain_links(dev, d);
+                d.send(dev);
                 return;
             }
             Err(skb) => skb,
@@ -66,25 +68,67 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
     } else {
         skb
     };
-    if skb.is_gso() {
+    let drain = if skb.is_gso() {
         match skb.gso_segments(SEG_FEATURES) {
-            Ok(segs) => drain = xmit_segments(dev, segs),
+            Ok(segs) => xmit_segments(dev, segs),
             Err(skb) => {
-                d.state.lock().tx_drop();
+                dev.data().lock_state().tx_drop();
                 skb.drop_reason(DropReason::NoMem);
+                return;
             }
         }
     } else {
         let len = skb.len();
-        drain = xmit_one_block(dev, skb, Some((1, len)));
+        xmit_one_block(dev, skb, Some((1, len)))
+    };
+    drain.send(dev);
+}
+
+/// What a transmit leaves its task to drain: the links whose queue it
+/// became the drainer of, and the first batch of each, taken in the round
+/// that queued the packet.
+#[derive(Default)]
+pub(crate) struct Drain {
+    links: u8,
+    batches: [Option<(SkbList, ARef<Device>)>; MAX_LINKS],
+}
+
+impl Drain {
+    /// Became the drainer of link `l`'s queue.
+    fn add(&mut self, l: usize) {
+        self.links |= 1 << l;
     }
-    drain_links(dev, drain);
+
+    /// Takes, still under the lock that queued them, the first batch of
+    /// each link to drain.
+    fn take_first(&mut self, st: &mut State, garbage: &mut SkbList) {
+        for l in 0..MAX_LINKS {
+            if self.links & (1 << l) != 0 && self.batches[l].is_none() {
+                self.batches[l] = st.txq_take(l, DRAIN_BUDGET, garbage);
+            }
+        }
+    }
+
+    pub(crate) fn merge(&mut self, other: Drain) {
+        self.links |= other.links;
+        for (mine, theirs) in self.batches.iter_mut().zip(other.batches) {
+            if mine.is_none() {
+                *mine = theirs;
+            }
+        }
+    }
+
+    /// Sends the batches taken, then drains the queues on
+    /// ([`drain_links`]).
+    pub(crate) fn send(self, dev: &Ri2nDev) {
+        drain_queues(dev, self.links, self.batches);
+    }
 }
 
 /// `tx_gso`: a unicast GSO packet goes whole to one link, its segments
 /// numbered in a row, and the slave segments it (`Offload`); sealed frames
 /// and broadcasts come back, to be segmented here.
-fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<u8, Skb> {
+fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<Drain, Skb> {
     let segs = skb.gso_segs() as u32;
     if !(2..=MAX_WHOLE_SEGS).contains(&segs) || !skb.may_pull(ETH_HLEN as u32) || skb.data()[0] & 1 != 0 {
         return Err(skb);
@@ -100,31 +144,36 @@ const MAX_WHOLE_SEGS: u32 = 128;
 /// Numbers and queues one packet (no GSO) for its peer, or for every link
 /// if broadcast (which takes no `first`): `first` for a packet's first
 /// frame, `None` for the frames of its block after it, as
-/// `RoundRobin::pick_block` takes them. Returns the links this CPU is to
+/// `RoundRobin::pick_block` takes them. Returns what this task is to
 /// drain.
-fn xmit_one_block(dev: &Ri2nDev, skb: Skb, first: Option<(u32, u32)>) -> u8 {
+fn xmit_one_block(dev: &Ri2nDev, skb: Skb, first: Option<(u32, u32)>) -> Drain {
     // Only a GSO packet comes back (a key was set meanwhile).
     xmit_one_n(dev, skb, 1, first).unwrap_or_else(|skb| {
         skb.drop_reason(DropReason::NotSpecified);
-        0
+        Drain::default()
     })
 }
 
 /// As [`xmit_one_block`], for a packet of `segs` segments (more than one: a
 /// GSO packet the slave segments, unicast); gives it back if frames are
 /// sealed (a tag per segment would be needed).
-fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> core::result::Result<u8, Skb> {
+fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> core::result::Result<Drain, Skb> {
     let d = dev.data();
-    let Some(mut skb) = prepare(dev, skb) else { return Ok(0) };
+    let Some(mut skb) = prepare(dev, skb) else { return Ok(Drain::default()) };
     let Frame { dst, addrs, protocol, len } = Frame::of(&skb);
     let mut garbage = SkbList::new();
-    let mut drain = 0u8;
+    let mut drain = Drain::default();
+    let mut st = d.lock_state();
+    if st.tx_reentered(task()) {
+        drop(st);
+        skb.drop_reason(DropReason::Recursion);
+        return Ok(drain);
+    }
     if dst[0] & 1 != 0 {
-        let mut st = d.state.lock();
         let Some((seq, links)) = st.tx_bcast(len) else {
             drop(st);
             skb.drop_reason(DropReason::DevReady);
-            return Ok(0);
+            return Ok(drain);
         };
         let one_switch = st.one_switch();
         let origin = origin_of(one_switch, &addrs, 0);
@@ -135,7 +184,7 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
             st.tx_failed(len);
             drop(st);
             skb.drop_reason(DropReason::NoMem);
-            return Ok(0);
+            return Ok(drain);
         }
         // Clones share the data; the last link takes the original.
         let last = 7 - links.leading_zeros() as usize;
@@ -161,19 +210,19 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
                     }
                 }
                 if st.txq_push(l, f, task(), &mut garbage) == Some(true) {
-                    drain |= 1 << l;
+                    drain.add(l);
                 }
             }
         }
-        drop(st);
     } else {
-        let mut st = d.state.lock();
         if segs > 1 && st.keys().on() {
             drop(st);
             return Err(skb);
         }
         queue_unicast(dev, &mut st, skb, segs, first, &mut garbage, &mut drain);
     }
+    drain.take_first(&mut st, &mut garbage);
+    drop(st);
     drop(garbage);
     Ok(drain)
 }
@@ -184,9 +233,9 @@ const SEGS_PER_ROUND: u32 = 8;
 
 /// The segments of a GSO packet that ri2n cut, numbered and queued: a few
 /// go whole to one link under one lock round, more are spread, numbered
-/// `SEGS_PER_ROUND` at a time (`stripe_segs`, core/sched.rs). Returns the
-/// links to drain.
-fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> u8 {
+/// `SEGS_PER_ROUND` at a time (`stripe_segs`, core/sched.rs). Returns what
+/// to drain.
+fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> Drain {
     let (mut ready, mut bytes, mut group) = (SkbList::new(), 0u32, false);
     for s in segs {
         if let Some(s) = prepare(dev, s) {
@@ -197,23 +246,29 @@ fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> u8 {
     }
     let block = stripe_block(ready.len() as u32, crate::stripe_segs());
     let mut first = Some((block, bytes));
-    let mut drain = 0u8;
+    let mut drain = Drain::default();
     if group {
         // A group address: each segment to every link, as any broadcast.
-        ready.for_each(|s| drain |= xmit_one_block(dev, s, None));
+        ready.for_each(|s| drain.merge(xmit_one_block(dev, s, None)));
         return drain;
     }
     let mut garbage = SkbList::new();
     let d = dev.data();
-    let mut st = d.state.lock();
+    let mut st = d.lock_state();
+    if st.tx_reentered(task()) {
+        drop(st);
+        ready.for_each(|s| s.drop_reason(DropReason::Recursion));
+        return drain;
+    }
     for (i, s) in ready.enumerate() {
         if block == 1 && i > 0 && i as u32 % SEGS_PER_ROUND == 0 {
             drop(st);
-            st = d.state.lock();
+            st = d.lock_state();
             first = Some((1, 0));
         }
         queue_unicast(dev, &mut st, s, 1, first.take(), &mut garbage, &mut drain);
     }
+    drain.take_first(&mut st, &mut garbage);
     drop(st);
     drop(garbage);
     drain
@@ -252,7 +307,7 @@ fn prepare(dev: &Ri2nDev, mut skb: Skb) -> Option<Skb> {
     } else {
         return Some(skb);
     };
-    dev.data().state.lock().tx_drop();
+    dev.data().lock_state().tx_drop();
     skb.drop_reason(why);
     None
 }
@@ -268,7 +323,7 @@ fn queue_unicast(
     segs: u32,
     first: Option<(u32, u32)>,
     garbage: &mut SkbList,
-    drain: &mut u8,
+    drain: &mut Drain,
 ) {
     let Frame { dst, addrs, protocol, len } = Frame::of(&skb);
     // A block of one: this frame's own bytes.
@@ -296,7 +351,7 @@ fn queue_unicast(
                 garbage.push(skb);
             } else {
                 match st.txq_push(link, skb, task(), garbage) {
-                    Some(true) => *drain |= 1 << link,
+                    Some(true) => drain.add(link),
                     Some(false) => {}
                     None => st.tx_unsent(&dst, link, segs),
                 }
@@ -394,6 +449,11 @@ fn encode_header(
 /// sent (the sweep then goes on). Called without the state lock by the
 /// task that became each queue's drainer.
 pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
+    drain_queues(dev, links, Default::default());
+}
+
+/// As [`drain_links`], sending first the batches already taken.
+fn drain_queues(dev: &Ri2nDev, links: u8, mut first: [Option<(SkbList, ARef<Device>)>; MAX_LINKS]) {
     let d = dev.data();
     let mut paused = false;
     for l in 0..MAX_LINKS {
@@ -401,14 +461,21 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
             continue;
         }
         let mut sent = 0;
+        let mut taken = first[l].take();
         loop {
-            if sent >= DRAIN_BUDGET {
-                paused |= d.state.lock().txq_pause(l);
-                break;
-            }
-            let mut garbage = SkbList::new();
-            let batch = d.state.lock().txq_take(l, DRAIN_BUDGET - sent, &mut garbage);
-            drop(garbage);
+            let batch = match taken.take() {
+                Some(b) => Some(b),
+                None if sent >= DRAIN_BUDGET => {
+                    paused |= d.lock_state().txq_pause(l);
+                    break;
+                }
+                None => {
+                    let mut garbage = SkbList::new();
+                    let b = d.lock_state().txq_take(l, DRAIN_BUDGET - sent, &mut garbage);
+                    drop(garbage);
+                    b
+                }
+            };
             let Some((frames, slave)) = batch else { break };
             sent += frames.len();
             // Frames the slave dropped (its qdisc full, say) never left:
@@ -452,7 +519,7 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
                 }
             }
             if nlost > 0 {
-                let mut st = d.state.lock();
+                let mut st = d.lock_state();
                 st.tx_slave_dropped(l, nlost);
                 for (dst, n) in &dropped[..ndropped] {
                     st.tx_unsent(dst, l, *n);
@@ -480,16 +547,16 @@ fn flow_hash(frame: &Skb, l: usize) -> u32 {
 
 /// Builds the heartbeats of `orders` (one peer's) and queues them on their
 /// links, where they keep their place among the peer's data. Returns how
-/// many were queued and the links to drain.
-pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX_LINKS]) -> (u64, u8) {
+/// many were queued and what to drain.
+pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX_LINKS]) -> (u64, Drain) {
     let d = dev.data();
     let me = dev.addr();
     let mut garbage = SkbList::new();
-    let (mut sent, mut drain) = (0u64, 0u8);
+    let (mut sent, mut drain) = (0u64, Drain::default());
     // Room for the longest (sealed) one; Ethernet's 60-byte minimum, which
     // the slave would pad shorter frames to anyway.
     const MAX: usize = ETH_HLEN + MAX_HEADER_LEN + HEARTBEAT_SEALED_LEN;
-    let mut st = d.state.lock();
+    let mut st = d.lock_state();
     for o in orders.iter_mut() {
         let Some(o) = o.take() else { continue };
         let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else { continue };
@@ -540,7 +607,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         match st.txq_push(o.link, skb, task(), &mut garbage) {
             Some(drain_it) => {
                 if drain_it {
-                    drain |= 1 << o.link;
+                    drain.add(o.link);
                 }
                 sent += 1;
             }
@@ -548,6 +615,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         }
     }
     st.hb_sent(sent);
+    drain.take_first(&mut st, &mut garbage);
     drop(st);
     drop(garbage);
     (sent, drain)
