@@ -33,10 +33,10 @@ pub struct RoundRobin {
     /// Bytes each usable link carried beyond the least loaded usable one
     /// ([`RoundRobin::pick_bytes`]); 0 for the others.
     ahead: [u32; MAX_LINKS],
-    /// When each link was last chosen, and the time of the choices now
-    /// made ([`RoundRobin::at`]), in ms, wrapping.
-    chosen_ms: [u32; MAX_LINKS],
-    now_ms: u32,
+    /// Links chosen since `period_ms` ([`RoundRobin::at`]).
+    chosen: u8,
+    /// When the current idle period began, in ms, wrapping.
+    period_ms: u32,
 }
 
 impl RoundRobin {
@@ -56,8 +56,9 @@ impl RoundRobin {
     }
 
     /// Sets the time of the choices that follow to `now`. A link not
-    /// chosen for `idle` or longer has sent what it was ahead by: it
-    /// starts level with the least loaded one again.
+    /// chosen over a whole period of `idle` or longer (so, silent between
+    /// `idle` and twice that, plus the gap between calls) has sent what it
+    /// was ahead by: it starts level with the least loaded one again.
     ///
     /// By bytes alone, one 1.5 KB frame on a link sends the next twenty
     /// short ones to the other. Trickling out at a flow's end, they leave
@@ -65,13 +66,18 @@ impl RoundRobin {
     /// than FT_HTHRESH frames on one link while another stayed silent for
     /// SLOW_TOUT): the caller passes an `idle` well below SLOW_TOUT.
     pub fn at(&mut self, now: Instant, idle: Duration) {
-        self.now_ms = now.0.div_euclid(1_000_000) as u32;
-        let idle_ms = idle.as_ms().min(u32::MAX as u64) as u32;
-        for (a, &t) in self.ahead.iter_mut().zip(&self.chosen_ms) {
-            if self.now_ms.wrapping_sub(t) >= idle_ms {
+        let now_ms = (now.0 / 1_000_000) as u32;
+        let idle_ms = idle.as_ms().clamp(1, u32::MAX as u64) as u32;
+        if now_ms.wrapping_sub(self.period_ms) < idle_ms {
+            return;
+        }
+        for (l, a) in self.ahead.iter_mut().enumerate() {
+            if self.chosen & (1 << l) == 0 {
                 *a = 0;
             }
         }
+        self.chosen = 0;
+        self.period_ms = now_ms;
     }
 
     /// The link for one frame of a packet that ri2n numbers: `Some((segs,
@@ -96,7 +102,6 @@ impl RoundRobin {
             }
             None if self.left > 0 && stay & last != 0 => {
                 self.left -= 1;
-                self.chosen_ms[self.last as usize] = self.now_ms;
                 Some(self.last as usize)
             }
             None => {
@@ -130,7 +135,7 @@ impl RoundRobin {
             }
         }
         let l = best?;
-        self.chosen_ms[l] = self.now_ms;
+        self.chosen |= 1 << l;
         self.last = l as u8;
         self.ahead[l] = self.ahead[l].saturating_add(len);
         let least = (0..MAX_LINKS).filter(|&i| usable & (1 << i) != 0).map(|i| self.ahead[i]).min().unwrap_or(0);

@@ -327,7 +327,9 @@ fn short_frames_after_a_long_one_do_not_leave_a_link_silent() {
             }
         }
         if use_clock {
-            assert!(silent <= 30, "a link silent for {silent} ms");
+            // At most two periods of `idle` and a gap: well within the
+            // receiver's SLOW_TOUT (100 ms).
+            assert!(silent <= 60, "a link silent for {silent} ms");
         } else {
             assert!(silent >= 200, "without the clock: {silent} ms");
         }
