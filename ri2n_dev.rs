@@ -23,6 +23,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use crate::proto::params::{Param, Params, NPARAMS};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_state::State;
+use crate::ri2n_txq::LinkQueue;
 use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
 use kernel::sync::Mutex;
@@ -44,6 +45,9 @@ pub(crate) struct Ri2n {
     pub(crate) state: SpinLockBh<State>,
     #[pin]
     pub(crate) gro: GroCells,
+    /// Each link's transmit queue and slave (ri2n_txq.rs), outside the
+    /// state lock.
+    pub(crate) txq: [LinkQueue; MAX_LINKS],
     /// Our incarnation, carried by heartbeats (never 0).
     pub(crate) epoch: u64,
     /// `one_switch`, read by receive without the lock (it changes only
@@ -207,6 +211,7 @@ impl Driver for Ri2n {
             sweep_timer <- Timer::new::<Ri2n, 1>(),
             state <- crate::new_spinlock_bh!(State::new(default_params())?, "ri2n_state"),
             gro <- GroCells::new(dev),
+            txq: Default::default(),
             // Ordered by creation time, so that a replayed frame from
             // before a restart cannot take us back (core/auth.rs).
             epoch: crate::proto::auth::epoch_at(crate::net::realtime_ms()),
@@ -335,7 +340,7 @@ impl Driver for Ri2n {
         }
         for l in 0..MAX_LINKS {
             let ls = st.link_stats(l);
-            for v in [ls.rx_packets, ls.tx_packets, ls.tx_dropped] {
+            for v in [ls.rx_packets, dev.data().txq[l].tx_packets(), ls.tx_dropped] {
                 if let Some(o) = out.get_mut(i) {
                     *o = v;
                 }

@@ -34,6 +34,7 @@ mod ri2n_rx;
 mod ri2n_slave;
 mod ri2n_state;
 mod ri2n_tx;
+mod ri2n_txq;
 
 use net::device::{Device, NetDevice, Registration, Rtnl};
 use proto::params::{Param, Params, NPARAMS};

@@ -20,6 +20,7 @@
 
 use crate::net::skb::SkbList;
 use crate::ri2n_dev::Ri2nDev;
+use crate::proto::MAX_LINKS;
 use crate::ri2n_state::HB_PHASES;
 
 fn sweep_period_ms(dev: &Ri2nDev) -> u32 {
@@ -84,11 +85,13 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev) {
     let d = dev.data();
     let mut up = SkbList::new();
     let mut garbage = SkbList::new();
-    let (pending, was_up, paused) = {
+    let (pending, was_up) = {
         let mut st = d.lock_state();
-        (st.sweep(dev.name_str(), &mut up, &mut garbage), st.is_up(), st.txq_adopt_paused(crate::net::task_id()))
+        (st.sweep(dev.name_str(), &mut up, &mut garbage), st.is_up())
     };
     drop(garbage);
+    let me = crate::net::task_id();
+    let paused = (0..MAX_LINKS).filter(|&l| d.txq[l].adopt(me)).fold(0u8, |m, l| m | 1 << l);
     // Queues a drainer left over its budget go on, up or down.
     crate::ri2n_tx::drain_links(dev, paused);
     if !was_up {
@@ -112,10 +115,10 @@ const HB_PEERS_PER_CALL: usize = 64;
 /// Queues pending heartbeats, peer by peer, and drains the links.
 fn send_pending(dev: &Ri2nDev) {
     let d = dev.data();
-    let mut drain = crate::ri2n_tx::Drain::default();
+    let mut drain = 0u8;
     for _ in 0..HB_PEERS_PER_CALL {
         let Some(mut orders) = d.lock_state().take_heartbeats() else { break };
-        drain.merge(crate::ri2n_tx::queue_heartbeats(dev, &mut orders).1);
+        drain |= crate::ri2n_tx::queue_heartbeats(dev, &mut orders).1;
     }
-    drain.send(dev);
+    crate::ri2n_tx::drain_links(dev, drain);
 }

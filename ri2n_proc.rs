@@ -218,7 +218,7 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
         seq_print!(
             m,
             "slave link={} name={} carrier={} changed_ms={} tx_packets={} rx_packets={} tx_dropped={}\n",
-            l, s.name(), carrier, st.carrier_age(l, now).as_ms(), ls.tx_packets, ls.rx_packets, ls.tx_dropped
+            l, s.name(), carrier, st.carrier_age(l, now).as_ms(), d.txq[l].tx_packets(), ls.rx_packets, ls.tx_dropped
         );
     }
     let s = st.stats();

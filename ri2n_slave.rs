@@ -18,7 +18,6 @@
 
 use crate::net::device::{AddrListLocked, Device, ExtAck, NetDevice, Rtnl};
 use crate::net::notifier::{Event, Handler, Verdict};
-use crate::net::skb::SkbList;
 use crate::net::{bindings, Mac, MacFmt};
 use crate::proto::header::MAX_HEADER_LEN;
 use crate::proto::MAX_LINKS;
@@ -115,6 +114,9 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
     // tx_gso: the slave segments our GSO packets in software (the shim is
     // no header its hardware knows).
     let gso_off = if crate::tx_gso() { port.hw_gso_off(rtnl) } else { 0 };
+    // The drainer finds the slave before any frame can be queued for it.
+    dev.data().txq[link].reset_count();
+    dev.data().txq[link].slave.set(rtnl, Some(port.get()));
     dev.data().lock_state().add_slave(link, Slave { dev: port.get(), name, opened, promisc, gso_off }, carrier);
     Ri2n::update_mtu(dev, rtnl);
     Ri2n::update_carrier(dev);
@@ -127,7 +129,6 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
 /// fewer than [`MIN_SLAVES`] would be left), or `forced` (it goes away, or
 /// `dev` does).
 pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, forced: bool) -> Result {
-    let mut garbage = SkbList::new();
     let slave = {
         let mut st = dev.data().lock_state();
         let Some(link) = st.link_of(port) else {
@@ -143,10 +144,14 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, forced: bool) -
             );
             return Err(EBUSY);
         }
-        st.remove_slave(link, &mut garbage)
+        st.remove_slave(link).map(|s| (link, s))
     };
-    drop(garbage);
-    let Some(slave) = slave else { return Ok(()) };
+    let Some((link, slave)) = slave else { return Ok(()) };
+    // No frame is queued for it any more; once every drainer let go of it
+    // (a grace period), what is left in its queue goes.
+    let q = &dev.data().txq[link];
+    q.slave.set(rtnl, None);
+    drop(q.flush());
     // No more frames reach our handler after this, and none is running.
     dev.detach_port(rtnl, port);
     give_back(dev, rtnl, &slave);

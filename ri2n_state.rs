@@ -25,15 +25,13 @@ use crate::proto::rx::{Epoch, SealedEpoch};
 use crate::proto::window::span_of;
 use crate::proto::seq::Seq;
 use crate::ri2n_peer::{BufPool, Peer, Table};
+use crate::ri2n_txq::LinkQueue;
 use kernel::sync::Arc;
 use crate::proto::time::{Duration, Instant};
 use crate::proto::MAX_LINKS;
 use kernel::prelude::*;
 use kernel::alloc::KVVec;
 use kernel::sync::aref::ARef;
-
-/// Most packets waiting in one link's transmit queue; more are dropped.
-pub(crate) const TXQ_LIMIT: usize = 1024;
 
 /// Device counters, shown by `ip -s link`, `ethtool -S` and procfs.
 #[derive(Default, Clone, Copy)]
@@ -103,10 +101,9 @@ pub(crate) struct DevStats {
     pub(crate) lock_contended: u64,
 }
 
-/// Per-link counters.
+/// Per-link counters (frames sent: `LinkQueue::tx_packets`).
 #[derive(Default, Clone, Copy)]
 pub(crate) struct LinkStats {
-    pub(crate) tx_packets: u64,
     pub(crate) rx_packets: u64,
     pub(crate) tx_dropped: u64,
 }
@@ -130,25 +127,6 @@ impl Slave {
     }
 }
 
-/// One link's transmit queue: frames numbered for their peer wait here in
-/// order, and one task at a time (the drainer) hands them to the slave, so
-/// each link carries every peer's numbers in increasing order (the loss
-/// rule's assumption) without a lock held across `dev_queue_xmit`.
-///
-/// A drainer hands over at most [`DRAIN_BUDGET`] frames per call; if more
-/// are left it sets the queue `paused` (still `draining`, so nobody else
-/// starts) and the sweep timer adopts and drains it.
-#[derive(Default)]
-struct TxQueue {
-    frames: SkbList,
-    /// A task is draining this queue, or it is paused for the sweep.
-    draining: bool,
-    /// Waiting for the sweep to go on draining it.
-    paused: bool,
-    /// The draining task (`net::task_id`), 0 while paused.
-    task: usize,
-}
-
 /// Ticks of the heartbeat timer per HBSPAN (see [`State::hb_tick`]): at
 /// the default 2 s, one every 31 ms, to 1/64 of the peers.
 pub(crate) const HB_PHASES: usize = 64;
@@ -160,10 +138,6 @@ const ON_SLOW: u8 = 4;
 
 /// Most peers the sweep ages out per run.
 const AGE_PER_SWEEP: usize = 64;
-
-/// Most frames one drainer hands to a slave per call, so that a busy link
-/// cannot keep one CPU in a bottom-half section for long.
-pub(crate) const DRAIN_BUDGET: usize = 256;
 
 /// What transmit decided for a unicast packet.
 pub(crate) enum TxRoute {
@@ -270,7 +244,6 @@ pub(crate) struct State {
     mac_chosen: bool,
     stats: DevStats,
     link_stats: [LinkStats; MAX_LINKS],
-    txq: [TxQueue; MAX_LINKS],
     /// The shared keys (none: frames unsealed, the segment trusted).
     keys: Keys,
     /// Our sealed heartbeats' counter.
@@ -376,7 +349,6 @@ impl State {
             mac_chosen: false,
             stats: DevStats::default(),
             link_stats: [LinkStats::default(); MAX_LINKS],
-            txq: Default::default(),
             keys: Keys::default(),
             hb_counter: HbCounter::default(),
         })
@@ -622,13 +594,12 @@ impl State {
         }
     }
 
-    /// Removes link `l`'s slave; its queued frames go to `garbage`.
-    pub(crate) fn remove_slave(&mut self, l: usize, garbage: &mut SkbList) -> Option<Slave> {
+    /// Removes link `l`'s slave (its queue is the caller's to flush).
+    pub(crate) fn remove_slave(&mut self, l: usize) -> Option<Slave> {
         let s = self.slaves[l].take()?;
         if self.carrier & (1 << l) != 0 {
             self.carrier_changed_to(l, false);
         }
-        garbage.append(&mut self.txq[l].frames);
         let nlinks = self.nlinks();
         let t = now();
         for p in self.table.values_mut() {
@@ -667,16 +638,11 @@ impl State {
 
     // --- Transmit ------------------------------------------------------------
 
-    /// Whether this task is inside the transmit of one of our links: a
-    /// packet for ri2n0 now comes from our own slave's egress (a tc mirred
-    /// or redirect back into ri2n0), and sending it would loop forever.
-    pub(crate) fn tx_reentered(&mut self, task: usize) -> bool {
-        let looped = self.txq.iter().any(|q| q.draining && q.task == task);
-        if looped {
-            self.stats.tx_loop += 1;
-            self.stats.tx_dropped += 1;
-        }
-        looped
+    /// A packet came from our own slave's egress (a tc mirred or redirect
+    /// back into ri2n0): sending it would loop forever, so it is dropped.
+    pub(crate) fn tx_looped(&mut self) {
+        self.stats.tx_loop += 1;
+        self.stats.tx_dropped += 1;
     }
 
     /// Picks link and number for a unicast packet of `len` bytes to `dst`
@@ -755,26 +721,24 @@ impl State {
         self.stats.tx_dropped += 1;
     }
 
-    /// Queues `frame` (RI2N header in place) on link `l`. Returns whether
-    /// the caller is to drain the queue ([`State::txq_take`]) after
-    /// dropping the lock, or `None` if the frame did not fit (it went to
-    /// `garbage`, counted).
-    pub(crate) fn txq_push(&mut self, l: usize, frame: Skb, task: usize, garbage: &mut SkbList) -> Option<bool> {
-        let q = &mut self.txq[l];
-        if self.slaves[l].is_none() || q.frames.len() >= TXQ_LIMIT {
-            garbage.push(frame);
-            self.link_stats[l].tx_dropped += 1;
-            self.stats.tx_queue_full += 1;
-            self.stats.tx_dropped += 1;
-            return None;
-        }
-        q.frames.push(frame);
-        if q.draining {
-            return Some(false);
-        }
-        q.draining = true;
-        q.task = task;
-        Some(true)
+    /// Queues `frame` (RI2N header in place) on link `l`'s queue `q`.
+    /// Returns whether the caller is to drain the queue after dropping the
+    /// lock, or `None` if the frame did not fit (it went to `garbage`,
+    /// counted).
+    pub(crate) fn txq_push(&mut self, q: &LinkQueue, l: usize, frame: Skb, task: usize, garbage: &mut SkbList) -> Option<bool> {
+        let frame = if self.slaves[l].is_none() {
+            frame
+        } else {
+            match q.push(frame, task) {
+                Ok(drain) => return Some(drain),
+                Err(frame) => frame,
+            }
+        };
+        garbage.push(frame);
+        self.link_stats[l].tx_dropped += 1;
+        self.stats.tx_queue_full += 1;
+        self.stats.tx_dropped += 1;
+        None
     }
 
     /// The slave of link `l` dropped `n` frames we handed it.
@@ -791,55 +755,6 @@ impl State {
                 p.det.unsent(l);
             }
         }
-    }
-
-    /// For the drainer of link `l`: up to `max` frames queued now, and the
-    /// slave to send them on; `None` (and draining ends) once the queue is
-    /// empty or the slave is gone.
-    pub(crate) fn txq_take(&mut self, l: usize, max: usize, garbage: &mut SkbList) -> Option<(SkbList, ARef<Device>)> {
-        let q = &mut self.txq[l];
-        let Some(s) = self.slaves[l].as_ref() else {
-            garbage.append(&mut q.frames);
-            q.draining = false;
-            return None;
-        };
-        if q.frames.is_empty() {
-            q.draining = false;
-            return None;
-        }
-        let mut batch = SkbList::new();
-        while batch.len() < max {
-            let Some(f) = q.frames.pop() else { break };
-            batch.push(f);
-        }
-        self.link_stats[l].tx_packets += batch.len() as u64;
-        Some((batch, s.dev.clone()))
-    }
-
-    /// The drainer of link `l` used its budget: the sweep goes on (true),
-    /// unless the queue emptied meanwhile (false, draining ends).
-    pub(crate) fn txq_pause(&mut self, l: usize) -> bool {
-        let q = &mut self.txq[l];
-        if q.frames.is_empty() {
-            q.draining = false;
-            return false;
-        }
-        q.paused = true;
-        q.task = 0;
-        true
-    }
-
-    /// The sweep takes over every paused queue; returns their links.
-    pub(crate) fn txq_adopt_paused(&mut self, task: usize) -> u8 {
-        let mut links = 0;
-        for (l, q) in self.txq.iter_mut().enumerate() {
-            if q.paused {
-                q.paused = false;
-                q.task = task;
-                links |= 1 << l;
-            }
-        }
-        links
     }
 
     // --- Peers ---------------------------------------------------------------

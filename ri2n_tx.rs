@@ -14,15 +14,13 @@
 //! Each link carries a peer's numbers in increasing order, as the loss rule
 //! assumes, without a lock held across `dev_queue_xmit`: a frame is
 //! numbered and queued on its link under the state lock, and one task at a
-//! time (the drainer) hands a link's queue to its slave, in order, at most
-//! `DRAIN_BUDGET` frames per call (the sweep timer goes on with the rest).
-//! The slave keeps the order too: all of a peer's frames on a link are one
-//! flow to it (`flow_hash`). A transmit that re-enters from the drainer's
-//! own `dev_queue_xmit` (a tc mirred or redirect from a slave back into
-//! ri2n0) is dropped and counted.
+//! time (the drainer) hands a link's queue to its slave, in order, without
+//! it (ri2n_txq.rs). The slave keeps the order too: all of a peer's frames
+//! on a link are one flow to it (`flow_hash`). A transmit that re-enters
+//! from the drainer's own `dev_queue_xmit` (a tc mirred or redirect from a
+//! slave back into ri2n0) is dropped and counted.
 
 use crate::net::bindings;
-use crate::net::device::Device;
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
 use crate::proto::auth::{Keys, Msg, TAG_LEN};
@@ -33,8 +31,8 @@ use crate::proto::header::{
 use crate::proto::sched::stripe_block;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
-use crate::ri2n_state::{HbOrder, State, TxRoute, DRAIN_BUDGET};
-use kernel::sync::aref::ARef;
+use crate::ri2n_state::{HbOrder, State, TxRoute};
+use crate::ri2n_txq::DRAIN_BUDGET;
 
 const ETH_HLEN: usize = 14;
 
@@ -51,16 +49,20 @@ fn task() -> usize {
 /// into its segments here, each numbered: a few go whole to one link, more
 /// are spread (`stripe_segs`, core/sched.rs).
 ///
-/// A packet takes the state lock twice when its link's queue was idle:
-/// once to be numbered, queued, and its frames taken to send (the check
-/// for a transmit re-entering from our own drain is made there too), once
-/// after sending to find the queue empty. A queue already being drained
-/// takes it once: its drainer sends the packet.
+/// A packet takes the state lock once, to be numbered and queued; the
+/// links' queues are drained without it (ri2n_txq.rs).
 pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
+    let d = dev.data();
+    let me = task();
+    if d.txq.iter().any(|q| q.drained_by(me)) {
+        d.lock_state().tx_looped();
+        skb.drop_reason(DropReason::Recursion);
+        return;
+    }
     let skb = if skb.is_gso() && crate::tx_gso() {
         match xmit_whole(dev, skb) {
-            Ok(d) => {
-                d.send(dev);
+            Ok(links) => {
+                drain_links(dev, links);
                 return;
             }
             Err(skb) => skb,
@@ -72,7 +74,7 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
         match skb.gso_segments(SEG_FEATURES) {
             Ok(segs) => xmit_segments(dev, segs),
             Err(skb) => {
-                dev.data().lock_state().tx_drop();
+                d.lock_state().tx_drop();
                 skb.drop_reason(DropReason::NoMem);
                 return;
             }
@@ -81,54 +83,13 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
         let len = skb.len();
         xmit_one_block(dev, skb, Some((1, len)))
     };
-    drain.send(dev);
-}
-
-/// What a transmit leaves its task to drain: the links whose queue it
-/// became the drainer of, and the first batch of each, taken in the round
-/// that queued the packet.
-#[derive(Default)]
-pub(crate) struct Drain {
-    links: u8,
-    batches: [Option<(SkbList, ARef<Device>)>; MAX_LINKS],
-}
-
-impl Drain {
-    /// Became the drainer of link `l`'s queue.
-    fn add(&mut self, l: usize) {
-        self.links |= 1 << l;
-    }
-
-    /// Takes, still under the lock that queued them, the first batch of
-    /// each link to drain.
-    fn take_first(&mut self, st: &mut State, garbage: &mut SkbList) {
-        for l in 0..MAX_LINKS {
-            if self.links & (1 << l) != 0 && self.batches[l].is_none() {
-                self.batches[l] = st.txq_take(l, DRAIN_BUDGET, garbage);
-            }
-        }
-    }
-
-    pub(crate) fn merge(&mut self, other: Drain) {
-        self.links |= other.links;
-        for (mine, theirs) in self.batches.iter_mut().zip(other.batches) {
-            if mine.is_none() {
-                *mine = theirs;
-            }
-        }
-    }
-
-    /// Sends the batches taken, then drains the queues on
-    /// ([`drain_links`]).
-    pub(crate) fn send(self, dev: &Ri2nDev) {
-        drain_queues(dev, self.links, self.batches);
-    }
+    drain_links(dev, drain);
 }
 
 /// `tx_gso`: a unicast GSO packet goes whole to one link, its segments
 /// numbered in a row, and the slave segments it (`Offload`); sealed frames
 /// and broadcasts come back, to be segmented here.
-fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<Drain, Skb> {
+fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<u8, Skb> {
     let segs = skb.gso_segs() as u32;
     if !(2..=MAX_WHOLE_SEGS).contains(&segs) || !skb.may_pull(ETH_HLEN as u32) || skb.data()[0] & 1 != 0 {
         return Err(skb);
@@ -144,31 +105,26 @@ const MAX_WHOLE_SEGS: u32 = 128;
 /// Numbers and queues one packet (no GSO) for its peer, or for every link
 /// if broadcast (which takes no `first`): `first` for a packet's first
 /// frame, `None` for the frames of its block after it, as
-/// `RoundRobin::pick_block` takes them. Returns what this task is to
-/// drain.
-fn xmit_one_block(dev: &Ri2nDev, skb: Skb, first: Option<(u32, u32)>) -> Drain {
+/// `RoundRobin::pick_block` takes them. Returns the links this task is
+/// to drain.
+fn xmit_one_block(dev: &Ri2nDev, skb: Skb, first: Option<(u32, u32)>) -> u8 {
     // Only a GSO packet comes back (a key was set meanwhile).
     xmit_one_n(dev, skb, 1, first).unwrap_or_else(|skb| {
         skb.drop_reason(DropReason::NotSpecified);
-        Drain::default()
+        0
     })
 }
 
 /// As [`xmit_one_block`], for a packet of `segs` segments (more than one: a
 /// GSO packet the slave segments, unicast); gives it back if frames are
 /// sealed (a tag per segment would be needed).
-fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> core::result::Result<Drain, Skb> {
+fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> core::result::Result<u8, Skb> {
     let d = dev.data();
-    let Some(mut skb) = prepare(dev, skb) else { return Ok(Drain::default()) };
+    let Some(mut skb) = prepare(dev, skb) else { return Ok(0) };
     let Frame { dst, addrs, protocol, len } = Frame::of(&skb);
     let mut garbage = SkbList::new();
-    let mut drain = Drain::default();
+    let mut drain = 0u8;
     let mut st = d.lock_state();
-    if st.tx_reentered(task()) {
-        drop(st);
-        skb.drop_reason(DropReason::Recursion);
-        return Ok(drain);
-    }
     if dst[0] & 1 != 0 {
         let Some((seq, links)) = st.tx_bcast(len) else {
             drop(st);
@@ -209,8 +165,8 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
                         continue;
                     }
                 }
-                if st.txq_push(l, f, task(), &mut garbage) == Some(true) {
-                    drain.add(l);
+                if st.txq_push(&d.txq[l], l, f, task(), &mut garbage) == Some(true) {
+                    drain |= 1 << l;
                 }
             }
         }
@@ -221,7 +177,6 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
         }
         queue_unicast(dev, &mut st, skb, segs, first, &mut garbage, &mut drain);
     }
-    drain.take_first(&mut st, &mut garbage);
     drop(st);
     drop(garbage);
     Ok(drain)
@@ -233,9 +188,9 @@ const SEGS_PER_ROUND: u32 = 8;
 
 /// The segments of a GSO packet that ri2n cut, numbered and queued: a few
 /// go whole to one link under one lock round, more are spread, numbered
-/// `SEGS_PER_ROUND` at a time (`stripe_segs`, core/sched.rs). Returns what
-/// to drain.
-fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> Drain {
+/// `SEGS_PER_ROUND` at a time (`stripe_segs`, core/sched.rs). Returns the
+/// links to drain.
+fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> u8 {
     let (mut ready, mut bytes, mut group) = (SkbList::new(), 0u32, false);
     for s in segs {
         if let Some(s) = prepare(dev, s) {
@@ -246,20 +201,15 @@ fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> Drain {
     }
     let block = stripe_block(ready.len() as u32, crate::stripe_segs());
     let mut first = Some((block, bytes));
-    let mut drain = Drain::default();
+    let mut drain = 0u8;
     if group {
         // A group address: each segment to every link, as any broadcast.
-        ready.for_each(|s| drain.merge(xmit_one_block(dev, s, None)));
+        ready.for_each(|s| drain |= xmit_one_block(dev, s, None));
         return drain;
     }
     let mut garbage = SkbList::new();
     let d = dev.data();
     let mut st = d.lock_state();
-    if st.tx_reentered(task()) {
-        drop(st);
-        ready.for_each(|s| s.drop_reason(DropReason::Recursion));
-        return drain;
-    }
     for (i, s) in ready.enumerate() {
         if block == 1 && i > 0 && i as u32 % SEGS_PER_ROUND == 0 {
             drop(st);
@@ -268,7 +218,6 @@ fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> Drain {
         }
         queue_unicast(dev, &mut st, s, 1, first.take(), &mut garbage, &mut drain);
     }
-    drain.take_first(&mut st, &mut garbage);
     drop(st);
     drop(garbage);
     drain
@@ -323,7 +272,7 @@ fn queue_unicast(
     segs: u32,
     first: Option<(u32, u32)>,
     garbage: &mut SkbList,
-    drain: &mut Drain,
+    drain: &mut u8,
 ) {
     let Frame { dst, addrs, protocol, len } = Frame::of(&skb);
     // A block of one: this frame's own bytes.
@@ -350,8 +299,8 @@ fn queue_unicast(
                 st.tx_unsent(&dst, link, segs);
                 garbage.push(skb);
             } else {
-                match st.txq_push(link, skb, task(), garbage) {
-                    Some(true) => drain.add(link),
+                match st.txq_push(&dev.data().txq[link], link, skb, task(), garbage) {
+                    Some(true) => *drain |= 1 << link,
                     Some(false) => {}
                     None => st.tx_unsent(&dst, link, segs),
                 }
@@ -447,36 +396,33 @@ fn encode_header(
 /// Hands the frames queued on the links in `links` to their slaves, in
 /// order, until the queues are empty or `DRAIN_BUDGET` frames per link are
 /// sent (the sweep then goes on). Called without the state lock by the
-/// task that became each queue's drainer.
+/// task that became each queue's drainer, with bottom halves disabled
+/// (`ndo_start_xmit`, timers).
 pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
-    drain_queues(dev, links, Default::default());
-}
-
-/// As [`drain_links`], sending first the batches already taken.
-fn drain_queues(dev: &Ri2nDev, links: u8, mut first: [Option<(SkbList, ARef<Device>)>; MAX_LINKS]) {
     let d = dev.data();
+    let me = task();
     let mut paused = false;
     for l in 0..MAX_LINKS {
         if links & (1 << l) == 0 {
             continue;
         }
+        let q = &d.txq[l];
         let mut sent = 0;
-        let mut taken = first[l].take();
         loop {
-            let batch = match taken.take() {
-                Some(b) => Some(b),
-                None if sent >= DRAIN_BUDGET => {
-                    paused |= d.lock_state().txq_pause(l);
-                    break;
-                }
-                None => {
-                    let mut garbage = SkbList::new();
-                    let b = d.lock_state().txq_take(l, DRAIN_BUDGET - sent, &mut garbage);
-                    drop(garbage);
-                    b
-                }
+            if sent >= DRAIN_BUDGET {
+                paused |= q.pause(me);
+                break;
+            }
+            // Taken and sent in one RCU section: a slave released meanwhile
+            // waits for it before its queue is flushed.
+            let rcu = kernel::sync::rcu::read_lock();
+            let Some(frames) = q.take(me, DRAIN_BUDGET - sent) else { break };
+            let Some(slave) = q.slave.get(&rcu) else {
+                // The slave is being released: what was queued for it goes.
+                drop(frames);
+                continue;
             };
-            let Some((frames, slave)) = batch else { break };
+            q.sent(frames.len());
             sent += frames.len();
             // Frames the slave dropped (its qdisc full, say) never left:
             // taken back from their peers' counts, at most a few per batch
@@ -504,7 +450,7 @@ fn drain_queues(dev: &Ri2nDev, links: u8, mut first: [Option<(SkbList, ARef<Devi
                     match f.gso_segments(SEG_FEATURES) {
                         Ok(parts) => {
                             for p in parts {
-                                if !p.xmit_on(&slave, ETH_P_RI2N, hash) {
+                                if !p.xmit_on(slave, ETH_P_RI2N, hash) {
                                     lost(&dst, 1);
                                 }
                             }
@@ -514,7 +460,7 @@ fn drain_queues(dev: &Ri2nDev, links: u8, mut first: [Option<(SkbList, ARef<Devi
                             lost(&dst, segs);
                         }
                     }
-                } else if !f.xmit_on(&slave, ETH_P_RI2N, hash) {
+                } else if !f.xmit_on(slave, ETH_P_RI2N, hash) {
                     lost(&dst, segs);
                 }
             }
@@ -547,12 +493,12 @@ fn flow_hash(frame: &Skb, l: usize) -> u32 {
 
 /// Builds the heartbeats of `orders` (one peer's) and queues them on their
 /// links, where they keep their place among the peer's data. Returns how
-/// many were queued and what to drain.
-pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX_LINKS]) -> (u64, Drain) {
+/// many were queued and the links to drain.
+pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX_LINKS]) -> (u64, u8) {
     let d = dev.data();
     let me = dev.addr();
     let mut garbage = SkbList::new();
-    let (mut sent, mut drain) = (0u64, Drain::default());
+    let (mut sent, mut drain) = (0u64, 0u8);
     // Room for the longest (sealed) one; Ethernet's 60-byte minimum, which
     // the slave would pad shorter frames to anyway.
     const MAX: usize = ETH_HLEN + MAX_HEADER_LEN + HEARTBEAT_SEALED_LEN;
@@ -604,10 +550,10 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
             st.tx_unsent(&o.peer, o.link, 1);
             continue;
         }
-        match st.txq_push(o.link, skb, task(), &mut garbage) {
+        match st.txq_push(&d.txq[o.link], o.link, skb, task(), &mut garbage) {
             Some(drain_it) => {
                 if drain_it {
-                    drain.add(o.link);
+                    drain |= 1 << o.link;
                 }
                 sent += 1;
             }
@@ -615,7 +561,6 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         }
     }
     st.hb_sent(sent);
-    drain.take_first(&mut st, &mut garbage);
     drop(st);
     drop(garbage);
     (sent, drain)

@@ -29,6 +29,7 @@ use super::Mac;
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::error::{from_result, to_result};
 use kernel::prelude::*;
 use kernel::str::CStr;
@@ -1532,5 +1533,71 @@ unsafe extern "C" fn attr_store<T: Driver>(
     match T::sysfs_store(dev, idx, text.trim()) {
         Ok(()) => count as isize,
         Err(e) => e.to_errno() as isize,
+    }
+}
+
+/// A device that readers find without a lock, under RCU, while a writer
+/// holding RTNL replaces it (`rcu_assign_pointer`, `rcu_dereference`, and
+/// `synchronize_net` before the old one's reference is put).
+///
+/// # Invariants
+///
+/// `ptr` is NULL or a device whose reference this holds (from
+/// [`ARef::into_raw`]).
+pub struct RcuDevice {
+    ptr: AtomicPtr<bindings::net_device>,
+}
+
+// SAFETY: Devices are shared by every CPU; the pointer is atomic.
+unsafe impl Send for RcuDevice {}
+// SAFETY: As above.
+unsafe impl Sync for RcuDevice {}
+
+impl Default for RcuDevice {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RcuDevice {
+    /// No device.
+    pub const fn new() -> RcuDevice {
+        RcuDevice { ptr: AtomicPtr::new(core::ptr::null_mut()) }
+    }
+
+    /// Publishes `dev`; the device it replaces, if any, is put once every
+    /// reader that could see it is done. Process context (sleeps).
+    pub fn set(&self, _rtnl: &Rtnl, dev: Option<ARef<Device>>) {
+        // `Device` is `repr(transparent)` over `net_device`.
+        let new = dev.map_or(core::ptr::null_mut(), |d| ARef::into_raw(d).as_ptr().cast::<bindings::net_device>());
+        let old = self.ptr.swap(new, Ordering::AcqRel);
+        if !old.is_null() {
+            super::synchronize_net();
+            // SAFETY: `old` carried a reference of ours (invariant), from
+            // `ARef::into_raw` of a `Device` (`repr(transparent)`), and no
+            // reader holds it after the grace period.
+            drop(unsafe { ARef::from_raw(NonNull::new_unchecked(old.cast::<Device>())) });
+        }
+    }
+
+    /// The device, for as long as the RCU read section `_rcu` lasts (and
+    /// `self` is borrowed: dropping it puts the device at once).
+    pub fn get<'a>(&'a self, _rcu: &'a kernel::sync::rcu::Guard) -> Option<&'a Device> {
+        let p = self.ptr.load(Ordering::Acquire);
+        // SAFETY: A published device stays alive until a grace period after
+        // it is replaced (`set`), which `_rcu` holds off; `Device` is
+        // `repr(transparent)` over `net_device`.
+        (!p.is_null()).then(|| unsafe { &*p.cast::<Device>() })
+    }
+}
+
+impl Drop for RcuDevice {
+    fn drop(&mut self) {
+        let p = *self.ptr.get_mut();
+        if !p.is_null() {
+            // SAFETY: Ours (invariant), as in `set`; `&mut self`: no
+            // borrow from `get` is left.
+            drop(unsafe { ARef::from_raw(NonNull::new_unchecked(p.cast::<Device>())) });
+        }
     }
 }

@@ -3,11 +3,13 @@
 //! Socket buffers: [`Skb`], one we own, and [`SkbList`], a list of them
 //! chained through their own `next` pointers (no allocation), so that work
 //! decided under a lock (deliver, transmit, free) can be done after it is
-//! released.
+//! released; [`SkbStack`], the same chain pushed to by many CPUs at once
+//! without a lock and taken whole by one (the kernel's `llist`).
 
 use super::bindings;
 use super::device::Device;
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::error::to_result;
 use kernel::prelude::*;
 
@@ -470,5 +472,83 @@ impl Drop for SkbList {
         while let Some(s) = self.pop() {
             drop(s);
         }
+    }
+}
+
+/// Packets many CPUs push at once, without a lock, and one consumer takes
+/// all at a time, oldest first (the kernel's `llist_add` and
+/// `llist_del_all`, over the packets' own `next` pointers).
+///
+/// # Invariants
+///
+/// `head` is NULL or the newest of a `next`-linked, NULL-terminated chain
+/// of sk_buffs we own, newest first.
+pub struct SkbStack {
+    head: AtomicPtr<bindings::sk_buff>,
+}
+
+// SAFETY: It owns its packets, which may move between CPUs; every access
+// to the chain goes through the atomic `head`.
+unsafe impl Send for SkbStack {}
+// SAFETY: As above: `push` and `take_all` are safe to call concurrently.
+unsafe impl Sync for SkbStack {}
+
+impl Default for SkbStack {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SkbStack {
+    /// An empty stack.
+    pub const fn new() -> SkbStack {
+        SkbStack { head: AtomicPtr::new(core::ptr::null_mut()) }
+    }
+
+    /// Adds `skb`. Sequentially consistent with [`SkbStack::is_empty`] and
+    /// [`SkbStack::take_all`], so that a consumer that stops after finding
+    /// the stack empty and a producer that then looks for a consumer
+    /// cannot miss each other.
+    pub fn push(&self, skb: Skb) {
+        let p = skb.into_raw();
+        let mut old = self.head.load(Ordering::Relaxed);
+        loop {
+            // SAFETY: `p` is ours and not yet visible to anyone else.
+            unsafe { (*p).__bindgen_anon_1.__bindgen_anon_1.next = old };
+            match self.head.compare_exchange_weak(old, p, Ordering::SeqCst, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(now) => old = now,
+            }
+        }
+    }
+
+    /// Takes every packet pushed so far, oldest first.
+    pub fn take_all(&self) -> SkbList {
+        let mut p = self.head.swap(core::ptr::null_mut(), Ordering::SeqCst);
+        // Newest first: reverse the chain.
+        let mut fifo: *mut bindings::sk_buff = core::ptr::null_mut();
+        while !p.is_null() {
+            // SAFETY: The chain is ours now (invariant; nobody else can
+            // reach it since the swap).
+            unsafe {
+                let next = (*p).__bindgen_anon_1.__bindgen_anon_1.next;
+                (*p).__bindgen_anon_1.__bindgen_anon_1.next = fifo;
+                fifo = p;
+                p = next;
+            }
+        }
+        // SAFETY: A NULL-terminated chain of packets we own.
+        unsafe { SkbList::from_raw_chain(fifo) }
+    }
+
+    /// Whether nothing was pushed since the last [`SkbStack::take_all`].
+    pub fn is_empty(&self) -> bool {
+        self.head.load(Ordering::SeqCst).is_null()
+    }
+}
+
+impl Drop for SkbStack {
+    fn drop(&mut self) {
+        drop(self.take_all());
     }
 }

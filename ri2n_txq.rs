@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The links' transmit queues: each link carries every peer's numbers in
+//! increasing order (the loss rule's assumption), without a lock held
+//! across `dev_queue_xmit`, and without the state lock on the way out.
+//!
+//! Frames are numbered and pushed under the state lock, so a link's queue
+//! holds them in number order; the push itself takes no lock
+//! (`SkbStack`). One task at a time, the drainer, holds the queue's token:
+//! it moves the frames pushed so far to a backlog only it touches and
+//! hands them to the slave in order, at most [`DRAIN_BUDGET`] per call.
+//! Taking and returning the token are atomic: a task that pushes, then
+//! finds nobody draining, drains; a drainer that stops, then finds a
+//! frame pushed meanwhile, takes the queue back unless the pusher already
+//! did. A drainer that used its budget with frames left pauses the queue
+//! (nobody else starts) and the sweep timer adopts it.
+//!
+//! Drainers run with bottom halves disabled (`ndo_start_xmit`, timers),
+//! which is an RCU read section: they find the slave under RCU
+//! (`RcuDevice`), and releasing a slave waits out every drainer before
+//! its queue is flushed.
+
+use crate::net::device::RcuDevice;
+use crate::net::skb::{Skb, SkbList, SkbStack};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+/// Frames a link's queue holds at most; more are dropped (`tx_queue_full`).
+pub(crate) const TXQ_LIMIT: usize = 1024;
+
+/// Most frames one drainer hands to a slave per call, so that a busy link
+/// cannot keep one CPU in a bottom-half section for long.
+pub(crate) const DRAIN_BUDGET: usize = 256;
+
+/// `drainer` while nobody drains.
+const IDLE: usize = 0;
+/// `drainer` while paused for the sweep.
+const PAUSED: usize = usize::MAX;
+/// `drainer` while a released slave's queue is flushed.
+const FLUSHING: usize = usize::MAX - 1;
+
+/// One link's transmit queue and slave, on a cache line of its own: every
+/// transmit reads each link's `drainer`.
+///
+/// # Invariants
+///
+/// `backlog` is touched only by the task whose identity `drainer` holds
+/// (or by [`LinkQueue::flush`] while it holds [`FLUSHING`]); `len` counts
+/// the frames in `frames` and `backlog`, give or take pushes and takes
+/// under way.
+#[repr(align(64))]
+#[derive(Default)]
+pub(crate) struct LinkQueue {
+    frames: SkbStack,
+    backlog: UnsafeCell<SkbList>,
+    len: AtomicUsize,
+    /// The token: the draining task (`net::task_id`, never 0 nor one of
+    /// the values above), [`IDLE`], [`PAUSED`] or [`FLUSHING`].
+    drainer: AtomicUsize,
+    /// The slave, for the drainer.
+    pub(crate) slave: RcuDevice,
+    /// Frames handed to the slave.
+    tx_packets: AtomicU64,
+}
+
+// SAFETY: `backlog` is reached only by the token's holder (invariant), one
+// task at a time; everything else is atomic or `Sync`.
+unsafe impl Sync for LinkQueue {}
+
+impl LinkQueue {
+    /// Queues `frame`: `Ok(true)` if the caller now holds the token and is
+    /// to drain the queue (`ri2n_tx::drain_links`), `Err` with the frame
+    /// if the queue is full. Called under the state lock, which orders the
+    /// frames.
+    pub(crate) fn push(&self, frame: Skb, task: usize) -> core::result::Result<bool, Skb> {
+        if self.len.fetch_add(1, Ordering::Relaxed) >= TXQ_LIMIT {
+            self.len.fetch_sub(1, Ordering::Relaxed);
+            return Err(frame);
+        }
+        self.frames.push(frame);
+        Ok(self.drainer.compare_exchange(IDLE, task, Ordering::SeqCst, Ordering::SeqCst).is_ok())
+    }
+
+    /// Whether `task` is draining this queue (a transmit re-entering from
+    /// our own slave's egress).
+    pub(crate) fn drained_by(&self, task: usize) -> bool {
+        self.drainer.load(Ordering::Relaxed) == task
+    }
+
+    /// For the drainer `task`: up to `max` frames, oldest first; `None`
+    /// once none are left and the token is returned (or passed to a task
+    /// that pushed meanwhile), or if `task` does not hold it.
+    pub(crate) fn take(&self, task: usize, max: usize) -> Option<SkbList> {
+        if task == IDLE || self.drainer.load(Ordering::SeqCst) != task {
+            return None;
+        }
+        // SAFETY: `task` holds the token (checked above; only its holder
+        // gives it up), so nobody else touches the backlog.
+        let backlog = unsafe { &mut *self.backlog.get() };
+        loop {
+            if backlog.is_empty() {
+                backlog.append(&mut self.frames.take_all());
+            }
+            if !backlog.is_empty() {
+                let mut batch = SkbList::new();
+                while batch.len() < max {
+                    let Some(f) = backlog.pop() else { break };
+                    batch.push(f);
+                }
+                self.len.fetch_sub(batch.len(), Ordering::Relaxed);
+                return Some(batch);
+            }
+            if !self.give_back(task) {
+                return None;
+            }
+        }
+    }
+
+    /// Returns the token with both lists empty; true if a frame pushed
+    /// before that (whose pusher found the token taken) made us take it
+    /// back.
+    fn give_back(&self, task: usize) -> bool {
+        self.drainer.store(IDLE, Ordering::SeqCst);
+        !self.frames.is_empty() && self.drainer.compare_exchange(IDLE, task, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+    }
+
+    /// For the drainer `task` that used its budget: pauses the queue for
+    /// the sweep if frames are left (true), else returns the token (false).
+    pub(crate) fn pause(&self, task: usize) -> bool {
+        if self.drainer.load(Ordering::SeqCst) != task {
+            return false;
+        }
+        // SAFETY: As in `take`.
+        let left = !unsafe { &*self.backlog.get() }.is_empty() || !self.frames.is_empty();
+        if left || self.give_back(task) {
+            self.drainer.store(PAUSED, Ordering::SeqCst);
+            return true;
+        }
+        false
+    }
+
+    /// The sweep takes over a paused queue: true if it now holds the token.
+    pub(crate) fn adopt(&self, task: usize) -> bool {
+        self.drainer.compare_exchange(PAUSED, task, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+    }
+
+    /// Empties the queue of a slave just released (nothing is pushed for
+    /// it any more, and no drainer sees it: `RcuDevice::set` waited), and
+    /// returns what was left. Waits for a drainer still holding the token
+    /// (the sweep, dropping frames that have no slave), and leaves the
+    /// queue idle, not paused.
+    pub(crate) fn flush(&self) -> SkbList {
+        loop {
+            let t = self.drainer.load(Ordering::SeqCst);
+            if (t == IDLE || t == PAUSED)
+                && self.drainer.compare_exchange(t, FLUSHING, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+            {
+                break;
+            }
+            core::hint::spin_loop();
+        }
+        // SAFETY: We hold the token (`FLUSHING`).
+        let mut left = core::mem::take(unsafe { &mut *self.backlog.get() });
+        left.append(&mut self.frames.take_all());
+        self.len.fetch_sub(left.len(), Ordering::Relaxed);
+        self.drainer.store(IDLE, Ordering::SeqCst);
+        left
+    }
+
+    /// Counts `n` frames handed to the slave (by the drainer only).
+    pub(crate) fn sent(&self, n: usize) {
+        self.tx_packets.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// Frames handed to the slave since it was enslaved.
+    pub(crate) fn tx_packets(&self) -> u64 {
+        self.tx_packets.load(Ordering::Relaxed)
+    }
+
+    /// A new slave: its count starts at 0.
+    pub(crate) fn reset_count(&self) {
+        self.tx_packets.store(0, Ordering::Relaxed);
+    }
+}
