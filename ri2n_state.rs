@@ -16,7 +16,7 @@ use crate::net::skb::{Skb, SkbList};
 use crate::net::{Mac, MacFmt};
 use crate::net::cache::Cache;
 use crate::proto::auth::{HbCounter, Key, Keys, Msg};
-use crate::proto::claims::{buckets_for as claims_buckets, Claim, Claims};
+use crate::proto::claims::{buckets_for as claims_buckets, Claim, Claims, LinkMacs};
 use crate::proto::detector::{loss_probe_every, Detector, Transitions};
 use crate::proto::header::{Counts, Seal, HB_PROBE};
 use crate::proto::params::{Param, Params};
@@ -746,11 +746,16 @@ impl State {
         self.link_stats[l].tx_dropped += n;
     }
 
-    /// `frames` counted as sent to `peer` on link `l` (a GSO packet's
-    /// segments with `tx_gso`) never left: the loss measurement must not
-    /// take them for lost on the wire.
-    pub(crate) fn tx_unsent(&mut self, peer: &Mac, l: usize, frames: u32) {
-        if let Some(p) = self.table.lookup(peer).and_then(|s| self.table.get_mut(s)) {
+    /// `frames` counted as sent on link `l` to `to` (a frame's
+    /// destination: the peer's ri2n MAC, or in one-switch mode its slave
+    /// MAC on the link, once learned) never left: the loss measurement
+    /// must not take them for lost on the wire.
+    pub(crate) fn tx_unsent(&mut self, to: &Mac, l: usize, frames: u32) {
+        let slot = self.table.lookup(to).or_else(|| {
+            let table = &self.table;
+            self.claims.owner(to, |c| table.link_mac(c)).filter(|c| c.link == l).map(|c| c.slot)
+        });
+        if let Some(p) = slot.and_then(|s| self.table.get_mut(s)) {
             for _ in 0..frames {
                 p.det.unsent(l);
             }

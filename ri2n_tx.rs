@@ -425,13 +425,19 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
             q.sent(frames.len());
             sent += frames.len();
             // Frames the slave dropped (its qdisc full, say) never left:
-            // taken back from their peers' counts, at most a few per batch
-            // (the rest only counted on the link).
+            // taken back from their peers' counts, for up to 8 peers per
+            // batch, a run of drops to one peer taking one entry (the rest
+            // only counted on the link).
             let mut dropped: [(Mac, u32); 8] = [([0; 6], 0); 8];
             let (mut ndropped, mut nlost) = (0, 0u64);
             let mut lost = |dst: &Mac, n: u32| {
                 nlost += n as u64;
-                if dst[0] & 1 == 0 && ndropped < dropped.len() {
+                if dst[0] & 1 != 0 {
+                    return;
+                }
+                if let Some(e) = dropped[..ndropped].iter_mut().find(|e| e.0 == *dst) {
+                    e.1 += n;
+                } else if ndropped < dropped.len() {
                     dropped[ndropped] = (*dst, n);
                     ndropped += 1;
                 }

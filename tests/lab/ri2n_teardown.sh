@@ -21,9 +21,10 @@ for n in n1 n2; do on $n sh -c "echo 500 > /sys/class/net/ri2n0/ri2n/fast_tout";
 held_max=0
 mac1=$(ri2n_mac n1)
 for round in 1 2 3; do
-	on n1 timeout 8 iperf3 -u -c 10.0.0.2 -b 50M -l 1400 -t 3 >/dev/null 2>&1 &
+	# (A debug kernel takes seconds to start the stream: times scaled.)
+	on n1 timeout $((8 * LAB_TIME_SCALE)) iperf3 -u -c 10.0.0.2 -b 50M -l 1400 -t $((3 * LAB_TIME_SCALE)) >/dev/null 2>&1 &
 	ip=$!
-	sleep 1
+	sleep "$LAB_TIME_SCALE"
 	h=$(on n2 ri2n get ri2n0 peer "$mac1" held)
 	((${h:-0} > held_max)) && held_max=$h
 	on n2 ip link set ri2n0 down
