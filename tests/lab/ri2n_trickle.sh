@@ -11,14 +11,22 @@ set -u
 . "$(dirname "$0")/lib.sh"
 lab_up 2 2
 ri2n_up n1 n2 || fail "ri2n_up"
+# A debug kernel runs everything some 5 times slower: the detector's
+# times and the frames' spacing are scaled alike.
+s=$LAB_TIME_SCALE
+if [ "$s" != 1 ]; then
+	for n in n1 n2; do
+		on $n sh -c "echo $((100 * s)) > /sys/class/net/ri2n0/ri2n/slow_tout; echo $((20 * s)) > /sys/class/net/ri2n0/ri2n/fast_tout"
+	done
+fi
 
-# Each round: one long frame each way, then 24 short ones, 8 to 12 ms
-# apart: the judgement (a counter past FT_HTHRESH) then comes some 100 ms
-# after the last frame on the starved link, about when a probe would have
-# refreshed it.
+# Each round: one long frame each way, then 24 short ones, 10 to 12 ms
+# apart in some rounds, 80 or 90 ms in others: the judgement (a counter
+# past FT_HTHRESH) then comes some 100 ms after the last frame on the
+# starved link, about when a probe would have refreshed it.
 for round in 1 2 3 4 5 6 7 8; do
 	on n1 ping -c 1 -s 1400 -W 2 -q 10.0.0.2 >/dev/null
-	on n1 ping -c 24 -i 0.0$((8 + round % 5)) -s 16 -W 2 -q 10.0.0.2 >/dev/null
+	on n1 ping -c 24 -i "$(awk "BEGIN {print $s * 0.0$((8 + round % 5))}")" -s 16 -W 2 -q 10.0.0.2 >/dev/null
 done
 rx_link() { on $1 ri2n get ri2n0 endpoint "$(ri2n_mac $2)" "$3" rx; }
 for n in n1 n2; do
