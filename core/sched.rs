@@ -40,7 +40,8 @@ pub struct RoundRobin {
 }
 
 impl RoundRobin {
-    /// The link after the last one used whose bit is set in `usable`
+    /// The paper's choice, turn by turn (the tests' reference; the driver
+    /// chooses by bytes): the link after the last one used whose bit is set in `usable`
     /// (endpoint not failed, carrier up, queue not stopped), wrapping; `None`
     /// when no link is usable, and the caller drops the packet.
     #[inline]
@@ -93,7 +94,7 @@ impl RoundRobin {
     #[inline]
     pub fn pick_block(&mut self, usable: u8, prefer: u8, first: Option<(u32, u32)>, len: u32) -> Option<usize> {
         let last = 1u8 << self.last;
-        let stay = if usable & prefer != 0 { usable & prefer } else { usable };
+        let stay = preferred(usable, prefer);
         match first {
             Some((segs, bytes)) => {
                 let l = self.pick_bytes(usable, prefer, bytes)?;
@@ -122,7 +123,7 @@ impl RoundRobin {
         if usable == 0 {
             return None;
         }
-        let candidates = if usable & prefer != 0 { usable & prefer } else { usable };
+        let candidates = preferred(usable, prefer);
         let mut best: Option<usize> = None;
         for k in 1..=MAX_LINKS {
             let l = (self.last as usize + k) % MAX_LINKS;
@@ -146,6 +147,12 @@ impl RoundRobin {
         }
         Some(l)
     }
+}
+
+/// The links of `usable` in `prefer` (queue not stopped), or all of
+/// `usable` if none is: a stopped queue still serves, its qdisc queues.
+fn preferred(usable: u8, prefer: u8) -> u8 {
+    if usable & prefer != 0 { usable & prefer } else { usable }
 }
 
 /// The longest block, in segments.
