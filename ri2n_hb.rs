@@ -104,7 +104,10 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev) {
     if pending {
         send_pending(dev);
     }
-    d.sweep_timer.arm_ms(sweep_period_ms(dev));
+    // A queue left paused (by this sweep's drain, or since) goes on at
+    // once: re-arming for the period would undo the drainer's kick.
+    let paused = d.txq.iter().any(|q| q.paused());
+    d.sweep_timer.arm_ms(if paused { 0 } else { sweep_period_ms(dev) });
 }
 
 /// Most peers whose heartbeats one call sends: the rest wait for the next

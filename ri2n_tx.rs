@@ -49,8 +49,9 @@ fn task() -> usize {
 /// into its segments here, each numbered: a few go whole to one link, more
 /// are spread (`stripe_segs`, core/sched.rs).
 ///
-/// A packet takes the state lock once, to be numbered and queued; the
-/// links' queues are drained without it (ri2n_txq.rs).
+/// A packet takes the state lock once (a spread GSO packet once per eight
+/// segments), to be numbered and queued; the links' queues are drained
+/// without it (ri2n_txq.rs), but for counting frames a slave dropped.
 pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
     let d = dev.data();
     let me = task();
@@ -425,9 +426,10 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
             q.sent(frames.len());
             sent += frames.len();
             // Frames the slave dropped (its qdisc full, say) never left:
-            // taken back from their peers' counts, for up to 8 peers per
-            // batch, a run of drops to one peer taking one entry (the rest
-            // only counted on the link).
+            // taken back from their peers' counts, for up to 8
+            // destinations per batch (a peer's ri2n MAC, or in one-switch
+            // mode its slave MAC), all drops to one taking one entry (the
+            // rest only counted on the link).
             let mut dropped: [(Mac, u32); 8] = [([0; 6], 0); 8];
             let (mut ndropped, mut nlost) = (0, 0u64);
             let mut lost = |dst: &Mac, n: u32| {

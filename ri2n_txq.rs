@@ -17,8 +17,8 @@
 //!
 //! Drainers run with bottom halves disabled (`ndo_start_xmit`, timers),
 //! which is an RCU read section: they find the slave under RCU
-//! (`RcuDevice`), and releasing a slave waits out every drainer before
-//! its queue is flushed.
+//! (`RcuDevice`). Releasing a slave waits out those sections, then for
+//! the token, before its queue is flushed.
 
 use crate::net::device::RcuDevice;
 use crate::net::skb::{Skb, SkbList, SkbStack};
@@ -91,7 +91,7 @@ impl LinkQueue {
     /// once none are left and the token is returned (or passed to a task
     /// that pushed meanwhile), or if `task` does not hold it.
     pub(crate) fn take(&self, task: usize, max: usize) -> Option<SkbList> {
-        if task == IDLE || self.drainer.load(Ordering::SeqCst) != task {
+        if matches!(task, IDLE | PAUSED | FLUSHING) || self.drainer.load(Ordering::SeqCst) != task {
             return None;
         }
         // SAFETY: `task` holds the token (checked above; only its holder
@@ -127,7 +127,7 @@ impl LinkQueue {
     /// For the drainer `task` that used its budget: pauses the queue for
     /// the sweep if frames are left (true), else returns the token (false).
     pub(crate) fn pause(&self, task: usize) -> bool {
-        if self.drainer.load(Ordering::SeqCst) != task {
+        if matches!(task, IDLE | PAUSED | FLUSHING) || self.drainer.load(Ordering::SeqCst) != task {
             return false;
         }
         // SAFETY: As in `take`.
@@ -139,6 +139,11 @@ impl LinkQueue {
         false
     }
 
+    /// Whether the queue waits for the sweep.
+    pub(crate) fn paused(&self) -> bool {
+        self.drainer.load(Ordering::Relaxed) == PAUSED
+    }
+
     /// The sweep takes over a paused queue: true if it now holds the token.
     pub(crate) fn adopt(&self, task: usize) -> bool {
         self.drainer.compare_exchange(PAUSED, task, Ordering::SeqCst, Ordering::SeqCst).is_ok()
@@ -146,9 +151,10 @@ impl LinkQueue {
 
     /// Empties the queue of a slave just released (nothing is pushed for
     /// it any more, and no drainer sees it: `RcuDevice::set` waited), and
-    /// returns what was left. Waits for a drainer still holding the token
-    /// (the sweep, dropping frames that have no slave), and leaves the
-    /// queue idle, not paused.
+    /// returns what was left. Waits, sleeping, for a drainer still holding
+    /// the token (one that took it before the release, or the sweep,
+    /// dropping frames that have no slave), and leaves the queue idle, not
+    /// paused. Process context.
     pub(crate) fn flush(&self) -> SkbList {
         loop {
             let t = self.drainer.load(Ordering::SeqCst);
@@ -157,7 +163,8 @@ impl LinkQueue {
             {
                 break;
             }
-            core::hint::spin_loop();
+            // A holder preempted on this CPU (PREEMPT_RT) must get to run.
+            kernel::time::delay::fsleep(kernel::time::Delta::from_micros(50));
         }
         // SAFETY: We hold the token (`FLUSHING`).
         let mut left = core::mem::take(unsafe { &mut *self.backlog.get() });
