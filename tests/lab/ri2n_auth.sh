@@ -170,7 +170,14 @@ check "no fake restart" not out_has n2 "peer $m1 restarted" dmesg || on n2 dmesg
 check "  ... nor on n1" not out_has n1 "peer $m2 restarted" dmesg
 check "no endpoint failure logged" not out_has n2 "link eth[01]: (failed|peer receives nothing)" dmesg
 on n1 ip neigh flush dev ri2n0
-check "the keyed pair still talks (ARP included)" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
+if ! check "the keyed pair still talks (ARP included)" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2; then
+	# Seen once in CI (ENOBUFS on n1's sends for seconds, cause unknown):
+	# what the next look needs.
+	for n in n1 n2; do
+		on $n sh -c 'ip -s neigh show; cat /proc/net/stat/arp_cache; grep -E "^(MemFree|Slab)" /proc/meminfo;
+			dmesg | tail -20; grep -E "^(peer|endpoint|counters)" /proc/net/ri2n_state/ri2n0' 2>&1 | sed "s/^/$n: /" >&2
+	done
+fi
 check "the refusals are logged, rate-limited" out_has n2 "dropped a frame from .*: (its tag does not verify|it is not sealed)" dmesg
 
 # --- Key rotation under traffic: nothing lost -----------------------------
