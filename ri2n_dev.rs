@@ -19,14 +19,15 @@ use crate::net::timer::Timer;
 use crate::net::{bindings, Mac, MacFmt};
 use crate::proto::auth::Key;
 use crate::proto::header::{header_len_for, HEADER_LEN, MAX_HEADER_LEN};
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use crate::proto::params::{Param, Params, NPARAMS};
 use crate::proto::MAX_LINKS;
+use crate::ri2n_peer::TxSlots;
 use crate::ri2n_state::State;
 use crate::ri2n_txq::LinkQueue;
 use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
-use kernel::sync::Mutex;
+use kernel::sync::{rcu, Mutex};
 
 /// The private data of a ri2n device.
 ///
@@ -48,6 +49,9 @@ pub(crate) struct Ri2n {
     /// Each link's transmit queue and slave (ri2n_txq.rs), outside the
     /// state lock.
     pub(crate) txq: [LinkQueue; MAX_LINKS],
+    /// The state's table slots' transmit sides, which unicast reaches
+    /// without the state lock ([`Ri2n::tx`]).
+    tx: AtomicPtr<TxSlots>,
     /// Our incarnation, carried by heartbeats (never 0).
     pub(crate) epoch: u64,
     /// `one_switch`, read by receive without the lock (it changes only
@@ -105,6 +109,16 @@ mod ifla {
 }
 
 impl Ri2n {
+    /// The table slots' transmit sides (ri2n_peer.rs), for as long as
+    /// `_rcu` lasts.
+    pub(crate) fn tx<'a>(&'a self, _rcu: &'a rcu::Guard) -> &'a TxSlots {
+        // SAFETY: Set at init to the slots the state owns (boxed: they do
+        // not move with it), and to the new ones whenever `peer_mem`
+        // replaces them (`set_peer_mem`), which frees the old ones a grace
+        // period later, after `_rcu`. The state lives as long as `self`.
+        unsafe { &*self.tx.load(Ordering::Acquire) }
+    }
+
     /// Takes the state lock, counting the round (`lock_rounds`) and
     /// whether another CPU held it (`lock_contended`), both under it.
     #[inline]
@@ -206,10 +220,12 @@ impl Driver for Ri2n {
     }
 
     fn init(dev: &Device) -> impl PinInit<Self, Error> {
+        let state = State::new(default_params());
         try_pin_init!(Ri2n {
             hb_timer <- Timer::new::<Ri2n, 0>(),
             sweep_timer <- Timer::new::<Ri2n, 1>(),
-            state <- crate::new_spinlock_bh!(State::new(default_params())?, "ri2n_state"),
+            tx: AtomicPtr::new(state.as_ref().map_or(core::ptr::null_mut(), |s| s.tx_slots().cast_mut())),
+            state <- crate::new_spinlock_bh!(state?, "ri2n_state"),
             gro <- GroCells::new(dev),
             txq: Default::default(),
             // Ordered by creation time, so that a replayed frame from
@@ -322,14 +338,15 @@ impl Driver for Ri2n {
     }
 
     fn stats_values(dev: &Ri2nDev, out: &mut [u64]) {
+        let counted = dev.counted_tx();
         let st = dev.data().lock_state();
-        let s = st.stats();
+        let s = &st.stats_with(counted);
         let dev_vals = [
             s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link,
             s.tx_queue_full, s.tx_loop, s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates,
             s.peers_new, s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent,
             s.rx_auth_fail, s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames,
-            s.lock_rounds, s.lock_contended,
+            s.lock_rounds, s.lock_contended, s.tx_peer_contended,
         ];
         let mut i = 0;
         for v in dev_vals {
@@ -427,8 +444,14 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     // the last.
     let rtnl = Rtnl::try_lock_or_restart()?;
     let was = dev.data().lock_state().keys().on();
-    if !was && which == 0 && key.is_some() {
+    let keys_on = !was && which == 0 && key.is_some();
+    if keys_on {
         Ri2n::update_mtu_for(dev, &rtnl, true);
+        // Unicast takes the sealing way from here on; a lockless sender
+        // that read otherwise is done after a grace period, so that no
+        // frame leaves unsealed once the key is set.
+        dev.data().lock_state().hold_lockless(true);
+        crate::net::synchronize_net();
     }
     let now = {
         let mut st = dev.data().lock_state();
@@ -436,6 +459,9 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
             st.seal_with(key);
         } else {
             st.accept_key(key);
+        }
+        if keys_on {
+            st.hold_lockless(false);
         }
         st.keys().on()
     };
@@ -492,12 +518,20 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
     }
     let new = crate::ri2n_state::NewTable::new(v as usize)?;
     let mut garbage = SkbList::new();
-    let r = dev.data().lock_state().set_peer_mem(v, new, &mut garbage);
-    // The old table (or the unused new one) is freed here, unlocked.
+    let (r, old) = {
+        let mut st = dev.data().lock_state();
+        let r = st.set_peer_mem(v, new, &mut garbage);
+        dev.data().tx.store(st.tx_slots().cast_mut(), Ordering::Release);
+        r
+    };
+    // The old table (or the unused new one) is freed here, unlocked:
+    // down, no transmit runs, and a straggler that read the old slots is
+    // done after a grace period.
     drop(garbage);
+    crate::net::synchronize_net();
+    drop(old);
     match r {
-        Ok(old) => {
-            drop(old);
+        Ok(()) => {
             Ok(())
         }
         Err(e) => {
@@ -508,12 +542,12 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
 }
 
 /// `ethtool -S` device counters, in `stats_values` order.
-const DEV_STATS: [&str; 29] = [
+const DEV_STATS: [&str; 30] = [
     "rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_dropped", "tx_dropped", "tx_no_link",
     "tx_queue_full", "tx_loop", "rx_malformed", "rx_not_for_us", "rx_unordered", "rx_bcast_copies", "rx_duplicates",
     "peers_new", "peers_refused", "peers_evicted", "peers_aged", "rx_nobuf", "rx_held_full", "hb_sent",
     "rx_auth_fail", "rx_replays", "rx_mode_mismatch", "slave_mac_taken", "rx_merged", "rx_merged_frames",
-    "lock_rounds", "lock_contended",
+    "lock_rounds", "lock_contended", "tx_peer_contended",
 ];
 /// `ethtool -S` per-link counters, after the device's.
 const LINK_STATS: [&str; 3] = ["rx_packets", "tx_packets", "tx_dropped"];

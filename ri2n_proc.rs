@@ -18,6 +18,7 @@ use kernel::seq_print;
 /// Writes the file.
 pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     let d = dev.data();
+    let counted = dev.counted_tx();
     let st = d.lock_state();
     let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
     seq_print!(m, "RI2N/DRV: protocol version {}\n", crate::proto::header::VERSION);
@@ -44,14 +45,15 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
             st.carrier_age(l, now).as_ms()
         );
     }
-    let s = st.stats();
+    let s = &st.stats_with(counted);
     seq_print!(
         m,
-        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {} rx_auth_fail {} rx_replays {} rx_mode_mismatch {} slave_mac_taken {} rx_merged {} rx_merged_frames {} lock_rounds {} lock_contended {}\n",
+        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {} rx_auth_fail {} rx_replays {} rx_mode_mismatch {} slave_mac_taken {} rx_merged {} rx_merged_frames {} lock_rounds {} lock_contended {} tx_peer_contended {}\n",
         s.rx_packets, s.tx_packets, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
         s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
         s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
-        s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames, s.lock_rounds, s.lock_contended
+        s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames, s.lock_rounds, s.lock_contended,
+        s.tx_peer_contended
     );
     let (cap, bufs, bufs_max, held) = st.memory();
     seq_print!(
@@ -87,15 +89,20 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
             for (slot, mac, p) in st.peers_from(from).take(CHUNK) {
                 from = slot + 1;
                 let w = &p.rx.window;
+                let (tx_next, unfolded) = st.peer_tx(slot);
+                let mut endpoints = p.det.endpoints;
+                for (e, n) in endpoints.iter_mut().zip(unfolded) {
+                    e.tx_frames = e.tx_frames.wrapping_add(n);
+                }
                 let _ = chunk.push(
                     PeerView {
                         mac: *mac,
                         epoch: p.rx.epoch,
-                        tx_next: p.tx_seq.0,
+                        tx_next: tx_next.0,
                         rx_next: w.next_expected().0,
                         held: w.held(),
                         stats: w.stats,
-                        endpoints: p.det.endpoints,
+                        endpoints,
                         link_mac: p.link_mac,
                     },
                     GFP_ATOMIC,
@@ -193,6 +200,7 @@ pub(crate) const STATE_VERSION: u32 = 1;
 /// reader can tell a whole dump from a cut one (Documentation/ri2n.rst).
 pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let d = dev.data();
+    let counted = dev.counted_tx();
     let st = d.lock_state();
     let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
     seq_print!(m, "ri2n-state version={} protocol={}\n", STATE_VERSION, crate::proto::header::VERSION);
@@ -221,14 +229,15 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
             l, s.name(), carrier, st.carrier_age(l, now).as_ms(), d.txq[l].tx_packets(), ls.rx_packets, ls.tx_dropped
         );
     }
-    let s = st.stats();
+    let s = &st.stats_with(counted);
     seq_print!(
         m,
-        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={} rx_auth_fail={} rx_replays={} rx_mode_mismatch={} slave_mac_taken={} rx_merged={} rx_merged_frames={} lock_rounds={} lock_contended={}\n",
+        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={} rx_auth_fail={} rx_replays={} rx_mode_mismatch={} slave_mac_taken={} rx_merged={} rx_merged_frames={} lock_rounds={} lock_contended={} tx_peer_contended={}\n",
         s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
         s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
         s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
-        s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames, s.lock_rounds, s.lock_contended
+        s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames, s.lock_rounds, s.lock_contended,
+        s.tx_peer_contended
     );
     let (on, key_id, accept_id) = key_ids(&st);
     seq_print!(m, "auth state={} key_id={} accept_id={}\n", on, key_id, accept_id);

@@ -24,7 +24,9 @@ use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
 use crate::proto::rx::{Epoch, SealedEpoch};
 use crate::proto::window::span_of;
 use crate::proto::seq::Seq;
-use crate::ri2n_peer::{BufPool, Peer, Table};
+use crate::proto::tx::PeerTx;
+use crate::ri2n_peer::{BufPool, Peer, Table, TxSlots};
+use core::sync::atomic::Ordering;
 use crate::ri2n_txq::LinkQueue;
 use kernel::sync::Arc;
 use crate::proto::time::{Duration, Instant};
@@ -99,6 +101,10 @@ pub(crate) struct DevStats {
     /// held it first (issue 13: the global lock's cost).
     pub(crate) lock_rounds: u64,
     pub(crate) lock_contended: u64,
+    /// Lockless transmits that found their peer's own lock held: by
+    /// another CPU sending to that peer, or by receive or a timer on it
+    /// (never by a sender to another peer).
+    pub(crate) tx_peer_contended: u64,
 }
 
 /// Per-link counters (frames sent: `LinkQueue::tx_packets`).
@@ -147,8 +153,6 @@ pub(crate) enum TxRoute {
     Send { link: usize, seq: Seq, to: Mac, from: Mac },
     /// No usable link to the peer (counted).
     NoLink,
-    /// No room or memory for a new peer (counted).
-    NoPeer,
 }
 
 /// A heartbeat to build: peer, link, our next number for the peer, flags,
@@ -216,6 +220,10 @@ pub(crate) struct State {
     claims: Claims<KVVec<u32>>,
     /// Reorder buffers, lent to windows while they hold packets.
     bufs: BufPool,
+    /// Each slot's transmit side, under a lock of its own, and the lookup
+    /// that reaches it without this lock (ri2n_peer.rs). Lock order: this
+    /// state, then one cell.
+    tx: KBox<TxSlots>,
     cache: Arc<Cache<Peer>>,
     /// Per table slot: `ON_SWEEP`, `ON_HB_QUEUE`. Kept when a slot's peer
     /// changes, so that a slot is never on a list twice.
@@ -248,6 +256,8 @@ pub(crate) struct State {
     keys: Keys,
     /// Our sealed heartbeats' counter.
     hb_counter: HbCounter,
+    /// Unicast takes the locked way whatever else says (a key is coming).
+    lockless_held: bool,
 }
 
 fn now() -> Instant {
@@ -305,6 +315,7 @@ pub(crate) struct NewTable {
     table: Table,
     claims: Claims<KVVec<u32>>,
     bufs: BufPool,
+    tx: KBox<TxSlots>,
     marks: KVVec<u8>,
     on_sweep: KVVec<u32>,
     on_slow: KVVec<u32>,
@@ -316,8 +327,9 @@ impl NewTable {
     pub(crate) fn new(bytes: usize) -> Result<NewTable> {
         let (table, bufs) = crate::ri2n_peer::new_table(bytes, table_key())?;
         let claims = new_claims(table.capacity())?;
+        let tx = TxSlots::new(table.capacity(), table_key())?;
         let (marks, on_sweep, on_slow, hb_queue) = work_lists(table.capacity())?;
-        Ok(NewTable { table, claims, bufs, marks, on_sweep, on_slow, hb_queue })
+        Ok(NewTable { table, claims, bufs, tx, marks, on_sweep, on_slow, hb_queue })
     }
 }
 
@@ -326,8 +338,9 @@ impl State {
     pub(crate) fn new(params: Params) -> Result<State> {
         let (table, bufs) = crate::ri2n_peer::new_table(params.peer_mem(), table_key())?;
         let claims = new_claims(table.capacity())?;
+        let tx = TxSlots::new(table.capacity(), table_key())?;
         let (marks, on_sweep, on_slow, hb_queue) = work_lists(table.capacity())?;
-        Ok(State {
+        let st = State {
             up: false,
             params,
             slaves: Default::default(),
@@ -336,6 +349,7 @@ impl State {
             table,
             claims,
             bufs,
+            tx,
             cache: crate::ri2n_peer::new_cache()?,
             marks,
             on_sweep,
@@ -351,7 +365,26 @@ impl State {
             link_stats: [LinkStats::default(); MAX_LINKS],
             keys: Keys::default(),
             hb_counter: HbCounter::default(),
-        })
+            lockless_held: false,
+        };
+        st.publish_tx();
+        Ok(st)
+    }
+
+    /// The slots' transmit sides, which `Ri2n::tx` publishes to transmit:
+    /// they stay where they are until a new table replaces them.
+    pub(crate) fn tx_slots(&self) -> *const TxSlots {
+        &*self.tx
+    }
+
+    /// Tells transmit what it reads without the lock: carrier, whether
+    /// unicast may go lockless (no key, not one-switch mode), and
+    /// SLOW_TOUT / 4.
+    fn publish_tx(&self) {
+        self.tx.carrier.store(self.carrier, Ordering::Relaxed);
+        let lockless = !self.lockless_held && !self.keys.on() && !self.params.one_switch();
+        self.tx.lockless.store(lockless, Ordering::Relaxed);
+        self.tx.idle_ns.store(self.params.slow_tout().0 / 4, Ordering::Relaxed);
     }
 
     // --- One-switch mode -------------------------------------------------------
@@ -383,11 +416,20 @@ impl State {
     /// stays accepted (core/auth.rs, rotation).
     pub(crate) fn seal_with(&mut self, key: Option<Key>) {
         self.keys.seal_with(key);
+        self.publish_tx();
     }
 
     /// Accepts `key` besides the sealing key.
     pub(crate) fn accept_key(&mut self, key: Option<Key>) {
         self.keys.accept(key);
+        self.publish_tx();
+    }
+
+    /// While `held`, unicast goes the locked way, as sealing will need
+    /// (`set_key`: held, a grace period, then the key).
+    pub(crate) fn hold_lockless(&mut self, held: bool) {
+        self.lockless_held = held;
+        self.publish_tx();
     }
 
     /// The next sealed heartbeat's counter.
@@ -427,8 +469,20 @@ impl State {
         self.stats.lock_contended += contended as u64;
     }
 
+    /// The counters, without what transmit counts per CPU (`ip -s link`
+    /// adds those itself).
     pub(crate) fn stats(&self) -> &DevStats {
         &self.stats
+    }
+
+    /// The counters, with `counted`: the packets and bytes transmit
+    /// counted per CPU without the lock (`NetDevice::counted_tx`).
+    pub(crate) fn stats_with(&self, counted: (u64, u64)) -> DevStats {
+        let mut s = self.stats;
+        s.tx_packets += counted.0;
+        s.tx_bytes += counted.1;
+        s.tx_peer_contended += self.tx.contended.0.load(Ordering::Relaxed);
+        s
     }
 
     pub(crate) fn link_stats(&self, l: usize) -> &LinkStats {
@@ -509,28 +563,37 @@ impl State {
     /// Sets a parameter if the whole set stays valid (`peer_mem`: see
     /// [`State::set_peer_mem`]).
     pub(crate) fn set_param(&mut self, p: Param, v: u32) -> core::result::Result<(), crate::proto::params::ParamError> {
-        self.params.set(p, v)
+        self.params.set(p, v)?;
+        self.publish_tx();
+        Ok(())
     }
 
     /// Sets `peer_mem` to `v` with `table` and `bufs` made for it, while
     /// the device is down: every peer is forgotten (their packets, none
     /// while down, into `garbage`).
-    /// Returns the old table, for the caller to free after unlocking.
-    pub(crate) fn set_peer_mem(&mut self, v: u32, mut new: NewTable, garbage: &mut SkbList) -> Result<NewTable> {
+    /// Returns the old table (or, refused, `new`), for the caller to free
+    /// after unlocking, once transmit sees the new one's `tx_slots` and a
+    /// grace period passed.
+    pub(crate) fn set_peer_mem(&mut self, v: u32, mut new: NewTable, garbage: &mut SkbList) -> (Result, NewTable) {
         if self.up {
-            return Err(EBUSY);
+            return (Err(EBUSY), new);
         }
-        self.params.set(Param::PeerMem, v).map_err(|_| EINVAL)?;
+        if self.params.set(Param::PeerMem, v).is_err() {
+            return (Err(EINVAL), new);
+        }
         self.drain_all(garbage);
         core::mem::swap(&mut self.table, &mut new.table);
         core::mem::swap(&mut self.claims, &mut new.claims);
         core::mem::swap(&mut self.bufs, &mut new.bufs);
+        core::mem::swap(&mut self.tx, &mut new.tx);
+        self.stats.tx_peer_contended += new.tx.contended.0.load(Ordering::Relaxed);
+        self.publish_tx();
         core::mem::swap(&mut self.marks, &mut new.marks);
         core::mem::swap(&mut self.on_sweep, &mut new.on_sweep);
         core::mem::swap(&mut self.on_slow, &mut new.on_slow);
         core::mem::swap(&mut self.hb_queue, &mut new.hb_queue);
         self.held_bytes = 0;
-        Ok(new)
+        (Ok(()), new)
     }
 
     /// Frees every held packet (into `garbage`), returning the buffers.
@@ -567,13 +630,24 @@ impl State {
         self.slaves[l] = Some(slave);
         self.link_stats[l] = LinkStats::default();
         self.carrier_changed[l] = now();
-        let nlinks = self.nlinks();
-        let t = now();
-        for p in self.table.values_mut() {
-            p.det.set_links(nlinks, 1 << l, t);
-        }
+        self.set_links(1 << l);
         if carrier {
             self.carrier_changed_to(l, true);
+        }
+    }
+
+    /// Every peer's endpoints over the links as they are now, those of
+    /// `vacated` afresh.
+    fn set_links(&mut self, vacated: u8) {
+        let nlinks = self.nlinks();
+        let t = now();
+        for s in 0..self.table.capacity() {
+            let (Some(p), Some(cell)) = (self.table.get_mut(s), self.tx.cell(s)) else { continue };
+            let mut c = cell.lock();
+            // What went out before is the old links' count.
+            c.fold(p);
+            p.det.set_links(nlinks, vacated, t);
+            c.publish(&p.det);
         }
     }
 
@@ -600,11 +674,7 @@ impl State {
         if self.carrier & (1 << l) != 0 {
             self.carrier_changed_to(l, false);
         }
-        let nlinks = self.nlinks();
-        let t = now();
-        for p in self.table.values_mut() {
-            p.det.set_links(nlinks, 1 << l, t);
-        }
+        self.set_links(1 << l);
         Some(s)
     }
 
@@ -623,6 +693,7 @@ impl State {
             self.carrier &= !bit;
         }
         let carrier = self.carrier;
+        self.publish_tx();
         for s in 0..self.table.capacity() {
             let Some(p) = self.table.get_mut(s) else { continue };
             p.hb_pending |= carrier;
@@ -645,12 +716,26 @@ impl State {
         self.stats.tx_dropped += 1;
     }
 
-    /// Picks link and number for a unicast packet of `len` bytes to `dst`
-    /// (creating the peer if new; a peer evicted for it leaves its held
-    /// packets in `garbage`): `first` for a packet's first frame, as
-    /// `RoundRobin::pick_block` takes it, `None` for the frames of its block
-    /// after it, under the same lock. Counts the packet, or the drop.
-    pub(crate) fn tx_route(&mut self, dst: &Mac, len: u32, segs: u32, first: Option<(u32, u32)>, garbage: &mut SkbList) -> TxRoute {
+    /// The slot of the peer `dst` to send to, created if new (a peer
+    /// evicted for it leaves its held packets in `garbage`), and noted in
+    /// the lookup transmit reads without this lock. `None` (a drop,
+    /// counted) if there is no room or memory.
+    pub(crate) fn tx_peer(&mut self, dst: &Mac, garbage: &mut SkbList) -> Option<usize> {
+        let Some(slot) = self.peer_slot(dst, now(), garbage) else {
+            self.stats.tx_dropped += 1;
+            return None;
+        };
+        self.tx.note(dst, slot);
+        Some(slot)
+    }
+
+    /// Picks link and number for a unicast packet of `len` bytes (`segs`
+    /// frames) to the peer in `slot`, whose transmit side `c` the caller
+    /// locked: `first` as `RoundRobin::pick_block` takes it, `None` for the
+    /// frames of its block after it, under the same lock. Counts the
+    /// packet, or the drop. (The way without this lock: ri2n_tx.rs,
+    /// `xmit_lockless`.)
+    pub(crate) fn tx_route(&mut self, slot: usize, c: &mut PeerTx, len: u32, segs: u32, first: Option<(u32, u32)>) -> TxRoute {
         let t = now();
         let mut queues_ok = 0u8;
         for (l, s) in self.slaves() {
@@ -658,40 +743,38 @@ impl State {
                 queues_ok |= 1 << l;
             }
         }
-        let carrier = self.carrier;
-        let Some(slot) = self.peer_slot(dst, t, garbage) else {
-            self.stats.tx_dropped += 1;
-            return TxRoute::NoPeer;
-        };
-        let Some(peer) = self.table.get_mut(slot) else { return TxRoute::NoPeer };
         // A stopped queue is skipped when another link has room (§5.3), but
         // is no reason to drop: the slave's qdisc still queues. Links out
-        // of use for loss only serve when nothing else is left.
-        let usable = peer.det.sendable(carrier);
-        // By bytes, a block at a time; a link idle for a quarter of
-        // SLOW_TOUT is level again, so the peer's detector never sees it
-        // starved (core/sched.rs).
-        if first.is_some() {
-            peer.rr.at(t, Duration(self.params.slow_tout().0 / 4));
-        }
-        let Some(link) = peer.rr.pick_block(usable, queues_ok, first, len) else {
+        // of use for loss only serve when nothing else is left. By bytes, a
+        // block at a time; a link idle for a quarter of SLOW_TOUT is level
+        // again, so the peer's detector never sees it starved
+        // (core/sched.rs).
+        let idle = Duration(self.params.slow_tout().0 / 4);
+        let Some((link, seq)) = c.route(self.carrier, queues_ok, first, len, segs, t, idle) else {
             self.stats.tx_no_link += 1;
             self.stats.tx_dropped += 1;
             return TxRoute::NoLink;
         };
-        // A GSO packet segmented on the slave (`tx_gso`) takes a number per
-        // segment, in order on its link.
-        let seq = peer.tx_seq;
-        peer.tx_seq = Seq(seq.0.wrapping_add(segs));
-        for _ in 0..segs {
-            peer.det.sent(link);
-        }
-        peer.last_data = t;
-        let to = peer.link_mac[link];
-        enqueue(&mut self.marks, &mut self.on_sweep, ON_SWEEP, slot);
+        let to = self.table.get(slot).map_or([0; 6], |p| p.link_mac[link]);
+        self.tx_swept(slot, c);
         self.stats.tx_packets += segs as u64;
         self.stats.tx_bytes += len as u64;
         TxRoute::Send { link, seq, to, from: self.slave_mac(link) }
+    }
+
+    /// Data went to the peer in `slot` (transmit side `c`, locked): it goes
+    /// on the sweep list (loss reports, silent-link probes) if not there.
+    pub(crate) fn tx_swept(&mut self, slot: usize, c: &mut PeerTx) {
+        if !c.swept {
+            c.swept = true;
+            enqueue(&mut self.marks, &mut self.on_sweep, ON_SWEEP, slot);
+        }
+    }
+
+    /// A packet sent without this lock found no link (counted here).
+    pub(crate) fn tx_no_link(&mut self) {
+        self.stats.tx_no_link += 1;
+        self.stats.tx_dropped += 1;
     }
 
     /// Numbers a broadcast of `len` bytes: returns the number and the links
@@ -707,6 +790,13 @@ impl State {
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += len as u64;
         Some((seq, self.carrier))
+    }
+
+    /// A packet of `segs` frames and `len` bytes counted as sent
+    /// (`tx_route`) was not after all; its drop is counted apart.
+    pub(crate) fn tx_untaken(&mut self, len: u32, segs: u32) {
+        self.stats.tx_packets -= segs as u64;
+        self.stats.tx_bytes -= len as u64;
     }
 
     /// A packet counted as sent could not be sent after all.
@@ -735,10 +825,15 @@ impl State {
             }
         };
         garbage.push(frame);
+        self.tx_queue_full(l);
+        None
+    }
+
+    /// A frame did not fit link `l`'s queue.
+    pub(crate) fn tx_queue_full(&mut self, l: usize) {
         self.link_stats[l].tx_dropped += 1;
         self.stats.tx_queue_full += 1;
         self.stats.tx_dropped += 1;
-        None
     }
 
     /// The slave of link `l` dropped `n` frames we handed it.
@@ -750,15 +845,14 @@ impl State {
     /// destination: the peer's ri2n MAC, or in one-switch mode its slave
     /// MAC on the link, once learned) never left: the loss measurement
     /// must not take them for lost on the wire.
+    /// The caller holds no transmit cell.
     pub(crate) fn tx_unsent(&mut self, to: &Mac, l: usize, frames: u32) {
         let slot = self.table.lookup(to).or_else(|| {
             let table = &self.table;
             self.claims.owner(to, |c| table.link_mac(c)).filter(|c| c.link == l).map(|c| c.slot)
         });
-        if let Some(p) = slot.and_then(|s| self.table.get_mut(s)) {
-            for _ in 0..frames {
-                p.det.unsent(l);
-            }
+        if let Some(cell) = slot.and_then(|s| self.tx.cell(s)) {
+            cell.lock().unsent(l, frames);
         }
     }
 
@@ -805,6 +899,11 @@ impl State {
         // what resynchronises the numbering.
         peer.hb_pending = self.carrier;
         let slot = self.table.insert(mac, t, peer).ok()?;
+        if let (Some(p), Some(cell)) = (self.table.get(slot), self.tx.cell(slot)) {
+            let mut c = cell.lock();
+            c.start(mac);
+            c.publish(&p.det);
+        }
         self.stats.peers_new += 1;
         enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, slot);
         Some(slot)
@@ -814,6 +913,10 @@ impl State {
     /// slot stays on the work lists, which skip empty slots.
     fn forget(&mut self, slot: usize, garbage: &mut SkbList) {
         self.claims.forget(&self.table, slot);
+        self.tx.unnote(self.table.mac(slot), slot);
+        if let Some(cell) = self.tx.cell(slot) {
+            cell.lock().clear();
+        }
         if let Some(mut old) = self.table.remove(slot) {
             let held = &mut self.held_bytes;
             old.rx.drain(&mut self.bufs, &mut |s| {
@@ -948,13 +1051,15 @@ impl State {
             self.stats.rx_merged_frames += frames as u64;
         }
         let (params, carrier) = (self.params, self.carrier);
-        let State { table, bufs, stats, held_bytes, marks, on_sweep, on_slow, hb_queue, slaves, .. } = self;
-        let Some(peer) = table.get_mut(slot) else {
+        let State { table, bufs, tx, stats, held_bytes, marks, on_sweep, on_slow, hb_queue, slaves, .. } = self;
+        let (Some(peer), Some(cell)) = (table.get_mut(slot), tx.cell(slot)) else {
             if let Some(s) = skb {
                 garbage.push(s);
             }
             return after;
         };
+        // The detector counts what went out since, before it judges.
+        cell.lock().fold(peer);
         // Truesize of what left the windows (a `Cell`: read while the
         // closure lives).
         let out_bytes = core::cell::Cell::new(0usize);
@@ -1059,11 +1164,17 @@ impl State {
             }
             log_transitions(dev_name, slaves, src, &tr, t, &peer.det);
         }
+        let mut c = cell.lock();
+        c.publish(&peer.det);
         match peer.sweep_need(t, carrier, &params) {
-            SweepNeed::Now => enqueue(marks, on_sweep, ON_SWEEP, slot),
+            SweepNeed::Now => {
+                c.swept = true;
+                enqueue(marks, on_sweep, ON_SWEEP, slot)
+            }
             SweepNeed::Slow => enqueue(marks, on_slow, ON_SLOW, slot),
             SweepNeed::None => {}
         }
+        drop(c);
         if peer.hb_pending & carrier != 0 {
             enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
         }
@@ -1218,16 +1329,26 @@ impl State {
             lossy_every: loss_probe_every(self.lossy_peers),
             lossy_peers: 0,
         };
-        let (table, marks) = (&mut self.table, &mut self.marks);
+        let (table, marks, tx) = (&mut self.table, &mut self.marks, &*self.tx);
         let (on_sweep, on_slow, hb_queue) = (&mut self.on_sweep, &mut self.on_slow, &mut self.hb_queue);
         // Every sweep: the peers that hold packets or carry data.
         let mut i = 0;
         while i < on_sweep.len() {
             let slot = on_sweep[i] as usize;
-            let need = cx.visit(table, slot, marks, hb_queue);
+            let need = cx.visit(table, tx, slot, marks, hb_queue);
             if need == Some(SweepNeed::Now) {
                 i += 1;
                 continue;
+            }
+            if let Some(cell) = tx.cell(slot) {
+                let mut c = cell.lock();
+                if c.sent_since_fold() {
+                    // Data went out during the visit: the next looks.
+                    i += 1;
+                    continue;
+                }
+                // From here on, transmit puts it back (`State::tx_swept`).
+                c.swept = false;
             }
             if need == Some(SweepNeed::Slow) {
                 enqueue(marks, on_slow, ON_SLOW, slot);
@@ -1241,12 +1362,15 @@ impl State {
         let mut i = 0;
         while slow_due && i < on_slow.len() {
             let slot = on_slow[i] as usize;
-            let need = cx.visit(table, slot, marks, hb_queue);
+            let need = cx.visit(table, tx, slot, marks, hb_queue);
             if need == Some(SweepNeed::Slow) {
                 i += 1;
                 continue;
             }
             if need == Some(SweepNeed::Now) {
+                if let Some(cell) = tx.cell(slot) {
+                    cell.lock().swept = true;
+                }
                 enqueue(marks, on_sweep, ON_SWEEP, slot);
             }
             marks[slot] &= !ON_SLOW;
@@ -1270,19 +1394,20 @@ impl State {
             let slot = self.hb_queue.pop()? as usize;
             self.marks[slot] &= !ON_HB_QUEUE;
             let mac = *self.table.mac(slot);
-            let Some(p) = self.table.get_mut(slot) else { continue };
+            let (Some(p), Some(cell)) = (self.table.get_mut(slot), self.tx.cell(slot)) else { continue };
             let pending = p.hb_pending & links;
             if pending == 0 {
                 continue;
             }
             // Our links unusable toward this peer: failed, no carrier, removed.
             let down = (p.det.failed() | !links) & all;
+            let next = cell.lock().tx_seq;
             let mut orders: [Option<HbOrder>; MAX_LINKS] = Default::default();
             for (l, o) in orders.iter_mut().enumerate() {
                 let bit = 1u8 << l;
                 if pending & bit != 0 {
                     let flags = if p.hb_probe & bit != 0 { HB_PROBE } else { 0 };
-                    *o = Some(HbOrder { peer: mac, link: l, next: p.tx_seq, flags, down });
+                    *o = Some(HbOrder { peer: mac, link: l, next, flags, down });
                 }
             }
             p.hb_pending &= !pending;
@@ -1291,14 +1416,31 @@ impl State {
         }
     }
 
-    /// The frame counts of a heartbeat to `peer` on link `l` queued now
-    /// (behind every frame counted before it), and counts it as sent.
-    pub(crate) fn hb_counts(&mut self, peer: &Mac, l: usize) -> Option<Counts> {
-        let slot = self.table.lookup(peer)?;
+    /// The slot of the peer `mac`, if in the table.
+    pub(crate) fn peer_of(&self, mac: &Mac) -> Option<usize> {
+        self.table.lookup(mac)
+    }
+
+    /// The frame counts of a heartbeat on link `l` to the peer in `slot`,
+    /// whose transmit side `c` the caller locked and holds until the
+    /// heartbeat is queued (behind every frame counted before it), and
+    /// counts it as sent.
+    pub(crate) fn hb_counts(&mut self, slot: usize, c: &mut PeerTx, l: usize) -> Option<Counts> {
         let p = self.table.get_mut(slot)?;
-        let c = p.det.counts(l);
+        c.fold(p);
+        let counts = p.det.counts(l);
         p.det.sent(l);
-        c
+        counts
+    }
+
+    /// What procfs shows of the transmit side of the peer in `slot`: the
+    /// next number, and the frames sent on each link that the detector
+    /// has not counted yet.
+    pub(crate) fn peer_tx(&self, slot: usize) -> (Seq, [u32; MAX_LINKS]) {
+        self.tx.cell(slot).map_or((Seq(0), [0; MAX_LINKS]), |cell| {
+            let c = cell.lock();
+            (c.tx_seq, core::array::from_fn(|l| c.unfolded(l)))
+        })
     }
 
     /// Counts heartbeats sent.
@@ -1328,9 +1470,18 @@ impl SweepCx<'_> {
     /// Probes and releases for the peer in `slot` (queueing its
     /// heartbeats); how often it needs the sweep from now on, `None` if the
     /// slot is empty (forgotten since it was listed).
-    fn visit(&mut self, table: &mut Table, slot: usize, marks: &mut KVVec<u8>, hb_queue: &mut SlotQueue<KVVec<u32>>) -> Option<SweepNeed> {
+    fn visit(
+        &mut self,
+        table: &mut Table,
+        tx: &TxSlots,
+        slot: usize,
+        marks: &mut KVVec<u8>,
+        hb_queue: &mut SlotQueue<KVVec<u32>>,
+    ) -> Option<SweepNeed> {
         let (t, params, carrier) = (self.t, self.params, self.carrier);
         let p = table.get_mut(slot)?;
+        let cell = tx.cell(slot)?;
+        cell.lock().fold(p);
         // Probes for a link that fell silent, or to bring a failed one
         // back (core/detector.rs).
         if p.det.lossy() != 0 {
@@ -1356,6 +1507,7 @@ impl SweepCx<'_> {
         if p.hb_pending & carrier != 0 {
             enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
         }
+        cell.lock().publish(&p.det);
         let need = p.sweep_need(t, carrier, &params);
         if !tr.is_empty() {
             log_transitions(self.dev_name, self.slaves, table.mac(slot), &tr, t, &table.get(slot)?.det);

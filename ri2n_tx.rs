@@ -13,9 +13,12 @@
 //!
 //! Each link carries a peer's numbers in increasing order, as the loss rule
 //! assumes, without a lock held across `dev_queue_xmit`: a frame is
-//! numbered and queued on its link under the state lock, and one task at a
-//! time (the drainer) hands a link's queue to its slave, in order, without
-//! it (ri2n_txq.rs). The slave keeps the order too: all of a peer's frames
+//! numbered and queued on its link under its peer's own lock (core/tx.rs,
+//! `TxSlots` in ri2n_peer.rs), and one task at a time (the drainer) hands
+//! a link's queue to its slave, in order, without it (ri2n_txq.rs). Unicast
+//! to a known peer takes no other lock, so CPUs sending to different peers
+//! never meet ([`xmit_lockless`]); the state lock is taken for a new peer,
+//! broadcasts, sealed frames and one-switch mode. The slave keeps the order too: all of a peer's frames
 //! on a link are one flow to it (`flow_hash`). A transmit that re-enters
 //! from the drainer's own `dev_queue_xmit` (a tc mirred or redirect from a
 //! slave back into ri2n0) is dropped and counted.
@@ -23,16 +26,21 @@
 use crate::net::bindings;
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
-use crate::proto::auth::{Keys, Msg, TAG_LEN};
+use crate::proto::auth::{Msg, TAG_LEN};
 use crate::proto::header::{
     Header, Heartbeat, Kind, Origin, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN, ORIGIN_LEN, VERSION,
     VERSION_ONE_SWITCH,
 };
+use crate::proto::auth::Key;
 use crate::proto::sched::stripe_block;
+use crate::proto::time::{Duration, Instant};
+use crate::proto::tx::PeerTx;
 use crate::proto::MAX_LINKS;
-use crate::ri2n_dev::Ri2nDev;
+use crate::ri2n_dev::{Ri2n, Ri2nDev};
 use crate::ri2n_state::{HbOrder, State, TxRoute};
 use crate::ri2n_txq::DRAIN_BUDGET;
+use core::sync::atomic::Ordering;
+use kernel::sync::rcu;
 
 const ETH_HLEN: usize = 14;
 
@@ -49,9 +57,11 @@ fn task() -> usize {
 /// into its segments here, each numbered: a few go whole to one link, more
 /// are spread (`stripe_segs`, core/sched.rs).
 ///
-/// A packet takes the state lock once (a spread GSO packet once per eight
-/// segments), to be numbered and queued; the links' queues are drained
-/// without it (ri2n_txq.rs), but for counting frames a slave dropped.
+/// Unicast to a known peer is numbered and queued under that peer's lock
+/// alone ([`xmit_lockless`]); anything else under the state lock, once per
+/// packet (a spread GSO packet once per eight segments). The links' queues
+/// are drained without either (ri2n_txq.rs), but for counting frames a
+/// slave dropped.
 pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
     let d = dev.data();
     let me = task();
@@ -123,6 +133,17 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
     let d = dev.data();
     let Some(mut skb) = prepare(dev, skb) else { return Ok(0) };
     let Frame { dst, addrs, protocol, len } = Frame::of(&skb);
+    if dst[0] & 1 == 0 {
+        let mut one = SkbList::new();
+        one.push(skb);
+        match xmit_lockless(dev, &dst, one, segs, first) {
+            Ok(drain) => return Ok(drain),
+            Err(mut back) => match back.next() {
+                Some(s) => skb = s,
+                None => return Ok(0),
+            },
+        }
+    }
     let mut garbage = SkbList::new();
     let mut drain = 0u8;
     let mut st = d.lock_state();
@@ -136,7 +157,7 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
         let origin = origin_of(one_switch, &addrs, 0);
         let mut hdr = [0u8; MAX_HEADER_LEN];
         let h = Header { kind: Kind::Bcast, protocol, seq };
-        let n = encode_header(st.keys(), d.epoch, &addrs, h, origin.as_ref(), &[], &mut hdr);
+        let n = encode_header(st.keys().sealing(), d.epoch, &addrs, h, origin.as_ref(), &[], &mut hdr);
         if skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_err() {
             st.tx_failed(len);
             drop(st);
@@ -159,7 +180,7 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
                 if one_switch {
                     let o = origin_of(true, &addrs, l);
                     let from = st.slave_mac(l);
-                    let n = encode_header(st.keys(), d.epoch, &tag_addrs(&addrs, &from), h, o.as_ref(), &[], &mut hdr);
+                    let n = encode_header(st.keys().sealing(), d.epoch, &tag_addrs(&addrs, &from), h, o.as_ref(), &[], &mut hdr);
                     if f.set_eth_addrs(&dst, &from).is_err() || !f.write(ETH_HLEN, &hdr[..n]) {
                         st.tx_drop();
                         garbage.push(f);
@@ -192,11 +213,13 @@ const SEGS_PER_ROUND: u32 = 8;
 /// `SEGS_PER_ROUND` at a time (`stripe_segs`, core/sched.rs). Returns the
 /// links to drain.
 fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> u8 {
-    let (mut ready, mut bytes, mut group) = (SkbList::new(), 0u32, false);
+    let (mut ready, mut bytes, mut group, mut dst) = (SkbList::new(), 0u32, false, None);
     for s in segs {
         if let Some(s) = prepare(dev, s) {
             bytes += s.len();
-            group |= Frame::of(&s).dst[0] & 1 != 0;
+            let d = Frame::of(&s).dst;
+            group |= d[0] & 1 != 0;
+            dst.get_or_insert(d);
             ready.push(s);
         }
     }
@@ -208,6 +231,11 @@ fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> u8 {
         ready.for_each(|s| drain |= xmit_one_block(dev, s, None));
         return drain;
     }
+    let Some(dst) = dst else { return 0 };
+    let ready = match xmit_lockless(dev, &dst, ready, 1, first) {
+        Ok(drain) => return drain,
+        Err(back) => back,
+    };
     let mut garbage = SkbList::new();
     let d = dev.data();
     let mut st = d.lock_state();
@@ -264,51 +292,200 @@ fn prepare(dev: &Ri2nDev, mut skb: Skb) -> Option<Skb> {
 
 /// Numbers unicast `skb` (of `segs` segments: more than one for a whole
 /// GSO packet, `tx_gso`) for its peer and queues it on its link, under the
-/// state lock `st`; `first` as [`xmit_one_block`] takes it. Adds the link
-/// to `drain` if this task is to drain it.
+/// state lock `st` and the peer's own; `first` as [`xmit_one_block`] takes
+/// it. Adds the link to `drain` if this task is to drain it.
 fn queue_unicast(
     dev: &Ri2nDev,
     st: &mut State,
-    mut skb: Skb,
+    skb: Skb,
     segs: u32,
     first: Option<(u32, u32)>,
     garbage: &mut SkbList,
     drain: &mut u8,
 ) {
+    let d = dev.data();
     let Frame { dst, addrs, protocol, len } = Frame::of(&skb);
     // A block of one: this frame's own bytes.
     let first = first.map(|(k, bytes)| (k, if k > 1 { bytes } else { len }));
-    match st.tx_route(&dst, len, segs, first, garbage) {
-        TxRoute::Send { link, seq, to, from } => {
-            let one_switch = st.one_switch();
-            let origin = origin_of(one_switch, &addrs, link);
-            let mut hdr = [0u8; MAX_HEADER_LEN];
-            let h = Header { kind: Kind::Data, protocol, seq };
-            let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
-            let n = encode_header(st.keys(), dev.data().epoch, &covered, h, origin.as_ref(), &[], &mut hdr);
-            // One-switch mode: to the peer's slave on the link (its ri2n
-            // MAC, flooded, until learned), from ours.
-            let to = if to == [0; 6] { dst } else { to };
-            let inserted = skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_ok()
-                && (!one_switch || skb.set_eth_addrs(&to, &from).is_ok());
-            if segs > 1 {
-                skb.mark_shim();
+    let Some(slot) = st.tx_peer(&dst, garbage) else {
+        garbage.push(skb);
+        return;
+    };
+    let rcu = rcu::read_lock();
+    let Some(cell) = d.tx(&rcu).cell(slot) else {
+        garbage.push(skb);
+        return;
+    };
+    let mut c = cell.lock();
+    let TxRoute::Send { link, seq, to, from } = st.tx_route(slot, &mut c, len, segs, first) else {
+        garbage.push(skb);
+        return;
+    };
+    let one_switch = st.one_switch();
+    let origin = origin_of(one_switch, &addrs, link);
+    let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
+    // One-switch mode: to the peer's slave on the link (its ri2n MAC,
+    // flooded, until learned), from ours.
+    let to = if to == [0; 6] { dst } else { to };
+    let eth = one_switch.then_some((to, from));
+    let shim = Shim { key: st.keys().sealing(), epoch: d.epoch, addrs: &covered, origin: origin.as_ref(), eth };
+    match shim.put(skb, Header { kind: Kind::Data, protocol, seq }, segs) {
+        Ok(frame) => match st.txq_push(&d.txq[link], link, frame, task(), garbage) {
+            Some(true) => *drain |= 1 << link,
+            Some(false) => {}
+            None => {
+                // Its drop is counted (`tx_queue_full`), not its sending.
+                st.tx_untaken(len, segs);
+                c.unsent(link, segs);
             }
-            if !inserted {
-                // Cannot happen: the headroom was made above.
-                st.tx_failed(len);
-                st.tx_unsent(&dst, link, segs);
-                garbage.push(skb);
-            } else {
-                match st.txq_push(&dev.data().txq[link], link, skb, task(), garbage) {
-                    Some(true) => *drain |= 1 << link,
-                    Some(false) => {}
-                    None => st.tx_unsent(&dst, link, segs),
+        },
+        Err(frame) => {
+            // Cannot happen: the headroom was made above.
+            st.tx_untaken(len, segs);
+            st.tx_drop();
+            c.unsent(link, segs);
+            garbage.push(frame);
+        }
+    }
+}
+
+/// The RI2N header a unicast frame gets.
+struct Shim<'a> {
+    /// The sealing key, if any.
+    key: Option<&'a Key>,
+    epoch: u64,
+    /// What a tag covers (see [`encode_header`]).
+    addrs: &'a [u8; 12],
+    origin: Option<&'a Origin>,
+    /// One-switch mode: the frame's new Ethernet destination and source.
+    eth: Option<(Mac, Mac)>,
+}
+
+impl Shim<'_> {
+    /// Puts the header `h` on `skb` (`segs` segments: a whole GSO packet's
+    /// shim is marked for late segmentation); gives it back if it did not
+    /// fit (it always does after [`prepare`]).
+    fn put(&self, mut skb: Skb, h: Header, segs: u32) -> core::result::Result<Skb, Skb> {
+        let mut hdr = [0u8; MAX_HEADER_LEN];
+        let n = encode_header(self.key, self.epoch, self.addrs, h, self.origin, &[], &mut hdr);
+        let ok = skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_ok()
+            && self.eth.is_none_or(|(to, from)| skb.set_eth_addrs(&to, &from).is_ok());
+        if segs > 1 {
+            skb.mark_shim();
+        }
+        if ok { Ok(skb) } else { Err(skb) }
+    }
+}
+
+/// Numbers and queues `frames`, the frames of one unicast packet to `dst`
+/// (`segs` segments each: more than one for a whole GSO packet), under the
+/// lock of the peer's transmit side alone: CPUs sending to different peers
+/// never meet (issue 13). `first` as [`xmit_one_block`] takes it, for the
+/// first frame. Returns the links to drain, or gives the frames back, none
+/// numbered, when the state lock is needed: a peer the lookup does not
+/// know (new, or its buckets taken by others), a key (sealing reads the
+/// keys), one-switch mode (slave MACs).
+///
+/// The state lock is taken after, not under, the peer's, and only for
+/// what is rare: a drop to count, or the peer to put on the sweep list.
+fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first: Option<(u32, u32)>) -> core::result::Result<u8, SkbList> {
+    let d = dev.data();
+    let rcu = rcu::read_lock();
+    let slots = d.tx(&rcu);
+    if !slots.lockless.load(Ordering::Relaxed) {
+        return Err(frames);
+    }
+    let Some((slot, mut c)) = slots.find(dst) else { return Err(frames) };
+    let Some(cell) = slots.cell(slot) else { return Err(frames) };
+    // A spread packet's frames (blocks of one) give the peer's lock back
+    // every `SEGS_PER_ROUND`, as the locked way does: receive and the
+    // timers wait on it under the state lock.
+    let spread = first.is_some_and(|(k, _)| k == 1) && segs == 1;
+    let carrier = slots.carrier.load(Ordering::Relaxed);
+    let idle = Duration(slots.idle_ns.load(Ordering::Relaxed));
+    let queues_ok = queues_ok(d, &rcu);
+    let t = Instant(crate::net::ktime_ns());
+    let (mut drain, mut packets, mut bytes) = (0u8, 0u32, 0u32);
+    let (mut no_link, mut full, mut failed) = (0u32, [0u32; MAX_LINKS], 0u32);
+    let mut garbage = SkbList::new();
+    for (i, f) in frames.enumerate() {
+        if spread && i > 0 && i as u32 % SEGS_PER_ROUND == 0 {
+            drop(c);
+            c = cell.lock();
+            first = Some((1, 0));
+        }
+        if !c.is(dst) {
+            // Forgotten meanwhile: the rest of the packet goes.
+            failed += 1;
+            garbage.push(f);
+            continue;
+        }
+        let Frame { addrs, protocol, len, .. } = Frame::of(&f);
+        let fst = first.take().map(|(k, b)| (k, if k > 1 { b } else { len }));
+        let Some((link, seq)) = c.route(carrier, queues_ok, fst, len, segs, t, idle) else {
+            no_link += 1;
+            garbage.push(f);
+            continue;
+        };
+        let shim = Shim { key: None, epoch: d.epoch, addrs: &addrs, origin: None, eth: None };
+        match shim.put(f, Header { kind: Kind::Data, protocol, seq }, segs) {
+            Ok(f) => match d.txq[link].push(f, task()) {
+                Ok(drain_it) => {
+                    drain |= (drain_it as u8) << link;
+                    packets += segs;
+                    bytes += len;
                 }
+                Err(f) => {
+                    c.unsent(link, segs);
+                    full[link] += 1;
+                    garbage.push(f);
+                }
+            },
+            Err(f) => {
+                // Cannot happen: `prepare` made the room.
+                c.unsent(link, segs);
+                failed += 1;
+                garbage.push(f);
             }
         }
-        TxRoute::NoLink | TxRoute::NoPeer => garbage.push(skb),
     }
+    let swept = c.swept;
+    drop(c);
+    if packets > 0 {
+        dev.count_tx(packets, bytes);
+    }
+    if !swept || no_link + failed + full.iter().sum::<u32>() > 0 {
+        let mut st = d.lock_state();
+        for _ in 0..no_link {
+            st.tx_no_link();
+        }
+        for _ in 0..failed {
+            st.tx_drop();
+        }
+        for (l, &n) in full.iter().enumerate() {
+            for _ in 0..n {
+                st.tx_queue_full(l);
+            }
+        }
+        if !swept {
+            if let Some(cell) = slots.cell(slot) {
+                st.tx_swept(slot, &mut cell.lock());
+            }
+        }
+    }
+    drop(garbage);
+    Ok(drain)
+}
+
+/// Links whose slave's queue is not stopped, read without the state lock.
+fn queues_ok(d: &Ri2n, rcu: &rcu::Guard) -> u8 {
+    let mut ok = 0;
+    for (l, q) in d.txq.iter().enumerate() {
+        if q.slave.get(rcu).is_some_and(|s| !s.tx_queue_stopped(0)) {
+            ok |= 1 << l;
+        }
+    }
+    ok
 }
 
 /// Late segmentation of our GSO packets on the slaves (`tx_gso`): the
@@ -376,8 +553,9 @@ fn tag_addrs(addrs: &[u8; 12], from: &Mac) -> [u8; 12] {
 /// source MAC of the ri2n devices) into `out`, with `origin` (one-switch
 /// mode), sealed with our epoch under the sealing key if there is one
 /// (`payload`: a heartbeat's, which the tag covers too). Returns its length.
+/// `key`: the sealing key, if any.
 fn encode_header(
-    keys: &Keys,
+    key: Option<&Key>,
     epoch: u64,
     addrs: &[u8; 12],
     h: Header,
@@ -385,7 +563,6 @@ fn encode_header(
     payload: &[u8],
     out: &mut [u8; MAX_HEADER_LEN],
 ) -> usize {
-    let key = keys.sealing();
     let n = h.encode_full(origin, key.map(|_| epoch), out);
     if let Some(k) = key {
         let tag = Msg::with_header_len(addrs, out, n - TAG_LEN, payload).tag(k);
@@ -510,12 +687,28 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
     // Room for the longest (sealed) one; Ethernet's 60-byte minimum, which
     // the slave would pad shorter frames to anyway.
     const MAX: usize = ETH_HLEN + MAX_HEADER_LEN + HEARTBEAT_SEALED_LEN;
+    let rcu = rcu::read_lock();
     let mut st = d.lock_state();
+    // Read under the state lock, which `peer_mem` replaces them under: the
+    // slots the peers' numbers name.
+    let slots = d.tx(&rcu);
     for o in orders.iter_mut() {
         let Some(o) = o.take() else { continue };
         let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else { continue };
+        // The peer's transmit side is held from the count to the queue, so
+        // that the count covers every frame before the heartbeat on its
+        // link, and none after.
+        let mut tx = st.peer_of(&o.peer).and_then(|s| Some((s, slots.cell(s)?.lock())));
         // Counted as sent here; taken back below if it never leaves.
-        let counts = st.hb_counts(&o.peer, o.link);
+        let counts = match tx.as_mut() {
+            Some((slot, c)) => st.hb_counts(*slot, c, o.link),
+            None => None,
+        };
+        let unsent = |tx: &mut Option<(usize, crate::net::lock::SpinLockBhGuard<'_, PeerTx>)>| {
+            if let Some((_, c)) = tx.as_mut() {
+                c.unsent(o.link, 1);
+            }
+        };
         let counter = if st.keys().on() { Some(st.next_hb_counter()) } else { None };
         if counter.is_some() && counts.is_none() {
             // The peer left the table: a sealed heartbeat needs its counts.
@@ -533,7 +726,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         let origin = one_switch.then_some(Origin { mac: me, link: o.link as u8 });
         let from = st.slave_mac(o.link);
         let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
-        let hlen = encode_header(st.keys(), d.epoch, &covered, h, origin.as_ref(), &payload[..plen], &mut hdr);
+        let hlen = encode_header(st.keys().sealing(), d.epoch, &covered, h, origin.as_ref(), &payload[..plen], &mut hdr);
         let mut frame = [0u8; MAX];
         frame[..12].copy_from_slice(&addrs);
         if one_switch {
@@ -550,12 +743,12 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         frame[ETH_HLEN + hlen..ETH_HLEN + hlen + plen].copy_from_slice(&payload[..plen]);
         let len = (ETH_HLEN + hlen + plen).max(60);
         let Some(mut skb) = Skb::alloc(&slave, len as u32) else {
-            st.tx_unsent(&o.peer, o.link, 1);
+            unsent(&mut tx);
             continue;
         };
         if !skb.write(0, &frame[..len]) {
             garbage.push(skb);
-            st.tx_unsent(&o.peer, o.link, 1);
+            unsent(&mut tx);
             continue;
         }
         match st.txq_push(&d.txq[o.link], o.link, skb, task(), &mut garbage) {
@@ -565,7 +758,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
                 }
                 sent += 1;
             }
-            None => st.tx_unsent(&o.peer, o.link, 1),
+            None => unsent(&mut tx),
         }
     }
     st.hb_sent(sent);

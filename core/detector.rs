@@ -365,6 +365,13 @@ impl Detector {
         e.tx_frames = e.tx_frames.wrapping_add(1);
     }
 
+    /// We sent the peer `n` frames on `link` (core/tx.rs, `PeerTx::fold`).
+    #[inline]
+    pub fn sent_n(&mut self, link: usize, n: u32) {
+        let e = &mut self.endpoints[link];
+        e.tx_frames = e.tx_frames.wrapping_add(n);
+    }
+
     /// A frame counted by [`Detector::sent`] on `link` was dropped before
     /// it left.
     #[inline]
@@ -539,9 +546,14 @@ impl Detector {
     /// link (the better one failed since).
     pub fn sendable(&self, up: u8) -> u8 {
         match self.usable() & up {
-            0 => self.mask(|e| e.lossy && !e.failed && !e.peer_failed) & up,
+            0 => self.lossy_only() & up,
             usable => usable,
         }
+    }
+
+    /// Links out of use for loss only (neither failed nor reported failed).
+    pub fn lossy_only(&self) -> u8 {
+        self.mask(|e| e.lossy && !e.failed && !e.peer_failed)
     }
 
     fn mask(&self, f: impl Fn(&Endpoint) -> bool) -> u8 {

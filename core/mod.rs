@@ -17,6 +17,7 @@
 //! - [`window`]: the per-peer reorder window, FAST_TOUT and MAXBUF (§4.5, §5.5).
 //! - [`loss`]: early loss detection, "all NICs passed" (§4.6, Fig. 6).
 //! - [`rx`]: a peer's receive side, the window and the loss detector together.
+//! - [`tx`]: a peer's transmit side, numbering and link choice, under a lock of its own.
 //! - [`detector`]: per-endpoint failure and recovery detection (§4.4, §5.7).
 //! - [`sched`]: per-peer link choice over usable links, by bytes (§5.3).
 //! - [`dedup`]: duplicate filter for broadcast frames sent on every link.
@@ -38,6 +39,7 @@ pub mod rx;
 pub mod sched;
 pub mod seq;
 pub mod time;
+pub mod tx;
 pub mod window;
 
 /// Most slave links one `ri2n` device bonds (the `slaves=` limit).

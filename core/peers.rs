@@ -26,8 +26,6 @@
 use super::detector::Detector;
 use super::params::Params;
 use super::rx::PeerRx;
-use super::sched::RoundRobin;
-use super::seq::Seq;
 use super::time::{Duration, Instant};
 use super::window::ReorderBuf;
 use core::ops::DerefMut;
@@ -36,7 +34,8 @@ use core::ops::DerefMut;
 pub type Mac = [u8; 6];
 
 /// The state of one peer (one node at the other end of the links), with
-/// packets `P` and reorder buffers `B`.
+/// packets `P` and reorder buffers `B`; its numbering and link choice are
+/// apart, under a lock of their own (core/tx.rs).
 ///
 /// All-zero bytes are a new peer with a detector over no links
 /// ([`Detector::start`] makes it one over the device's links), when `P`
@@ -46,10 +45,6 @@ pub struct Peer<P, B> {
     pub rx: PeerRx<P, B>,
     /// The endpoints' failure, recovery and loss state.
     pub det: Detector,
-    /// The link choice over the usable links (core/sched.rs).
-    pub rr: RoundRobin,
-    /// Next data sequence number to this peer.
-    pub tx_seq: Seq,
     /// Links a heartbeat to this peer is due on.
     pub hb_pending: u8,
     /// Of those, links whose heartbeat asks for an answer.
@@ -105,8 +100,6 @@ impl<P, B> Default for Peer<P, B> {
         Peer {
             rx: PeerRx::default(),
             det: Detector::default(),
-            rr: RoundRobin::default(),
-            tx_seq: Seq(0),
             hb_pending: 0,
             hb_probe: 0,
             last_data: Instant(0),
@@ -126,10 +119,25 @@ pub const PEER_BYTES: usize = core::mem::size_of::<SizedPeer>();
 pub const BUF_BYTES: usize = core::mem::size_of::<ReorderBuf<core::ptr::NonNull<u8>>>();
 /// What an [`Entry`] holds in the kernel: a peer box (object and cache).
 pub type SizedValue = (core::ptr::NonNull<u8>, core::ptr::NonNull<u8>);
+/// Bytes of a slot's transmit side in the kernel: a [`PeerTx`] and its
+/// spinlock, one kmalloc object of this size class (ri2n_peer.rs checks).
+///
+/// [`PeerTx`]: super::tx::PeerTx
+pub const TX_CELL_BYTES: usize = 128;
+/// Buckets per slot of the driver's lockless transmit lookup.
+pub const TX_INDEX_PER_SLOT: usize = 4;
 /// Bytes of the table per slot, used or not: the entry, two buckets, two
 /// buckets per link for the slave MACs' claims (`claims.rs`), and what the
-/// driver keeps per slot: two work lists' slot numbers and a mark.
-pub const SLOT_BYTES: usize = core::mem::size_of::<Entry<SizedValue>>() + 2 * 4 + 2 * super::MAX_LINKS * 4 + 2 * 4 + 1;
+/// driver keeps per slot: two work lists' slot numbers and a mark, the
+/// transmit side and a pointer to it, and its lookup buckets.
+pub const SLOT_BYTES: usize = core::mem::size_of::<Entry<SizedValue>>()
+    + 2 * 4
+    + 2 * super::MAX_LINKS * 4
+    + 2 * 4
+    + 1
+    + TX_CELL_BYTES
+    + 8
+    + TX_INDEX_PER_SLOT * 4;
 /// Bytes per peer the budget counts: its state and its table slot.
 pub const PER_PEER_BYTES: usize = PEER_BYTES + SLOT_BYTES;
 
