@@ -1241,7 +1241,7 @@ impl State {
                 }
                 counter.is_some_and(|c| peer.rx.hb_seen.accept(peer_link, c))
             }
-            RxKind::Bcast(seq) if !new_epoch && !peer.rx.bcast.is_new(seq) => {
+            RxKind::Bcast(seq) if !new_epoch && peer.rx.bcast.verified() && !peer.rx.bcast.is_new(seq) => {
                 return if peer.rx.bcast.too_old(seq) { Fresh::Replay } else { Fresh::Copy };
             }
             RxKind::Bcast(_) => true,

@@ -20,6 +20,9 @@ pub struct Dedup {
     newest: Seq,
     bits: [u64; WORDS],
     started: bool,
+    /// Every number since the filter started came in a verified (sealed)
+    /// frame ([`Dedup::accept_strict`]).
+    verified: bool,
 }
 
 impl Dedup {
@@ -27,6 +30,11 @@ impl Dedup {
     /// behind the newest means the sender restarted its numbering: the
     /// filter starts again from it.
     pub fn accept(&mut self, seq: Seq) -> bool {
+        self.verified = false;
+        self.record(seq)
+    }
+
+    fn record(&mut self, seq: Seq) -> bool {
         let d = seq.diff(self.newest);
         if !self.started || d >= DEDUP_BITS as i32 || d <= -(DEDUP_BITS as i32) {
             self.started = true;
@@ -53,8 +61,23 @@ impl Dedup {
     /// [`Dedup::accept`] for sealed frames, whose restarts come with an
     /// authenticated epoch ([`Dedup::reset`]): a number older than the
     /// bitmap is a replay, refused.
+    ///
+    /// What unsealed frames left (before a key was set: anyone's, a
+    /// forger's among them) says nothing: the first sealed number starts
+    /// the filter afresh. Else a forger's numbers, far ahead of the
+    /// sender's, would have every one of its broadcasts refused as old
+    /// once keys are on, ARP with them.
     pub fn accept_strict(&mut self, seq: Seq) -> bool {
-        !self.too_old(seq) && self.accept(seq)
+        if !self.verified {
+            *self = Dedup { verified: true, ..Dedup::default() };
+        }
+        !self.too_old(seq) && self.record(seq)
+    }
+
+    /// Whether the filter holds only numbers from verified frames, so that
+    /// [`Dedup::is_new`] and [`Dedup::too_old`] speak for sealed ones.
+    pub fn verified(&self) -> bool {
+        self.verified
     }
 
     /// Whether `seq` would be new (no side effect).

@@ -263,6 +263,29 @@ fn a_strict_broadcast_filter_refuses_old_numbers() {
 }
 
 #[test]
+fn numbers_from_before_the_key_do_not_refuse_the_first_sealed_ones() {
+    // Unkeyed, a forger's broadcasts in a sender's name, numbered far
+    // ahead of the sender's own, moved the filter there (seen in
+    // ri2n_auth: the keyed pair's ARP refused ever after, as replays).
+    let mut d = Dedup::default();
+    let own = 0x1234_0000u32;
+    assert!(d.accept(Seq(own)));
+    for s in 0..10 {
+        assert!(d.accept(Seq(own + 5000 + s)), "unkeyed: taken for a restart");
+    }
+    assert!(!d.verified());
+    // Keys on: the sender's next sealed broadcasts go up, once each.
+    assert!(d.accept_strict(Seq(own + 1)), "the first sealed number starts afresh");
+    assert!(d.verified());
+    assert!(d.is_new(Seq(own + 2)) && !d.too_old(Seq(own + 2)));
+    assert!(d.accept_strict(Seq(own + 2)));
+    assert!(!d.accept_strict(Seq(own + 2)), "a copy");
+    assert!(!d.accept_strict(Seq(own - 1000)), "older than the bitmap: a replay");
+    // And a verified filter stays strict.
+    assert!(!d.accept_strict(Seq(own + 1)));
+}
+
+#[test]
 fn a_replay_is_judged_before_it_counts_anywhere() {
     let p = Params::default();
     let mut bufs: HeapBufs<u32> = HeapBufs::default();
