@@ -1058,8 +1058,11 @@ impl State {
             }
             return after;
         };
-        // The detector counts what went out since, before it judges.
-        cell.lock().fold(peer);
+        // The detector counts what went out since, before it judges; the
+        // links it allows are published after, under the same hold (a
+        // sender to this peer waits: receive and it meet only here).
+        let mut c = cell.lock();
+        c.fold(peer);
         // Truesize of what left the windows (a `Cell`: read while the
         // closure lives).
         let out_bytes = core::cell::Cell::new(0usize);
@@ -1164,7 +1167,6 @@ impl State {
             }
             log_transitions(dev_name, slaves, src, &tr, t, &peer.det);
         }
-        let mut c = cell.lock();
         c.publish(&peer.det);
         match peer.sweep_need(t, carrier, &params) {
             SweepNeed::Now => {
