@@ -60,8 +60,10 @@ bench:
 	scripts/setup-host.sh --bench
 	LAB_MPI=1 scripts/lab run scripts/bench-lab.sh
 
-# Where the guests' CPU time goes (perf, by kernel symbol), for 64-byte
-# ping-pong and unshaped bulk over one link, bonding and ri2n.
+# Where the guests' CPU time goes (perf, by kernel symbol), for 64-byte and
+# 16 KiB ping-pong and unshaped bulk over one link, bonding, ri2n and ri2n
+# with tx_gso=1; bench/results/profile/README.md puts each configuration's
+# CPU per round trip or per GB side by side, split by where it goes.
 profile:
 	scripts/setup-host.sh --bench
 	LAB_PERF=1 BENCH_ONLY=profile BENCH_RAW=$${BENCH_RAW:-bench/results/profile} scripts/lab run scripts/bench-lab.sh

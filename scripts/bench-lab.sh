@@ -19,8 +19,9 @@
 # guests pay nothing for the shaping. "none" is unshaped, CPU-bound.
 #
 # BENCH_ONLY=pingpong,bulk,failover,mpi selects parts (all by default;
-# "profile", the guests' perf profiles of 64-byte ping-pong and unshaped
-# bulk, PROF_CFGS and PROF_WORK, only when asked: make profile);
+# "profile", the guests' perf profiles of 64-byte and 16 KiB ping-pong and
+# unshaped bulk, PROF_CFGS and PROF_WORK, only when asked: make profile,
+# summarised by scripts/profile-report.sh);
 # BENCH_BULK_CFGS="single ri2n ri2n-keyed" the bulk configurations,
 # BENCH_BULK_LINKS="2" the shaped link counts, BENCH_PP_CFGS the ping-pong
 # ones, BENCH_STREAMS="1" the iperf3 stream counts. ri2n-keyed: with a key
@@ -153,7 +154,7 @@ bulk() { # CONFIG LINKS RATE STREAMS
 # time it was busy (idle left out), then by module ([ri2n], the kernel...).
 perf_top() {
 	local rep="perf report -i /tmp/perf.data --stdio --no-children -g none --percent-limit 0"
-	on "$1" sh -c "$rep --sort sym 2>/dev/null" | awk -v top="${PROF_TOP:-40}" '
+	on "$1" sh -c "$rep --sort sym 2>/dev/null" | awk -v top="${PROF_TOP:-60}" '
 		/^#/ || NF < 3 {next}
 		{p = $1; sub("%", "", p); sym = $0; sub(/^ *[0-9.]+% +\[[a-z.]\] /, "", sym)}
 		sym ~ /safe_halt|default_idle|cpu_idle|do_idle|acpi_idle|poll_idle/ {idle += p; next}
@@ -190,6 +191,7 @@ profile() {
 		on $n sh -c 'while pidof perf >/dev/null; do sleep 0.2; done'
 		{
 			echo "# $work over $cfg, $n ($([ $n = n1 ] && echo sender || echo receiver)): $figure"
+			echo "# window $((secs + 1)) s"
 			perf_top $n
 		} >"$RAW/profile-$work-$cfg-$n.txt"
 	done
@@ -395,9 +397,13 @@ if want mpi; then
 	for cfg in single ri2n; do mpi $cfg; done
 fi
 if want profile; then
-	for work in ${PROF_WORK:-rr64 bulk}; do
-		for cfg in ${PROF_CFGS:-single-1500 bond-1500 ri2n}; do profile $cfg $work; done
+	for work in ${PROF_WORK:-rr64 rr16384 bulk}; do
+		for cfg in ${PROF_CFGS:-single-1500 bond-1500 ri2n ri2n-gso}; do profile $cfg $work; done
 	done
 fi
 [ "$LAB_NODES" = 0 ] || lab_down
-[ "$ONLY" = profile ] || "$RI2N_ROOT/scripts/bench-report.sh" "$RAW"
+if [ "$ONLY" = profile ]; then
+	"$RI2N_ROOT/scripts/profile-report.sh" "$RAW"
+else
+	"$RI2N_ROOT/scripts/bench-report.sh" "$RAW"
+fi
