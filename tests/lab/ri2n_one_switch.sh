@@ -2,7 +2,7 @@
 # Every link through one switch (issue 15, the paper's §7.3): LAB_TOPO
 # one-switch (all NICs on br0; the default here) or trunk (a bridge per
 # link, the bridges joined: one learning, flooding fabric). Links shaped to
-# 100 Mbit/s at the switch.
+# 50 Mbit/s at the switch.
 #
 # First today's mode (one_switch=0): ri2n0's one MAC shows on two ports of
 # one switch, which keeps moving it: measured. Then one_switch=1: frames
@@ -14,7 +14,10 @@ set -u
 LAB_TOPO=${LAB_TOPO:-one-switch}
 export LAB_TOPO
 lab_up 3 2
-shape_all() { local n l; for n in n1 n2 n3; do for l in 0 1; do link_shape $n $l 100mbit; done; done; }
+# 50 Mbit/s: two links' worth stays below what three TCG guests on two
+# host cores can move (at 100 Mbit/s they fell short of 171 on a slow host,
+# with either mode's code).
+shape_all() { local n l; for n in n1 n2 n3; do for l in 0 1; do link_shape $n $l 50mbit; done; done; }
 shape_all
 on n2 iperf3 -s -D
 goodput() { # FROM TO_IP SECONDS
@@ -51,7 +54,7 @@ r0=$(($(rx_pkts n2 eth0) - r0)) r1=$(($(rx_pkts n2 eth1) - r1))
 flooded=$(($(rx_pkts n3 eth0) + $(rx_pkts n3 eth1) - f0))
 pretty INFO "$LAB_TOPO topology, one_switch=1: n1 -> n2 $new Mbit/s (today's mode: ${old:-0}); n2 received $r0 frames on eth0, $r1 on eth1; n3 received $flooded"
 # (The debug kernel's guests cannot fill one link: there only the split.)
-[ "$LAB_TIME_SCALE" = 1 ] && check "both links carry the transfer (>= 1.8 x 95 Mbit/s: $new)" ge "$new" 171
+[ "$LAB_TIME_SCALE" = 1 ] && check "both links carry the transfer (>= 1.8 x 47.5 Mbit/s: $new)" ge "$new" 85.5
 check "  ... each link about half ($r0 / $r1)" test $((r0 * 3)) -gt "$r1" -a $((r1 * 3)) -gt "$r0"
 check "  ... no flood to a bystander ($flooded frames at n3 < 200)" test "$flooded" -lt 200
 for a in 1 2 3; do
@@ -64,6 +67,8 @@ done
 # frame n1 sends also reaches n2's other NIC. A copy flooded to another of
 # n2's links counts on no endpoint there, and reaches the stack once.
 ep() { on "$1" ri2n get ri2n0 endpoint "$(ri2n_mac "$2")" "$3" "$4"; }
+# Frames received on an endpoint, data and heartbeats, as `tx` counts them.
+ep_rx() { echo $(($(ep "$1" "$2" "$3" rx) + $(ep "$1" "$2" "$3" hb))); }
 hub() { # on|off
 	local i k learn=on
 	[ "$1" = on ] && learn=off
@@ -71,10 +76,10 @@ hub() { # on|off
 	for k in $(ns ip -o link show type bridge | awk -F': ' '{print $2}'); do ns ip link set "$k" type bridge fdb_flush; done
 }
 hub on
-tx0=$(ep n1 n2 eth0 tx) tx1=$(ep n1 n2 eth1 tx) rx0=$(ep n2 n1 eth0 rx) rx1=$(ep n2 n1 eth1 rx)
+tx0=$(ep n1 n2 eth0 tx) tx1=$(ep n1 n2 eth1 tx) rx0=$(ep_rx n2 n1 eth0) rx1=$(ep_rx n2 n1 eth1)
 dups=$(on n1 ping -c 200 -i 0.01 -W 2 -q 10.0.0.2 | grep -o '+[0-9]* duplicates')
 tx0=$(($(ep n1 n2 eth0 tx) - tx0)) tx1=$(($(ep n1 n2 eth1 tx) - tx1))
-rx0=$(($(ep n2 n1 eth0 rx) - rx0)) rx1=$(($(ep n2 n1 eth1 rx) - rx1))
+rx0=$(($(ep_rx n2 n1 eth0) - rx0)) rx1=$(($(ep_rx n2 n1 eth1) - rx1))
 hub off
 pretty INFO "hub: n1 sent $tx0 / $tx1 frames on eth0 / eth1; n2 counted $rx0 / $rx1"
 check "flooded copies count on no endpoint (n2 counted $rx0 <= $tx0 + 5 on eth0, $rx1 <= $tx1 + 5 on eth1)" \
