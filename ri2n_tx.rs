@@ -197,7 +197,9 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
             drop(st);
             return Err(skb);
         }
-        queue_unicast(dev, &mut st, skb, segs, first, &mut garbage, &mut drain);
+        let mut one = SkbList::new();
+        one.push(skb);
+        queue_unicast(dev, &mut st, one, segs, first, &mut garbage, &mut drain);
     }
     drop(st);
     drop(garbage);
@@ -236,18 +238,29 @@ fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> u8 {
         Ok(drain) => return drain,
         Err(back) => back,
     };
+    // A whole block in one round of both locks (a sender on the lockless
+    // way must not route between its frames); spread frames
+    // `SEGS_PER_ROUND` at a time.
+    let per_round = if block == 1 { SEGS_PER_ROUND } else { u32::MAX };
     let mut garbage = SkbList::new();
     let d = dev.data();
-    let mut st = d.lock_state();
-    for (i, s) in ready.enumerate() {
-        if block == 1 && i > 0 && i as u32 % SEGS_PER_ROUND == 0 {
+    let mut round = SkbList::new();
+    let mut n = 0u32;
+    for s in ready {
+        round.push(s);
+        n += 1;
+        if n % per_round == 0 {
+            let mut st = d.lock_state();
+            queue_unicast(dev, &mut st, core::mem::take(&mut round), 1, first.take(), &mut garbage, &mut drain);
             drop(st);
-            st = d.lock_state();
             first = Some((1, 0));
         }
-        queue_unicast(dev, &mut st, s, 1, first.take(), &mut garbage, &mut drain);
     }
-    drop(st);
+    if n % per_round != 0 {
+        let mut st = d.lock_state();
+        queue_unicast(dev, &mut st, round, 1, first, &mut garbage, &mut drain);
+        drop(st);
+    }
     drop(garbage);
     drain
 }
@@ -290,61 +303,68 @@ fn prepare(dev: &Ri2nDev, mut skb: Skb) -> Option<Skb> {
     None
 }
 
-/// Numbers unicast `skb` (of `segs` segments: more than one for a whole
-/// GSO packet, `tx_gso`) for its peer and queues it on its link, under the
-/// state lock `st` and the peer's own; `first` as [`xmit_one_block`] takes
-/// it. Adds the link to `drain` if this task is to drain it.
+/// Numbers the `frames` of one unicast packet (of `segs` segments each:
+/// more than one for a whole GSO packet, `tx_gso`) for their peer and
+/// queues them on their links, under the state lock `st` and the peer's
+/// own, held across them all; `first` as [`xmit_one_block`] takes it, for
+/// the first frame. Adds the links this task is to drain to `drain`.
 fn queue_unicast(
     dev: &Ri2nDev,
     st: &mut State,
-    skb: Skb,
+    mut frames: SkbList,
     segs: u32,
-    first: Option<(u32, u32)>,
+    mut first: Option<(u32, u32)>,
     garbage: &mut SkbList,
     drain: &mut u8,
 ) {
     let d = dev.data();
-    let Frame { dst, addrs, protocol, len } = Frame::of(&skb);
-    // A block of one: this frame's own bytes.
-    let first = first.map(|(k, bytes)| (k, if k > 1 { bytes } else { len }));
+    let Some(head) = frames.pop() else { return };
+    let dst = Frame::of(&head).dst;
     let Some(slot) = st.tx_peer(&dst, garbage) else {
-        garbage.push(skb);
+        garbage.push(head);
+        garbage.append(&mut frames);
         return;
     };
     let rcu = rcu::read_lock();
     let Some(cell) = d.tx(&rcu).cell(slot) else {
-        garbage.push(skb);
+        garbage.push(head);
+        garbage.append(&mut frames);
         return;
     };
     let mut c = cell.lock();
-    let TxRoute::Send { link, seq, to, from } = st.tx_route(slot, &mut c, len, segs, first) else {
-        garbage.push(skb);
-        return;
-    };
     let one_switch = st.one_switch();
-    let origin = origin_of(one_switch, &addrs, link);
-    let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
-    // One-switch mode: to the peer's slave on the link (its ri2n MAC,
-    // flooded, until learned), from ours.
-    let to = if to == [0; 6] { dst } else { to };
-    let eth = one_switch.then_some((to, from));
-    let shim = Shim { key: st.keys().sealing(), epoch: d.epoch, addrs: &covered, origin: origin.as_ref(), eth };
-    match shim.put(skb, Header { kind: Kind::Data, protocol, seq }, segs) {
-        Ok(frame) => match st.txq_push(&d.txq[link], link, frame, task(), garbage) {
-            Some(true) => *drain |= 1 << link,
-            Some(false) => {}
-            None => {
-                // Its drop is counted (`tx_queue_full`), not its sending.
+    for skb in core::iter::once(head).chain(frames) {
+        let Frame { addrs, protocol, len, .. } = Frame::of(&skb);
+        // A block of one: this frame's own bytes.
+        let fst = first.take().map(|(k, bytes)| (k, if k > 1 { bytes } else { len }));
+        let TxRoute::Send { link, seq, to, from } = st.tx_route(slot, &mut c, len, segs, fst) else {
+            garbage.push(skb);
+            continue;
+        };
+        let origin = origin_of(one_switch, &addrs, link);
+        let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
+        // One-switch mode: to the peer's slave on the link (its ri2n MAC,
+        // flooded, until learned), from ours.
+        let to = if to == [0; 6] { dst } else { to };
+        let eth = one_switch.then_some((to, from));
+        let shim = Shim { key: st.keys().sealing(), epoch: d.epoch, addrs: &covered, origin: origin.as_ref(), eth };
+        match shim.put(skb, Header { kind: Kind::Data, protocol, seq }, segs) {
+            Ok(frame) => match st.txq_push(&d.txq[link], link, frame, task(), garbage) {
+                Some(true) => *drain |= 1 << link,
+                Some(false) => {}
+                None => {
+                    // Its drop is counted (`tx_queue_full`), not its sending.
+                    st.tx_untaken(len, segs);
+                    c.unsent(link, segs);
+                }
+            },
+            Err(frame) => {
+                // Cannot happen: the headroom was made above.
                 st.tx_untaken(len, segs);
+                st.tx_drop();
                 c.unsent(link, segs);
+                garbage.push(frame);
             }
-        },
-        Err(frame) => {
-            // Cannot happen: the headroom was made above.
-            st.tx_untaken(len, segs);
-            st.tx_drop();
-            c.unsent(link, segs);
-            garbage.push(frame);
         }
     }
 }
@@ -404,7 +424,9 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
     let carrier = slots.carrier.load(Ordering::Relaxed);
     let idle = Duration(slots.idle_ns.load(Ordering::Relaxed));
     let queues_ok = queues_ok(d, &rcu);
-    let t = Instant(crate::net::ktime_ns());
+    // Read with the peer's lock held: a time older than another CPU's
+    // that routed meanwhile would look like a wrapped period.
+    let mut t = Instant(crate::net::ktime_ns());
     let (mut drain, mut packets, mut bytes) = (0u8, 0u32, 0u32);
     let (mut no_link, mut full, mut failed) = (0u32, [0u32; MAX_LINKS], 0u32);
     let mut garbage = SkbList::new();
@@ -412,6 +434,7 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
         if spread && i > 0 && i as u32 % SEGS_PER_ROUND == 0 {
             drop(c);
             c = cell.lock();
+            t = Instant(crate::net::ktime_ns());
             first = Some((1, 0));
         }
         if !c.is(dst) {
@@ -467,7 +490,9 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
                 st.tx_queue_full(l);
             }
         }
-        if !swept {
+        // The slot is of the table transmit found; `peer_mem` may have
+        // replaced it since (a transmit while the device is not up).
+        if !swept && core::ptr::eq(slots, st.tx_slots()) {
             if let Some(cell) = slots.cell(slot) {
                 st.tx_swept(slot, &mut cell.lock());
             }

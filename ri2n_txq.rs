@@ -70,8 +70,8 @@ unsafe impl Sync for LinkQueue {}
 impl LinkQueue {
     /// Queues `frame`: `Ok(true)` if the caller now holds the token and is
     /// to drain the queue (`ri2n_tx::drain_links`), `Err` with the frame
-    /// if the queue is full. Called under the state lock, which orders the
-    /// frames.
+    /// if the queue is full. Called under the lock of the frame's peer
+    /// (its transmit side), which orders that peer's frames.
     pub(crate) fn push(&self, frame: Skb, task: usize) -> core::result::Result<bool, Skb> {
         if self.len.fetch_add(1, Ordering::Relaxed) >= TXQ_LIMIT {
             self.len.fetch_sub(1, Ordering::Relaxed);
