@@ -166,6 +166,17 @@ perf_top() {
 	on "$1" sh -c "$rep --sort dso 2>/dev/null" | awk '/^#/ || NF < 2 {next} {print "# dso", $0}' | head -8
 }
 
+# irq_delta NODE: interrupts (by line of /proc/interrupts: a NIC's queue,
+# the local timer...) and softirqs raised during the workload, as
+# "# irq NAME COUNT" lines, counted over every CPU.
+irq_delta() {
+	on "$1" sh -c 'cat /tmp/irq0; echo --; cat /tmp/irq1' | awk '
+		function sum(   i, s) {s = 0; for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i; else break; return s}
+		/^--$/ {after = 1; next}
+		$1 ~ /:$/ {k = $1; sub(":", "", k); if ($1 ~ /^[0-9]+:$/) k = k "(" $NF ")"; if (after) b[k] = sum(); else a[k] = sum(); if (!(k in o)) o[k] = ++n}
+		END {for (k in b) if (b[k] - a[k] > 0) print "# irq", k, b[k] - a[k]}' | sort -k4 -rn
+}
+
 # profile CONFIG rrSIZE|bulk: both guests sampled (cpu-clock, every CPU,
 # 1 kHz) for PROF_SECS while n1 runs ping-pong of SIZE bytes or one unshaped bulk
 # TCP stream to n2; each node's profile by kernel symbol goes to
@@ -178,6 +189,7 @@ profile() {
 	sleep 0.3
 	pretty BENCH "profile $work over $cfg"
 	for n in n1 n2; do
+		on $n sh -c 'cat /proc/interrupts /proc/softirqs >/tmp/irq0'
 		on $n sh -c "perf record -a -g -F 1000 -e cpu-clock -o /tmp/perf.data -- sleep $((secs + 1)) >/tmp/perf.log 2>&1 &"
 	done
 	sleep 0.5
@@ -186,12 +198,14 @@ profile() {
 		awk '!/^#/ {print $2, "round trips, rtt", $3, "us"; exit}') ;;
 	bulk) figure=$(on n1 iperf3 -c "$DST" -t "$secs" -f m | awk '/receiver/ {print $7, $8}') ;;
 	esac
+	for n in n1 n2; do on $n sh -c 'cat /proc/interrupts /proc/softirqs >/tmp/irq1'; done
 	sleep 1.5
 	for n in n1 n2; do
 		on $n sh -c 'while pidof perf >/dev/null; do sleep 0.2; done'
 		{
 			echo "# $work over $cfg, $n ($([ $n = n1 ] && echo sender || echo receiver)): $figure"
 			echo "# window $((secs + 1)) s"
+			irq_delta $n
 			perf_top $n
 		} >"$RAW/profile-$work-$cfg-$n.txt"
 	done

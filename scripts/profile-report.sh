@@ -17,8 +17,10 @@ DIR=${1:-$RI2N_ROOT/bench/results/profile}
 ls "$DIR"/profile-*.txt >/dev/null 2>&1 || die "no profiles in $DIR: run make profile first."
 OUT=$DIR/README.md
 
-# costs FILE: one line, "cfg node figure unit total ri2n notify copy gro
-# irq other unlisted": the unit's busy cost, then its split (same unit).
+# costs FILE: one line, "work cfg node figure unit total ri2n notify copy
+# gro irq other unlisted nic loc netrx timer": the unit's busy cost, its
+# split (same unit), then interrupts per round trip or per MB: the NICs',
+# the local timer's, NET_RX and TIMER softirqs.
 costs() {
 	awk -v f="$(basename "$1")" '
 	function add(k, v) { part[k] += v }
@@ -29,6 +31,10 @@ costs() {
 		else { mbit = $(NF - 1); kind = "bulk" }
 	}
 	/^# window / { window = $3 }
+	/^# irq [0-9]+\(/ { nic += $4 }
+	/^# irq LOC / { loc = $4 }
+	/^# irq NET_RX / { netrx = $4 }
+	/^# irq TIMER / { tsirq = $4 }
 	/^# busy / { busy = $3; sub("%", "", busy) }
 	/^# dso / && /\[ri2n\]/ { p = $3; sub("%", "", p); ri2n_all = p }
 	/^ *[0-9.]+%  / {
@@ -52,7 +58,11 @@ costs() {
 		k = split("notify copy gro irq other", ks, " ")
 		for (i = 1; i <= k; i++) printf " %.1f", per * part[ks[i]] / 100
 		un = 100 - listed - (r - return_ri2n); if (un < 0) un = 0
-		printf " %.1f\n", per * un / 100
+		printf " %.1f", per * un / 100
+		# Interrupts per round trip, or per MB.
+		u = kind == "rr" ? n : gb * 1000
+		if (u > 0) printf " %.2f %.2f %.2f %.2f\n", nic / u, loc / u, netrx / u, tsirq / u
+		else print " - - - -"
 	}' "$1"
 }
 
@@ -73,7 +83,10 @@ costs() {
 	echo "GRO; interrupt, softirq and scheduler entry and exit (\`handle_softirqs\`,"
 	echo "\`finish_task_switch\`, \`_raw_spin_unlock_irq*\`: where interrupts are"
 	echo "re-enabled, the emulator's interrupt delivery is charged); the rest of the"
-	echo "listed symbols; and what falls below the list. \"Δ\" rows are ri2n's"
+	echo "listed symbols; and what falls below the list. Then interrupts per round"
+	echo "trip (or per MB): the NICs' queues, the local timer, and the NET_RX and"
+	echo "TIMER softirqs (\`/proc/interrupts\`, \`/proc/softirqs\` before and after)."
+	echo "\"Δ\" rows are ri2n's"
 	echo "configurations minus one link with MTU frames (single-1500), per unit."
 	echo "The per-symbol lists are in the profile-*.txt files beside this one."
 	for work in $(ls "$DIR"/profile-*.txt | sed 's/.*profile-\([^-]*\)-.*/\1/' | sort -u); do
@@ -81,17 +94,17 @@ costs() {
 			echo
 			echo "## $work, $node ($([ $node = n1 ] && echo sender || echo receiver))"
 			echo
-			echo "| config | figure | busy per unit | ri2n | notify | copy | GRO | irq/sched | other | unlisted |"
-			echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+			echo "| config | figure | busy per unit | ri2n | notify | copy | GRO | irq/sched | other | unlisted | NIC irqs | timer irqs | NET_RX | TIMER softirqs |"
+			echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 			base=""
 			for f in "$DIR"/profile-"$work"-*-"$node".txt; do
-				read -r _ cfg _ fig1 fig2 unit tot ri nt cp gr ir ot un < <(costs "$f")
-				echo "| $cfg | $fig1 $fig2 | $tot $unit | $ri | $nt | $cp | $gr | $ir | $ot | $un |"
+				read -r _ cfg _ fig1 fig2 unit tot ri nt cp gr ir ot un ni lo nr ts < <(costs "$f")
+				echo "| $cfg | $fig1 $fig2 | $tot $unit | $ri | $nt | $cp | $gr | $ir | $ot | $un | $ni | $lo | $nr | $ts |"
 				[ "$cfg" = single-1500 ] && base="$tot $ri $nt $cp $gr $ir $ot $un"
 			done
 			[ -n "$base" ] || continue
 			for f in "$DIR"/profile-"$work"-ri2n*-"$node".txt; do
-				read -r _ cfg _ _ _ unit tot ri nt cp gr ir ot un < <(costs "$f")
+				read -r _ cfg _ _ _ unit tot ri nt cp gr ir ot un _ < <(costs "$f")
 				awk -v cfg="$cfg" -v unit="$unit" -v a="$tot $ri $nt $cp $gr $ir $ot $un" -v b="$base" 'BEGIN {
 					split(a, x, " "); split(b, y, " ")
 					printf "| Δ %s − single-1500 | | %+.1f %s |", cfg, x[1] - y[1], unit
