@@ -889,7 +889,9 @@ impl<T: Driver> NetDevice<T> {
     /// to what `get_stats64` gives.
     pub fn count_tx(&self, packets: u32, bytes: u32) {
         // SAFETY: A registered device of ours has its per-CPU counters
-        // (`setup` asked for them; the core frees them after the data).
+        // (`setup` asked for them). The core frees them at unregistration
+        // (`netdev_run_todo`), after the last transmit (the device was
+        // closed and its queues quiesced) and before the private data.
         unsafe { bindings::dev_sw_netstats_tx_add(self.as_raw(), packets, bytes) }
     }
 
@@ -897,7 +899,9 @@ impl<T: Driver> NetDevice<T> {
     /// and bytes sent.
     pub fn counted_tx(&self) -> (u64, u64) {
         let mut s = bindings::rtnl_link_stats64::default();
-        // SAFETY: As in `count_tx`; `s` is ours.
+        // SAFETY: As in `count_tx`: callers read them while the device is
+        // registered (procfs goes in `ndo_uninit`, ethtool runs under
+        // RTNL); `s` is ours.
         unsafe { bindings::dev_fetch_tstats(&mut s, self.as_raw()) };
         (s.tx_packets, s.tx_bytes)
     }
