@@ -29,8 +29,11 @@
 //! been silent for SLOW_TOUT while another delivered within SLOW_TOUT, the
 //! driver asks for a heartbeat on every usable link at once ([`probe_due`],
 //! at most one round per SLOW_TOUT); FAST_TOUT later, the longest one link
-//! may lag another, a probed link that brought nothing while another did is
-//! failed ([`probe_end`]). A link that answers is spared whatever its counter.
+//! may lag another, a link silent since before the round that brought
+//! nothing while another link did is failed ([`probe_end`]). A link that
+//! answers is spared whatever its counter, and so is one that delivered
+//! within SLOW_TOUT before the round: the answer it owes may wait behind a
+//! full switch queue for longer than FAST_TOUT.
 //! Failed links are probed every HBSPAN / 8 ([`retry_due`]), so that one
 //! that heals is back within a fraction of HBSPAN.
 //!
@@ -409,7 +412,15 @@ impl Detector {
         if n == 0 {
             return None;
         }
-        v[..n].sort_unstable();
+        // Insertion sort: at most MAX_LINKS figures, and core's generic
+        // sort brings code objtool cannot follow into the module.
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && v[j - 1] > v[j] {
+                v.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         Some(v[(n - 1) / 2])
     }
 
@@ -669,7 +680,11 @@ impl Detector {
     }
 
     /// Ends the probe round FAST_TOUT after it started: every probed link
-    /// that brought nothing since, while another probed link did, fails.
+    /// that was silent for SLOW_TOUT when it started and brought nothing
+    /// since, while another probed link did, fails. A link that delivered
+    /// within SLOW_TOUT before the round is no suspect: behind a full queue
+    /// its answer may take longer than FAST_TOUT (the next round judges
+    /// it if it stays silent).
     pub fn probe_end(&mut self, now: Instant, p: &Params) -> Transitions {
         let mut t = Transitions::default();
         if self.probing == 0 || now.since(self.probed) < p.fast_tout() {
@@ -677,10 +692,11 @@ impl Detector {
         }
         let probed = self.probed;
         let answered = self.probing & self.mask(|e| e.last_rx.0 >= probed.0);
+        let suspects = self.probing & self.mask(|e| probed.since(e.last_rx) >= p.slow_tout());
         if answered != 0 {
             for l in 0..self.nlinks {
                 let e = &mut self.endpoints[l];
-                if self.probing & !answered & (1 << l) != 0 && !e.failed {
+                if suspects & !answered & (1 << l) != 0 && !e.failed {
                     e.set(true, e.peer_failed, now);
                     e.fails += 1;
                     t.failed |= 1 << l;

@@ -14,10 +14,9 @@ set -u
 LAB_TOPO=${LAB_TOPO:-one-switch}
 export LAB_TOPO
 lab_up 3 2
-# 50 Mbit/s: two links' worth stays below what three TCG guests on two
-# host cores can move (at 100 Mbit/s they fell short of 171 on a slow host,
-# with either mode's code).
-shape_all() { local n l; for n in n1 n2 n3; do for l in 0 1; do link_shape $n $l 50mbit; done; done; }
+# 30 Mbit/s: two links' worth stays below what three TCG guests on two
+# host cores can move (at 100 Mbit/s they fell short of 171 on a slow host).
+shape_all() { local n l; for n in n1 n2 n3; do for l in 0 1; do link_shape $n $l 30mbit; done; done; }
 shape_all
 on n2 iperf3 -s -D
 goodput() { # FROM TO_IP SECONDS
@@ -54,7 +53,7 @@ r0=$(($(rx_pkts n2 eth0) - r0)) r1=$(($(rx_pkts n2 eth1) - r1))
 flooded=$(($(rx_pkts n3 eth0) + $(rx_pkts n3 eth1) - f0))
 pretty INFO "$LAB_TOPO topology, one_switch=1: n1 -> n2 $new Mbit/s (today's mode: ${old:-0}); n2 received $r0 frames on eth0, $r1 on eth1; n3 received $flooded"
 # (The debug kernel's guests cannot fill one link: there only the split.)
-[ "$LAB_TIME_SCALE" = 1 ] && check "both links carry the transfer (>= 1.8 x 47.5 Mbit/s: $new)" ge "$new" 85.5
+[ "$LAB_TIME_SCALE" = 1 ] && check "both links carry the transfer (>= 1.8 x 28.5 Mbit/s: $new)" ge "$new" 51.3
 check "  ... each link about half ($r0 / $r1)" test $((r0 * 3)) -gt "$r1" -a $((r1 * 3)) -gt "$r0"
 check "  ... no flood to a bystander ($flooded frames at n3 < 200)" test "$flooded" -lt 200
 for a in 1 2 3; do
@@ -66,6 +65,9 @@ done
 # A switch that floods (a hub: no port learns, the table flushed): each
 # frame n1 sends also reaches n2's other NIC. A copy flooded to another of
 # n2's links counts on no endpoint there, and reaches the stack once.
+# Counted, each link would see about 100 frames more than were sent on it;
+# the slack of 20 is for heartbeats and probes between the two nodes'
+# readings.
 ep() { on "$1" ri2n get ri2n0 endpoint "$(ri2n_mac "$2")" "$3" "$4"; }
 # Frames received on an endpoint, data and heartbeats, as `tx` counts them.
 ep_rx() { echo $(($(ep "$1" "$2" "$3" rx) + $(ep "$1" "$2" "$3" hb))); }
@@ -82,8 +84,8 @@ tx0=$(($(ep n1 n2 eth0 tx) - tx0)) tx1=$(($(ep n1 n2 eth1 tx) - tx1))
 rx0=$(($(ep_rx n2 n1 eth0) - rx0)) rx1=$(($(ep_rx n2 n1 eth1) - rx1))
 hub off
 pretty INFO "hub: n1 sent $tx0 / $tx1 frames on eth0 / eth1; n2 counted $rx0 / $rx1"
-check "flooded copies count on no endpoint (n2 counted $rx0 <= $tx0 + 5 on eth0, $rx1 <= $tx1 + 5 on eth1)" \
-	test "$rx0" -le $((tx0 + 5)) -a "$rx1" -le $((tx1 + 5))
+check "flooded copies count on no endpoint (n2 counted $rx0 <= $tx0 + 20 on eth0, $rx1 <= $tx1 + 20 on eth1)" \
+	test "$rx0" -le $((tx0 + 20)) -a "$rx1" -le $((tx1 + 20))
 check "  ... what was sent is counted ($((rx0 + rx1)) >= 0.9 x $((tx0 + tx1)))" test $((10 * (rx0 + rx1))) -ge $((9 * (tx0 + tx1)))
 check "  ... and reaches the stack once (${dups:-no duplicates})" test -z "$dups"
 # Broadcasts leave on every link and any switch floods each copy to every
@@ -98,7 +100,7 @@ quiet=$(ep n2 n1 eth1 last_rx_ms)
 link_blackhole n1 1 off
 sleep 1
 got=$(on n2 sh -c 'wc -l </tmp/bc')
-on n2 pkill socat
+on n2 sh -c 'kill $(pidof socat)'
 check "flooded broadcast copies count on no endpoint: (n1, eth1) silent at n2 while cut off (${quiet:-?} ms >= 1500)" \
 	test "${quiet:-0}" -ge $((1500 * LAB_TIME_SCALE))
 check "  ... each broadcast reaches the stack once ($got of 40)" test "$got" = 40

@@ -16,7 +16,7 @@ set -u
 # flood beside it; then n2's late_loss for n1.
 run_case() {
 	local name=$1 ll
-	on n2 sh -c "pkill iperf3 2>/dev/null; iperf3 -s -D"
+	on n2 sh -c "kill \$(pidof iperf3) 2>/dev/null; iperf3 -s -D"
 	on n1 ping -c 2 -q 10.0.0.2 >/dev/null
 	transfer_start n1 n2 10
 	on n1 sh -c "ping -c 300 -i 0.01 -Q 0x10 -q 10.0.0.2 >/dev/null 2>&1" &

@@ -20,7 +20,7 @@ for round in 1 2 3; do
 	check "round $round: ri2n0 gone on $victim" not on $victim ip link show ri2n0
 	on $victim modprobe ri2n slaves=eth0,eth1 && on $victim ip link set ri2n0 up &&
 		on $victim ip addr add 10.0.0.${victim#n}/24 dev ri2n0
-	on n2 pkill iperf3
+	on n2 sh -c 'kill $(pidof iperf3)'
 	on n2 iperf3 -s -D
 	# The reloaded ri2n0 has a new random MAC: the other node's ARP entry
 	# is stale until it is flushed (or the address is set by hand).

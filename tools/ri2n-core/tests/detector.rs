@@ -235,6 +235,29 @@ fn a_probed_link_that_answers_is_spared_whatever_its_counter() {
 }
 
 #[test]
+fn a_link_that_delivered_just_before_the_round_is_not_failed_for_a_late_answer() {
+    // Congested switch ports (ri2n_congested): the peer's frames stall
+    // on both links while our data fills the queues toward it. L1 has
+    // been silent for SLOW_TOUT, L0 delivered 30 ms before the round; L1's
+    // answer comes back at once, L0's waits behind a full queue for longer
+    // than FAST_TOUT. L0 was never the suspect.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.data(L1, ms(0), &p);
+    d.data(L0, ms(80), &p);
+    assert_eq!(d.probe_due(ms(110), BOTH, &p), BOTH);
+    d.heartbeat(L1, ms(115), L1, 0, &p);
+    assert!(d.probe_end(ms(130), &p).is_empty(), "L0 was silent 30 ms when the round opened, not SLOW_TOUT");
+    assert_eq!(d.usable(), BOTH);
+    // Its answer arrives late; had L0 died instead, the next round (L0
+    // silent for SLOW_TOUT by then) finds it.
+    d.data(L1, ms(150), &p);
+    assert_eq!(d.probe_due(ms(210), BOTH, &p), BOTH);
+    d.heartbeat(L1, ms(212), L1, 0, &p);
+    assert_eq!(d.probe_end(ms(230), &p).failed, 1 << L0);
+}
+
+#[test]
 fn no_probe_round_when_every_link_is_silent_or_unusable() {
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
