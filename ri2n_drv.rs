@@ -61,8 +61,8 @@ module! {
         loss_thresh: u32 { default: 5, description: "a link losing clearly more than this (0.1 %) of our frames, and than the other links, goes out of use; 0: never; default 5 (0.5 %)", },
         one_switch: u32 { default: 0, description: "1: all links through one switch; frames leave each slave with its own MAC (default 0: a switch per link, the paper's wire)", },
         rx_gro: u32 { default: 1, description: "1: the slaves' GRO merges RI2N frames that follow one another on a link (a peer's tx_gso packets, or all of its frames on its one link), and ri2n takes each merged packet whole; 0: frame by frame", },
-        stripe_segs: u32 { default: 8, description: "a GSO packet of at most this many segments (1..64; more act as 64) goes whole to one link, a longer one segment by segment over every link (default 8; 1: every segment to the next link, the paper's)", },
-        tx_gso: u32 { default: 0, description: "1 (experimental): a GSO packet goes whole to one slave, which segments it (hardware segmentation off on the slaves); 0: ri2n segments and stripes each segment", },
+        stripe_segs: u32 { default: 8, description: "with tx_gso=0: a GSO packet of at most this many segments (1..64; more act as 64) goes whole to one link, a longer one segment by segment over every link (default 8; 1: every segment to the next link, the paper's)", },
+        tx_gso: u32 { default: 1, description: "1 (default): a GSO packet goes whole to one slave, links chosen by bytes, and the slave segments it (hardware segmentation off on the slaves); 0: ri2n segments it and stripes the segments (stripe_segs)", },
     },
 }
 

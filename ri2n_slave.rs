@@ -179,13 +179,20 @@ fn give_back(dev: &Ri2nDev, rtnl: &Rtnl, slave: &Slave) {
     if slave.gso_off != 0 {
         // Our whole GSO packets may still wait in its qdisc, and its
         // hardware would take their RI2N header for IP's: segmentation
-        // comes back once they left (they leave at line rate; a stuck
-        // queue, no carrier, is waited for 200 ms, then left to luck).
-        if !port.wait_qdiscs_empty(rtnl, 200) {
-            pr_warn!("{}: {}'s queue did not drain; its TSO comes back all the same\n", dev.name_str(), port.name_str());
+        // comes back once they left (at line rate) and a grace period
+        // passed (a qdisc dequeues a packet before validate_xmit_skb cuts
+        // it, BH disabled). A queue that does not drain within 100 ms (a
+        // stopped ring, a slow shaper) keeps it off, said in the log.
+        if port.wait_qdiscs_empty(rtnl, 100) {
+            crate::net::synchronize_net();
+            port.restore_features(rtnl, slave.gso_off);
+        } else {
+            pr_warn!(
+                "{}: {}'s queue did not drain; its segmentation offloads stay off (ethtool -K {} tso on)\n",
+                dev.name_str(), port.name_str(), port.name_str()
+            );
         }
     }
-    port.restore_features(rtnl, slave.gso_off);
     if slave.opened {
         port.close(rtnl);
     }

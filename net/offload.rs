@@ -167,6 +167,8 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
         let mac_offset = (*headers(skb)).mac_header;
         let mac_len = (*skb).mac_len;
         let outer = (*headers(skb)).protocol;
+        // The sender took this many numbers for the packet, one per segment.
+        let reserved = bindings::skb_gso_segs(skb) as u32;
         (*headers(skb)).protocol = inner.to_be();
         bindings::skb_pull(skb, hlen as u32);
         (*skb).mac_len = 0;
@@ -176,6 +178,20 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
         if segs.is_null() || kernel::error::from_err_ptr(segs).is_err() {
             bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, mac_len as i32);
             return if segs.is_null() { einval } else { segs };
+        }
+        // More segments than numbers would reuse the next packet's numbers
+        // (the receiver would drop real data as duplicates), fewer would
+        // leave a gap: the packet is dropped instead, a few numbers lost.
+        let mut n = 0u32;
+        let mut s = segs;
+        while !s.is_null() {
+            n += 1;
+            s = (*s).__bindgen_anon_1.__bindgen_anon_1.next;
+        }
+        if n != reserved {
+            bindings::kfree_skb_list_reason(segs, bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED);
+            bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, mac_len as i32);
+            return einval;
         }
         // Each segment's data is at its inner network header, with a
         // private copy of the outer headers before it (skb_segment copies

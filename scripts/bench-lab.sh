@@ -77,11 +77,12 @@ lab() {
 			on $n ip addr add "$(addr 3 $n)/24" dev bond0
 			DEV=bond0 SRC=$(addr 3 n1) DST=$(addr 3 n2)
 			;;
-		ri2n | ri2n-one | ri2n-keyed | ri2n-1sw | ri2n-gso | ri2n-gso-nogro | ri2n-nogro)
-			# ri2n-gso: tx_gso=1, GSO packets whole to a slave (issue 13);
-			# -nogro: rx_gro=0, the slaves' GRO leaves RI2N frames alone.
+		ri2n | ri2n-one | ri2n-keyed | ri2n-1sw | ri2n-seg | ri2n-nogro)
+			# ri2n-seg: tx_gso=0, ri2n segments GSO packets and stripes the
+			# segments (the paper's way; issue 13); -nogro: rx_gro=0, the
+			# slaves' GRO leaves RI2N frames alone. The rest: tx_gso=1.
 			on $n modprobe ri2n slaves="$slaves" one_switch=$([ "$cfg" = ri2n-1sw ] && echo 1 || echo 0) \
-				tx_gso=$([[ $cfg = ri2n-gso* ]] && echo 1 || echo 0) rx_gro=$([[ $cfg = *-nogro ]] && echo 0 || echo 1) \
+				tx_gso=$([ "$cfg" = ri2n-seg ] && echo 0 || echo 1) rx_gro=$([[ $cfg = *-nogro ]] && echo 0 || echo 1) \
 				${BENCH_RI2N_PARAMS:-}
 			# ri2n-keyed: every frame sealed (issue 12), 12 bytes of MTU less.
 			[ "$cfg" != ri2n-keyed ] || on $n sh -c 'echo 00112233445566778899aabbccddeeff > /sys/class/net/ri2n0/ri2n/key'
@@ -385,19 +386,19 @@ mpi() {
 } >"$RAW/meta.txt"
 
 if want pingpong; then
-	for cfg in ${BENCH_PP_CFGS:-single bond bond-1500 ri2n ri2n-1sw ri2n-gso}; do pingpong $cfg "$RATE"; done
-	for cfg in ${BENCH_PP_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-one ri2n-1sw ri2n-gso}; do pingpong $cfg none; done
+	for cfg in ${BENCH_PP_CFGS:-single bond bond-1500 ri2n ri2n-1sw ri2n-seg}; do pingpong $cfg "$RATE"; done
+	for cfg in ${BENCH_PP_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-one ri2n-1sw ri2n-seg}; do pingpong $cfg none; done
 fi
 if want bulk; then
 	printf '#cfg\tlinks\trate\tstreams\tbits_per_s\tbytes\tacks_in\tretrans\tdsacks\treorder\tspurious_rto\tsys_ticks_tx\tsys_ticks_rx\n' >"$RAW/bulk.tsv"
 	for links in ${BENCH_BULK_LINKS:-2 4}; do
 		# single-1500 once: with MTU frames on the wire as well, one link's
 		# TCP health (ACKs per MiB) is ri2n's like-for-like reference.
-		for cfg in ${BENCH_BULK_CFGS:-single $([ $links = 2 ] && echo single-1500) bond ri2n ri2n-keyed $([ $links = 2 ] && echo ri2n-1sw ri2n-gso)}; do
+		for cfg in ${BENCH_BULK_CFGS:-single $([ $links = 2 ] && echo single-1500) bond ri2n ri2n-keyed $([ $links = 2 ] && echo ri2n-1sw ri2n-seg)}; do
 			for streams in ${BENCH_STREAMS:-1 4}; do bulk $cfg $links "$RATE" $streams; done
 		done
 	done
-	for cfg in ${BENCH_BULK_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-keyed ri2n-1sw ri2n-gso ri2n-gso-nogro}; do
+	for cfg in ${BENCH_BULK_CFGS:-single single-1500 bond bond-1500 ri2n ri2n-keyed ri2n-1sw ri2n-seg ri2n-nogro}; do
 		for streams in ${BENCH_STREAMS:-1 4}; do bulk $cfg 2 none $streams; done
 	done
 fi
@@ -412,7 +413,7 @@ if want mpi; then
 fi
 if want profile; then
 	for work in ${PROF_WORK:-rr64 rr16384 bulk}; do
-		for cfg in ${PROF_CFGS:-single-1500 bond-1500 ri2n ri2n-gso}; do profile $cfg $work; done
+		for cfg in ${PROF_CFGS:-single-1500 bond-1500 ri2n ri2n-seg}; do profile $cfg $work; done
 	done
 fi
 [ "$LAB_NODES" = 0 ] || lab_down

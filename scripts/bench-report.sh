@@ -47,7 +47,7 @@ pp_worst_vs() {
 }
 
 # Bonding comes right before ri2n: the tables' last column is ri2n / bonding.
-PP_CFGS="single single-1500 bond-1500 ri2n-one ri2n-gso bond ri2n"
+PP_CFGS="single single-1500 bond-1500 ri2n-one ri2n-seg bond ri2n"
 cfg_name() {
 	case $1 in
 	single) echo "one link" ;;
@@ -55,11 +55,53 @@ cfg_name() {
 	bond) echo "bonding" ;;
 	bond-1500) echo "bonding, TSO off" ;;
 	ri2n-one) echo "ri2n, one link" ;;
-	ri2n-gso) echo "ri2n tx_gso=1" ;;
+	ri2n-seg) echo "ri2n tx_gso=0" ;;
 	*) echo "$1" ;;
 	esac
 }
 # pp_table RATE: latency and throughput of every configuration measured.
+# issue13_rows CONFIG LABEL: issue 13's targets for one ri2n configuration
+# against MTU-frame references (LABEL prefixes each row).
+issue13_rows() {
+	if [ -n "$(mbit $1 2 none 1)" ]; then
+		g=$(mbit $1 2 none 1) s15=$(mbit single-1500 2 none 1) b15=$(mbit bond-1500 2 none 1)
+		x=$(ratio "$g" "$s15") w=$(ratio "$g" "$b15")
+		echo "| $2unshaped bulk ≥ 1.0 × one link with TSO off | $g vs $s15 Mbit/s = **$x** | $(verdict "$(ge "$x" 1.0)") |"
+		echo "| $2unshaped bulk ≥ 1.3 × bonding with TSO off | $g vs $b15 Mbit/s = **$w** | $(verdict "$(ge "$w" 1.3)") |"
+		g=$(mbit $1 2 "$RATE" 1) s=$(mbit single 2 "$RATE" 1)
+		x=$(ratio "$g" "$(awk -v s="$s" 'BEGIN {print s * 2}')")
+		[ -z "$g" ] || echo "| $2shaped bulk, 2 links ≥ 0.98 × 2 × one link | $g vs 2 × $s Mbit/s = **$x** | $(verdict "$(ge "$x" 0.98)") |"
+		for rate in "$RATE" none; do
+			a_s=$(awk -F'\t' -v r="$rate" '$1 == "single-1500" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
+			a_g=$(awk -F'\t' -v r="$rate" -v c="$1" '$1 == c && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
+			[ -n "$a_g" ] || continue
+			x=$(ratio "$a_g" "$a_s") d_g=$(bulk_col $1 2 "$rate" 1 9)
+			echo "| $2TCP health ($rate): ACKs/MiB ≤ 1.3 × one link's (TSO off); DSACKs ≈ 0 | $a_g vs $a_s = **$x**; DSACKs $d_g | $(verdict "$(ge 1.3 "$x")"), $(verdict "$([ "${d_g:-1}" -le 2 ] && echo 1 || echo 0)") |"
+		done
+		# Kernel CPU per GB at each end, unshaped (system + irq + softirq ticks).
+		for end in 12 13; do
+			c_s=$(awk -F'\t' -v k=$end '$1 == "single-1500" && $2 == 2 && $3 == "none" && $4 == 1 && $6 > 0 {printf "%.0f", $k / ($6 / 1e9)}' "$RAW/bulk.tsv")
+			c_g=$(awk -F'\t' -v k=$end -v c="$1" '$1 == c && $2 == 2 && $3 == "none" && $4 == 1 && $6 > 0 {printf "%.0f", $k / ($6 / 1e9)}' "$RAW/bulk.tsv")
+			x=$(ratio "$c_g" "$c_s")
+			echo "| $2unshaped: kernel CPU per GB at the $([ $end = 12 ] && echo sender || echo receiver) ≤ one link's (TSO off) | $c_g vs $c_s ticks/GB = **$x** | $(verdict "$(ge 1 "$x")") |"
+		done
+	fi
+	if [ -f "$(pp $1 none)" ]; then
+		for rate in "$RATE" none; do
+			[ -f "$(pp $1 "$rate")" ] && [ -f "$(pp bond-1500 "$rate")" ] || continue
+			read -r w at < <(pp_worst_vs "$rate" bond-1500 $1 || true) || true
+			echo "| $2ping-pong ($rate): ≥ bonding with TSO off at every size ≥ 4 KiB | worst ${w:-n/a} (at ${at:-?} B) | $(verdict "$(ge "${w:-n/a}" 1)") |"
+			hr=$(pp_half $1 "$rate") hb=$(pp_half bond-1500 "$rate")
+			echo "| $2ping-pong ($rate): size reaching half of peak ≤ ½ of bonding's (TSO off) | ${hr:-?} B vs ${hb:-?} B | $(verdict "$(ge "$(awk -v b="${hb:-0}" 'BEGIN {print b / 2}')" "${hr:-1e99}")") |"
+			# (The default's 64 B row is among the rows above.)
+			[ -n "$2" ] || continue
+			ls_=$(pp_at single "$rate" 64 3) lr=$(pp_at $1 "$rate" 64 3)
+			x=$(ratio "$lr" "$ls_")
+			echo "| $2ping-pong ($rate): 64 B round trip ≤ one link + 5 % | $lr vs $ls_ µs = **$x** | $(verdict "$(ge 1.05 "$x")") |"
+		done
+	fi
+}
+
 pp_table() {
 	local c files=() head="| bytes" rule="|--:"
 	for c in $PP_CFGS; do
@@ -251,43 +293,11 @@ EOF
 			echo "| ping-pong ($rate): 64 B round trip ≤ one link + 5 % | $lr vs $ls_ µs = **$x** | $(verdict "$(ge 1.05 "$x")") |"
 		done
 	fi
-	# Issue 13: whole GSO packets per link (tx_gso=1), merged again by the
-	# receiver's slaves (rx_gro=1), against MTU-frame references.
-	if [ -n "$(mbit ri2n-gso 2 none 1)" ]; then
-		g=$(mbit ri2n-gso 2 none 1) s15=$(mbit single-1500 2 none 1) b15=$(mbit bond-1500 2 none 1)
-		x=$(ratio "$g" "$s15") w=$(ratio "$g" "$b15")
-		echo "| tx_gso=1, unshaped bulk ≥ 1.0 × one link with TSO off | $g vs $s15 Mbit/s = **$x** | $(verdict "$(ge "$x" 1.0)") |"
-		echo "| tx_gso=1, unshaped bulk ≥ 1.3 × bonding with TSO off | $g vs $b15 Mbit/s = **$w** | $(verdict "$(ge "$w" 1.3)") |"
-		g=$(mbit ri2n-gso 2 "$RATE" 1) s=$(mbit single 2 "$RATE" 1)
-		x=$(ratio "$g" "$(awk -v s="$s" 'BEGIN {print s * 2}')")
-		[ -z "$g" ] || echo "| tx_gso=1, shaped bulk, 2 links ≥ 0.98 × 2 × one link | $g vs 2 × $s Mbit/s = **$x** | $(verdict "$(ge "$x" 0.98)") |"
-		for rate in "$RATE" none; do
-			a_s=$(awk -F'\t' -v r="$rate" '$1 == "single-1500" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
-			a_g=$(awk -F'\t' -v r="$rate" '$1 == "ri2n-gso" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
-			[ -n "$a_g" ] || continue
-			x=$(ratio "$a_g" "$a_s") d_g=$(bulk_col ri2n-gso 2 "$rate" 1 9)
-			echo "| tx_gso=1, TCP health ($rate): ACKs/MiB ≤ 1.3 × one link's (TSO off); DSACKs ≈ 0 | $a_g vs $a_s = **$x**; DSACKs $d_g | $(verdict "$(ge 1.3 "$x")"), $(verdict "$([ "${d_g:-1}" -le 2 ] && echo 1 || echo 0)") |"
-		done
-		# Kernel CPU per GB at each end, unshaped (system + irq + softirq ticks).
-		for end in 12 13; do
-			c_s=$(awk -F'\t' -v k=$end '$1 == "single-1500" && $2 == 2 && $3 == "none" && $4 == 1 && $6 > 0 {printf "%.0f", $k / ($6 / 1e9)}' "$RAW/bulk.tsv")
-			c_g=$(awk -F'\t' -v k=$end '$1 == "ri2n-gso" && $2 == 2 && $3 == "none" && $4 == 1 && $6 > 0 {printf "%.0f", $k / ($6 / 1e9)}' "$RAW/bulk.tsv")
-			x=$(ratio "$c_g" "$c_s")
-			echo "| tx_gso=1, unshaped: kernel CPU per GB at the $([ $end = 12 ] && echo sender || echo receiver) ≤ one link's (TSO off) | $c_g vs $c_s ticks/GB = **$x** | $(verdict "$(ge 1 "$x")") |"
-		done
-	fi
-	if [ -f "$(pp ri2n-gso none)" ]; then
-		for rate in "$RATE" none; do
-			[ -f "$(pp ri2n-gso "$rate")" ] && [ -f "$(pp bond-1500 "$rate")" ] || continue
-			read -r w at < <(pp_worst_vs "$rate" bond-1500 ri2n-gso || true) || true
-			echo "| tx_gso=1, ping-pong ($rate): ≥ bonding with TSO off at every size ≥ 4 KiB | worst ${w:-n/a} (at ${at:-?} B) | $(verdict "$(ge "${w:-n/a}" 1)") |"
-			hr=$(pp_half ri2n-gso "$rate") hb=$(pp_half bond-1500 "$rate")
-			echo "| tx_gso=1, ping-pong ($rate): size reaching half of peak ≤ ½ of bonding's (TSO off) | ${hr:-?} B vs ${hb:-?} B | $(verdict "$(ge "$(awk -v b="${hb:-0}" 'BEGIN {print b / 2}')" "${hr:-1e99}")") |"
-			ls_=$(pp_at single "$rate" 64 3) lr=$(pp_at ri2n-gso "$rate" 64 3)
-			x=$(ratio "$lr" "$ls_")
-			echo "| tx_gso=1, ping-pong ($rate): 64 B round trip ≤ one link + 5 % | $lr vs $ls_ µs = **$x** | $(verdict "$(ge 1.05 "$x")") |"
-		done
-	fi
+	# Issue 13: the default (tx_gso=1: whole GSO packets per link, merged
+	# again by the receiver's slaves) and tx_gso=0 (ri2n segments and
+	# stripes), against MTU-frame references.
+	issue13_rows ri2n ""
+	issue13_rows ri2n-seg "tx_gso=0, "
 	if [ -f "$RAW/failover-ri2n-carrier.tsv" ]; then
 		# The timeline (one failover each) and, when there, the repeated cuts.
 		w=$RAW/failover-ri2n-carrier.watch
@@ -322,7 +332,9 @@ EOF
 - The lab's virtual wire carries a TSO frame whole (up to 64 KiB from tap to
   tap). Unshaped, "one link" therefore moves 64 KiB per frame, which no
   Ethernet does; "one link, TSO off" is the baseline with MTU-sized frames.
-  ri2n numbers every 1500-byte segment, so it cannot use that shortcut.
+  ri2n cannot use that shortcut: every frame on the wire carries its own
+  number, so a GSO packet is cut into MTU-sized frames, by the slave
+  (tx_gso=1, the default) or by ri2n (tx_gso=0).
   Bonding balance-rr passes TSO frames through, 64 KiB per slave in turn;
   "bonding, TSO off" turns TSO off on its slaves, so that it too puts only
   MTU-sized frames on the wire. Unshaped, compare ri2n with the TSO-off rows.
@@ -333,11 +345,10 @@ EOF
   touches costs a virtqueue kick, a tap, an emulator event and a guest
   interrupt, worth more than a segment's time on the wire here. Bonding
   balance-rr round-robins per GSO packet, so a message of a few segments
-  leaves on one slave; ri2n stripes per segment (driver paper §5.3), which
-  is what puts it ahead of bonding for larger messages on shaped links.
-  For larger messages unshaped, one link or two cost ri2n about the same,
-  and the remaining distance to "bonding, TSO off" is ri2n's own receive
-  path per segment (window, GRO cells) under emulation.
+  leaves on one slave; so does ri2n by default (tx_gso=1: whole GSO packets
+  per link, chosen by bytes). "ri2n tx_gso=0" is the paper's way (§5.3):
+  ri2n segments and stripes the segments (packets of up to 8 segments kept
+  on one link), which pays each NIC's cost for every message.
 - The token bucket (128 KiB burst, needed to pass TSO frames) lets a
   message of up to 128 KiB cross an idle shaped link at emulation speed: the
   shaped ping-pong curves between 16 and 256 KiB exceed the line rate and

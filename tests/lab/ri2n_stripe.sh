@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Striping granularity (issue 13, stripe_segs): a GSO packet that ri2n
+# Striping granularity (issue 13, stripe_segs) with tx_gso=0, where ri2n
+# segments GSO packets itself (with tx_gso=1, the default, every GSO packet
+# goes whole to one link: ri2n_gso.sh): a GSO packet that ri2n
 # segments goes whole to one link if it has at most stripe_segs segments
 # (default 8), its frames numbered in a row, which the receiving slave's
 # GRO then merges (rx_gro); a longer one is spread segment by segment.
@@ -28,8 +30,8 @@ links_even() { # N1_FRAMES_LINK0 N1_FRAMES_LINK1
 tx() { on n1 cat /sys/class/net/eth$1/statistics/tx_packets; }
 
 for stripe in default 1; do
-	params=
-	[ $stripe = default ] || params="stripe_segs=$stripe"
+	params=tx_gso=0
+	[ $stripe = default ] || params="$params stripe_segs=$stripe"
 	RI2N_PARAMS="$params" ri2n_up n1 n2 || fail "ri2n_up $params"
 	on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
 	sleep 0.5
