@@ -245,6 +245,15 @@ ri2n_mac() { on "$1" cat /sys/class/net/ri2n0/address; }
 # the one parser of /proc/net/ri2n_state).
 # ep_state NODE PEER_NODE SLAVE: the endpoint's state in NODE.
 ep_state() { on "$1" ri2n get ri2n0 endpoint "$(ri2n_mac "$2")" "$3" state; }
+# goodput FROM TO_IP SECONDS [IPERF3_ARGS...]: TCP goodput FROM -> TO_IP as
+# the receiver counted it, in Mbit/s (one decimal); iperf3 -s runs at TO_IP.
+goodput() {
+	local from=$1 to=$2 t=$3
+	shift 3
+	on "$from" iperf3 -c "$to" -t "$t" -J "$@" | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.1f", $2 / 1e6; exit}'
+}
+# ge A B: whether A >= B, as decimals.
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 # proc_counter NODE NAME: a device counter (empty if the driver lacks it).
 proc_counter() { on "$1" ri2n get ri2n0 counter "$2"; }
 # peer_counter NODE PEER NAME: the peer's NAME (late, late_loss, loss...),

@@ -22,11 +22,6 @@ m2=$(ri2n_mac n2)
 # would measure the switch, not ri2n.
 for k in 0 1; do ns bridge link set dev n3e$k learning off; done
 on n1 iperf3 -s -D
-# goodput FROM TO_IP SECONDS: receiver-side Mbit/s.
-goodput() {
-	on "$1" iperf3 -c "$2" -t "$3" -J | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.1f", $2 / 1e6; exit}'
-}
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 times() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%.1f", a * f }'; }
 keyfile() { echo /sys/class/net/ri2n0/ri2n/$1; }
 k1=00112233445566778899aabbccddeeff

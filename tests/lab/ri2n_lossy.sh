@@ -12,13 +12,6 @@ set -u
 # On by default, at 0.5 %.
 ri2n_pair 100mbit
 on n2 iperf3 -s -D
-# iperf_mbps FROM TO_IP SECONDS [ARGS...]: receiver-side goodput.
-iperf_mbps() {
-	local from=$1 to=$2 t=$3
-	shift 3
-	on "$from" iperf3 -c "$to" -t "$t" -J "$@" | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.1f", $2 / 1e6; exit}'
-}
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 # The goodput targets are measured and reported, met or missed (they vary
 # from run to run on a busy TCG host: a benchmark's figures, not checks);
 # the states are checked.
@@ -34,20 +27,20 @@ times() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%.1f", a * f }'; }
 # One clean link, outside ri2n: eth0 with addresses of its own.
 on n1 ip addr add 10.9.0.1/24 dev eth0
 on n2 ip addr add 10.9.0.2/24 dev eth0
-one=$(iperf_mbps n1 10.9.0.2 3)
+one=$(goodput n1 10.9.0.2 3)
 # (The transfer on eth0 outside ri2n may well cost ri2n's own frames there
 # enough to take eth0 for lossy: that is no clean link. Counted from here.)
 sleep 2.5
 lossy0=$(peer_counter n1 n2 lossy)
-two=$(iperf_mbps n1 10.0.0.2 3)
+two=$(goodput n1 10.0.0.2 3)
 pretty INFO "one clean link: $one Mbit/s; ri2n over two clean links: $two Mbit/s"
 check "clean links under bulk TCP are never taken for lossy" test "$(peer_counter n1 n2 lossy)" = "$lossy0"
 
 # 20 % loss on n1's eth1, both ways. The link was lossy before the measured
 # transfer: a first one (2 s) lets both sides find out.
 link_netem n1 1 loss 20%
-iperf_mbps n1 10.0.0.2 2 >/dev/null
-got=$(iperf_mbps n1 10.0.0.2 6)
+goodput n1 10.0.0.2 2 >/dev/null
+got=$(goodput n1 10.0.0.2 6)
 pretty INFO "20 % loss on one link: $got Mbit/s (target >= $(times "$one" 0.9))"
 target "20 % loss: goodput $got >= 0.9 x one clean link ($one)" "$got" "$(times "$one" 0.9)"
 check "n1 took eth1 out of use toward n2 (lossy)" test "$(ep_state n1 n2 eth1)" = lossy
@@ -70,8 +63,8 @@ check "  ... eth1 back in use" test "$(ep_state n1 n2 eth1)" = up
 
 # 1 % loss: goodput still at least one clean link's.
 link_netem n1 1 loss 1%
-iperf_mbps n1 10.0.0.2 2 >/dev/null
-got=$(iperf_mbps n1 10.0.0.2 6)
+goodput n1 10.0.0.2 2 >/dev/null
+got=$(goodput n1 10.0.0.2 6)
 pretty INFO "1 % loss on one link: $got Mbit/s (target >= $(times "$one" 0.9)); eth1 $(ep_state n1 n2 eth1)"
 target "1 % loss: goodput $got >= 0.9 x one clean link ($one)" "$got" "$(times "$one" 0.9)"
 link_netem n1 1 off

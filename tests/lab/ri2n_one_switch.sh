@@ -19,10 +19,6 @@ lab_up 3 2
 shape_all() { local n l; for n in n1 n2 n3; do for l in 0 1; do link_shape $n $l 30mbit; done; done; }
 shape_all
 on n2 iperf3 -s -D
-goodput() { # FROM TO_IP SECONDS
-	on "$1" iperf3 -c "$2" -t "$3" -J | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.1f", $2 / 1e6; exit}'
-}
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 rx_pkts() { on "$1" cat /sys/class/net/"$2"/statistics/rx_packets; }
 secs=$((4 * LAB_TIME_SCALE))
 
