@@ -17,7 +17,8 @@ use crate::net::proc::{DeviceFile, DirName, ProcShow};
 use crate::net::skb::{Skb, SkbList};
 use crate::net::timer::Timer;
 use crate::net::{bindings, Mac, MacFmt};
-use crate::proto::auth::Key;
+use crate::net::rcu::RcuBox;
+use crate::proto::auth::{Key, Keys};
 use crate::proto::header::{header_len_for, HEADER_LEN, MAX_HEADER_LEN};
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use crate::proto::params::{Param, Params, NPARAMS};
@@ -57,6 +58,10 @@ pub(crate) struct Ri2n {
     /// `one_switch`, read by receive without the lock (it changes only
     /// while the device is down).
     pub(crate) one_switch: AtomicBool,
+    /// The keys, for the slaves' GSO and GRO of our frames (`Offload`),
+    /// which run without the state lock: published before the state's
+    /// change (`set_key`), so that a sealed header finds its key.
+    pub(crate) offload_keys: RcuBox<Keys>,
     /// `/proc/net/ri2n/NAME` and `/proc/net/ri2n_state/NAME`; replaced on
     /// rename, removed at uninit.
     #[pin]
@@ -232,6 +237,7 @@ impl Driver for Ri2n {
             // before a restart cannot take us back (core/auth.rs).
             epoch: crate::proto::auth::epoch_at(crate::net::realtime_ms()),
             one_switch: AtomicBool::new(default_params().one_switch()),
+            offload_keys: RcuBox::new(),
             proc <- kernel::new_mutex!([DeviceFile::none(), DeviceFile::none()], "ri2n_proc"),
         })
     }
@@ -357,7 +363,8 @@ impl Driver for Ri2n {
         }
         for l in 0..MAX_LINKS {
             let ls = st.link_stats(l);
-            for v in [ls.rx_packets, dev.data().txq[l].tx_packets(), ls.tx_dropped] {
+            let q = &dev.data().txq[l];
+            for v in [ls.rx_packets, q.tx_packets(), ls.tx_dropped, q.tx_whole()] {
                 if let Some(o) = out.get_mut(i) {
                     *o = v;
                 }
@@ -443,7 +450,16 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     // lowered before the first sealed frame, raised (the maximum) after
     // the last.
     let rtnl = Rtnl::try_lock_or_restart()?;
-    let was = dev.data().lock_state().keys().on();
+    let (was, mut keys) = {
+        let st = dev.data().lock_state();
+        (st.keys().on(), *st.keys())
+    };
+    if which == 0 {
+        keys.seal_with(key);
+    } else {
+        keys.accept(key);
+    }
+    let next = keys.on().then(|| KBox::new(keys, GFP_KERNEL)).transpose()?;
     let keys_on = !was && which == 0 && key.is_some();
     if keys_on {
         Ri2n::update_mtu_for(dev, &rtnl, true);
@@ -452,6 +468,16 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
         // frame leaves unsealed once the key is set.
         dev.data().lock_state().hold_lockless(true);
         crate::net::synchronize_net();
+    }
+    // The offload's copy of a key first: a sealed header queued from here
+    // on finds its key at the slave (one sealed under the old key gets the
+    // new one's tag, which every peer accepts by the rotation's rules).
+    // Keys off: after the state, so that fewer sealed packets meet no key
+    // there (those still queued at a slave are dropped).
+    let keys_off = next.is_none();
+    let mut next = Some(next);
+    if !keys_off {
+        dev.data().offload_keys.replace(next.take().flatten());
     }
     let now = {
         let mut st = dev.data().lock_state();
@@ -465,6 +491,9 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
         }
         st.keys().on()
     };
+    if let Some(next) = next {
+        dev.data().offload_keys.replace(next);
+    }
     Ri2n::update_mtu(dev, &rtnl);
     drop(rtnl);
     match (which, key) {
@@ -550,7 +579,7 @@ const DEV_STATS: [&str; 30] = [
     "lock_rounds", "lock_contended", "tx_peer_contended",
 ];
 /// `ethtool -S` per-link counters, after the device's.
-const LINK_STATS: [&str; 3] = ["rx_packets", "tx_packets", "tx_dropped"];
+const LINK_STATS: [&str; 4] = ["rx_packets", "tx_packets", "tx_dropped", "tx_whole"];
 
 /// `/proc/net/ri2n/DEV`: for people (`cat`).
 pub(crate) struct TextView;

@@ -225,8 +225,9 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
         let carrier = if st.carrier() & (1 << l) != 0 { "up" } else { "down" };
         seq_print!(
             m,
-            "slave link={} name={} carrier={} changed_ms={} tx_packets={} rx_packets={} tx_dropped={}\n",
-            l, s.name(), carrier, st.carrier_age(l, now).as_ms(), d.txq[l].tx_packets(), ls.rx_packets, ls.tx_dropped
+            "slave link={} name={} carrier={} changed_ms={} tx_packets={} rx_packets={} tx_dropped={} tx_whole={}\n",
+            l, s.name(), carrier, st.carrier_age(l, now).as_ms(), d.txq[l].tx_packets(), ls.rx_packets, ls.tx_dropped,
+            d.txq[l].tx_whole()
         );
     }
     let s = &st.stats_with(counted);

@@ -28,8 +28,8 @@ use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
 use crate::proto::auth::{Msg, TAG_LEN};
 use crate::proto::header::{
-    Header, Heartbeat, Kind, Origin, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN, ORIGIN_LEN, VERSION,
-    VERSION_ONE_SWITCH,
+    shim_continues, shim_for_segment, Header, Heartbeat, Kind, Origin, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_SEALED_LEN,
+    MAX_HEADER_LEN, ORIGIN_LEN, SEALED_LEN, VERSION, VERSION_ONE_SWITCH, VERSION_ONE_SWITCH_SEALED, VERSION_SEALED,
 };
 use crate::proto::auth::Key;
 use crate::proto::sched::stripe_block;
@@ -98,8 +98,9 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
 }
 
 /// `tx_gso`: a unicast GSO packet goes whole to one link, its segments
-/// numbered in a row, and the slave segments it (`Offload`); sealed frames
-/// and broadcasts come back, to be segmented here.
+/// numbered in a row, and the slave segments it (`Offload`); broadcasts
+/// and frames both sealed and in one-switch mode come back, to be
+/// segmented here.
 fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<u8, Skb> {
     let segs = skb.gso_segs() as u32;
     if !(2..=MAX_WHOLE_SEGS).contains(&segs) || !skb.may_pull(ETH_HLEN as u32) || skb.data()[0] & 1 != 0 {
@@ -119,7 +120,7 @@ const MAX_WHOLE_SEGS: u32 = 128;
 /// `RoundRobin::pick_block` takes them. Returns the links this task is
 /// to drain.
 fn xmit_one_block(dev: &Ri2nDev, skb: Skb, first: Option<(u32, u32)>) -> u8 {
-    // Only a GSO packet comes back (a key was set meanwhile).
+    // Only a packet of more than one segment comes back.
     xmit_one_n(dev, skb, 1, first).unwrap_or_else(|skb| {
         skb.drop_reason(DropReason::NotSpecified);
         0
@@ -128,7 +129,7 @@ fn xmit_one_block(dev: &Ri2nDev, skb: Skb, first: Option<(u32, u32)>) -> u8 {
 
 /// As [`xmit_one_block`], for a packet of `segs` segments (more than one: a
 /// GSO packet the slave segments, unicast); gives it back if frames are
-/// sealed (a tag per segment would be needed).
+/// sealed in one-switch mode (see `Offload::parse`).
 fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> core::result::Result<u8, Skb> {
     let d = dev.data();
     let Some(mut skb) = prepare(dev, skb) else { return Ok(0) };
@@ -193,7 +194,7 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
             }
         }
     } else {
-        if segs > 1 && st.keys().on() {
+        if segs > 1 && st.keys().on() && st.one_switch() {
             drop(st);
             return Err(skb);
         }
@@ -514,7 +515,11 @@ fn queues_ok(d: &Ri2n, rcu: &rcu::Guard) -> u8 {
 }
 
 /// Late segmentation of our GSO packets on the slaves (`tx_gso`): the
-/// shim is an unsealed data header; segment `i` takes number `seq + i`.
+/// shim is a data header, sealed or not (not both sealed and in one-switch
+/// mode); segment `i` takes number `seq + i`, and a sealed one its own tag
+/// (core/header.rs, `shim_for_segment`). On receive, the slaves' GRO
+/// merges a peer's unsealed frames that follow one another on a link
+/// (`shim_continues`).
 pub(crate) struct Offload;
 
 impl crate::net::offload::ShimOffload for Offload {
@@ -526,7 +531,10 @@ impl crate::net::offload::ShimOffload for Offload {
         let len = match shim[0] {
             VERSION => HEADER_LEN,
             VERSION_ONE_SWITCH => HEADER_LEN + ORIGIN_LEN,
-            // A sealed header would need a tag per segment.
+            VERSION_SEALED => SEALED_LEN,
+            // Its tag covers the ri2n destination, which a frame sent to
+            // a peer's slave MAC does not carry.
+            VERSION_ONE_SWITCH_SEALED => return None,
             _ => return None,
         };
         let inner = u16::from_be_bytes([shim[2], shim[3]]);
@@ -534,21 +542,17 @@ impl crate::net::offload::ShimOffload for Offload {
         (shim[1] == Kind::Data as u8 && (inner == 0x0800 || inner == 0x86dd)).then_some((len, inner))
     }
 
-    fn fix(index: u32, shim: &mut [u8]) {
-        if let Some(b) = shim.get_mut(4..8) {
-            let seq = u32::from_be_bytes([b[0], b[1], b[2], b[3]]).wrapping_add(index);
-            b.copy_from_slice(&seq.to_be_bytes());
-        }
+    fn fix(upper: Option<&Ri2nDev>, index: u32, addrs: &[u8; 12], shim: &mut [u8]) -> bool {
+        let rcu = rcu::read_lock();
+        let keys = upper.and_then(|u| u.data().offload_keys.get(&rcu));
+        shim_for_segment(shim, index, addrs, keys.and_then(|k| k.sealing()))
     }
 
     /// The same header but for the number, which follows the held
     /// packet's last: the window takes the merged packet as that run.
+    /// Never sealed frames (`shim_continues`).
     fn follows(held: &[u8], shim: &[u8], count: u32) -> bool {
-        let seq = |h: &[u8]| u32::from_be_bytes([h[4], h[5], h[6], h[7]]);
-        held.len() == shim.len()
-            && held[..4] == shim[..4]
-            && held[8..] == shim[8..]
-            && seq(shim) == seq(held).wrapping_add(count)
+        shim_continues(held, shim, count)
     }
 
     const MAX_MERGE: u32 = crate::proto::window::MAX_SPAN;
@@ -625,8 +629,8 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
                 drop(frames);
                 continue;
             };
-            q.sent(frames.len());
             sent += frames.len();
+            let (mut nframes, mut nwhole) = (0u64, 0u64);
             // Frames the slave dropped (its qdisc full, say) never left:
             // taken back from their peers' counts, for up to 8
             // destinations per batch (a peer's ri2n MAC, or in one-switch
@@ -655,9 +659,10 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
                 // back on, a macvlan) gets it cut here, through the same
                 // offload: its hardware would take our header for IP's.
                 let segs = if f.is_gso() { f.gso_segs().max(1) as u32 } else { 1 };
+                nframes += segs as u64;
                 if segs > 1 && slave.hw_gso() {
                     f.set_protocol(ETH_P_RI2N);
-                    match f.gso_segments(SEG_FEATURES) {
+                    match f.gso_segments_on(slave, SEG_FEATURES) {
                         Ok(parts) => {
                             for p in parts {
                                 if !p.xmit_on(slave, ETH_P_RI2N, hash) {
@@ -670,10 +675,14 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
                             lost(&dst, segs);
                         }
                     }
-                } else if !f.xmit_on(slave, ETH_P_RI2N, hash) {
-                    lost(&dst, segs);
+                } else {
+                    nwhole += (segs > 1) as u64;
+                    if !f.xmit_on(slave, ETH_P_RI2N, hash) {
+                        lost(&dst, segs);
+                    }
                 }
             }
+            q.sent(nframes, nwhole);
             if nlost > 0 {
                 let mut st = d.lock_state();
                 st.tx_slave_dropped(l, nlost);

@@ -59,8 +59,10 @@ pub(crate) struct LinkQueue {
     drainer: AtomicUsize,
     /// The slave, for the drainer.
     pub(crate) slave: RcuDevice,
-    /// Frames handed to the slave.
+    /// Frames handed to the slave (a whole GSO packet's segments each).
     tx_packets: AtomicU64,
+    /// GSO packets handed to the slave whole, for it to segment (`tx_gso`).
+    tx_whole: AtomicU64,
 }
 
 // SAFETY: `backlog` is reached only by the token's holder (invariant), one
@@ -174,9 +176,13 @@ impl LinkQueue {
         left
     }
 
-    /// Counts `n` frames handed to the slave (by the drainer only).
-    pub(crate) fn sent(&self, n: usize) {
-        self.tx_packets.fetch_add(n as u64, Ordering::Relaxed);
+    /// Counts `frames` handed to the slave, `whole` GSO packets among
+    /// them (by the drainer only).
+    pub(crate) fn sent(&self, frames: u64, whole: u64) {
+        self.tx_packets.fetch_add(frames, Ordering::Relaxed);
+        if whole > 0 {
+            self.tx_whole.fetch_add(whole, Ordering::Relaxed);
+        }
     }
 
     /// Frames handed to the slave since it was enslaved.
@@ -184,8 +190,14 @@ impl LinkQueue {
         self.tx_packets.load(Ordering::Relaxed)
     }
 
-    /// A new slave: its count starts at 0.
+    /// GSO packets handed to the slave whole since it was enslaved.
+    pub(crate) fn tx_whole(&self) -> u64 {
+        self.tx_whole.load(Ordering::Relaxed)
+    }
+
+    /// A new slave: its counts start at 0.
     pub(crate) fn reset_count(&self) {
         self.tx_packets.store(0, Ordering::Relaxed);
+        self.tx_whole.store(0, Ordering::Relaxed);
     }
 }

@@ -195,7 +195,9 @@ impl Msg {
 pub fn tags_equal(a: &[u8; TAG_LEN], b: &[u8; TAG_LEN]) -> bool {
     let mut d = 0u8;
     for i in 0..TAG_LEN {
-        d |= a[i] ^ b[i];
+        // Opaque to the optimiser, which could otherwise stop at the
+        // first difference.
+        d = core::hint::black_box(d | (a[i] ^ b[i]));
     }
     d == 0
 }

@@ -85,9 +85,10 @@ pub const LOSS_SAMPLE: u32 = 256;
 pub const LOSS_SAMPLE_MIN: u32 = 32;
 /// See [`LOSS_SAMPLE_MIN`].
 pub const LOSS_SAMPLE_MS: u64 = 500;
-/// Samples in a row above the margin ([`lossy_margin`]) that take a link
-/// out of use: a burst of congestion drops that hit one link's sample
-/// first reaches the others' next samples too.
+/// Samples in a row above the margin ([`lossy_margin`]), each on its own
+/// and with the mean, that take a link out of use: a burst of congestion
+/// drops that hit one link's sample first reaches the others' next samples
+/// too, or TCP backs off and the next samples are clean.
 pub const LOSS_STRIKES: u8 = 3;
 /// How recent another link's loss must be to compare a link with it.
 pub const LOSS_FRESH_MS: u64 = 2000;
@@ -497,7 +498,10 @@ impl Detector {
         e.loss_bp = if e.measured { (e.loss_bp + sample) / 2 } else { sample };
         e.measured = true;
         e.sampled = now;
-        let over = others.is_some_and(|o| lossy_margin(e.loss_bp, o, thresh));
+        // The mean and the sample itself: a burst that hit one link's
+        // sample alone (a full port, whole GSO packets per link) stays in
+        // the mean for two more samples, but is one strike, not three.
+        let over = others.is_some_and(|o| lossy_margin(e.loss_bp, o, thresh) && lossy_margin(sample, o, thresh));
         e.strikes = if over { e.strikes.saturating_add(1) } else { 0 };
         if thresh == 0 {
             if e.lossy {

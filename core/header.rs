@@ -58,7 +58,7 @@
 //! the sender's from `link`, and stops sending on the links in `down` (one-way
 //! failures, and the far side's carrier loss, as RI2N/UDP told its peer).
 
-use super::auth::{SEAL_LEN, TAG_LEN};
+use super::auth::{Key, Msg, SEAL_LEN, TAG_LEN};
 use super::seq::Seq;
 
 /// The RI2N ethertype (the paper's 0x1004).
@@ -411,4 +411,45 @@ impl Heartbeat {
         let flags = flags & !(HB_COUNTS | HB_COUNTER);
         Ok(Heartbeat { epoch: be(0), flags, link: buf[5], down: buf[6], counts, counter })
     }
+}
+
+/// A data header's number (bytes 4..8).
+fn seq_of(shim: &[u8]) -> u32 {
+    u32::from_be_bytes([shim[4], shim[5], shim[6], shim[7]])
+}
+
+/// Late segmentation (`tx_gso`): makes `shim`, the header of a GSO
+/// packet's first segment (version 1, 2 or 3), that of segment `index`:
+/// its number `index` further on and, sealed, its tag anew over the
+/// segment's addresses `addrs` (destination, source) under `key`. False
+/// if it cannot be: a sealed header without a key, or one in one-switch
+/// mode (whose tag covers the ri2n destination, which the frame does not
+/// carry once it is sent to a peer's slave MAC).
+pub fn shim_for_segment(shim: &mut [u8], index: u32, addrs: &[u8; 12], key: Option<&Key>) -> bool {
+    if shim.len() < HEADER_LEN || shim[0] == VERSION_ONE_SWITCH_SEALED {
+        return false;
+    }
+    let seq = seq_of(shim).wrapping_add(index);
+    shim[4..8].copy_from_slice(&seq.to_be_bytes());
+    if shim[0] == VERSION_SEALED {
+        let (Some(k), true) = (key, shim.len() >= SEALED_LEN) else { return false };
+        let tag = Msg::new(addrs, shim, &[]).tag(k);
+        shim[SEALED_LEN - TAG_LEN..SEALED_LEN].copy_from_slice(&tag);
+    }
+    true
+}
+
+/// GRO on receive: whether a data frame whose header is `shim` continues
+/// a held packet whose first frame's header was `held` and which merged
+/// `count` frames: the same header but for the number, which is next in
+/// line. Never a sealed frame: a strict window (`Window::set_strict`)
+/// takes one number per packet, which is what makes a replay of any
+/// number refused.
+pub fn shim_continues(held: &[u8], shim: &[u8], count: u32) -> bool {
+    held.len() == shim.len()
+        && shim.len() >= HEADER_LEN
+        && matches!(shim[0], VERSION | VERSION_ONE_SWITCH)
+        && held[..4] == shim[..4]
+        && held[8..] == shim[8..]
+        && seq_of(shim) == seq_of(held).wrapping_add(count)
 }

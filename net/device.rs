@@ -926,19 +926,31 @@ impl<T: Driver> NetDevice<T> {
         ready.then(|| unsafe { NetDevice::from_raw(dev.as_raw()) })
     }
 
-    /// Whether `port` is a port of a device of ours now (its rx_handler is
-    /// ours): for code that sees a port's frames before the handler does,
-    /// such as GRO.
+    /// The device of ours `port` is a port of now, if any: for code that
+    /// sees a port's frames before its rx_handler does, or after ours
+    /// handed them to it (the lower device's GRO and GSO).
     ///
     /// # Safety
     ///
-    /// `port` is a valid net_device; bottom halves are disabled (softirq).
-    pub unsafe fn is_port_raw(port: *const bindings::net_device) -> bool {
-        // SAFETY: As the caller guarantees; an RCU-BH read of one pointer.
-        let h = unsafe { bindings::rx_handler_bh(port) };
-        // One instance of `rx_handler::<T>` exists: the kernel builds Rust
-        // with one codegen unit, and only this crate names it.
-        h.is_some_and(|f| f as *const () == rx_handler::<T> as *const ())
+    /// `port` is a valid net_device, and the caller is in an RCU read-side
+    /// section for as long as it uses the returned device.
+    pub unsafe fn of_port_raw<'a>(port: *const bindings::net_device) -> Option<&'a NetDevice<T>> {
+        // SAFETY: As the caller guarantees: RCU reads of two pointers.
+        // `attach_port` sets the handler's data before the handler; and
+        // `detach_port` clears the handler, waits for readers, then the
+        // data. So with our handler seen, the data is our device (or NULL
+        // if the loads were reordered: checked), alive while the caller's
+        // RCU section lasts. One instance of `rx_handler::<T>` exists: the
+        // kernel builds Rust with one codegen unit, and only this crate
+        // names it.
+        unsafe {
+            let h = bindings::rx_handler(port);
+            if !h.is_some_and(|f| f as *const () == rx_handler::<T> as *const ()) {
+                return None;
+            }
+            let dev = bindings::rx_handler_data(port).cast::<bindings::net_device>();
+            (!dev.is_null()).then(|| with::<T>(dev))
+        }
     }
 
     /// `port`'s master, if it is a device of ours.

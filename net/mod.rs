@@ -20,6 +20,7 @@
 //!   process context.
 //! - [`notifier`], [`timer`], [`proc`]: netdev notifier, `timer_list` and
 //!   per-netns procfs files.
+//! - [`rcu`]: a value readers find without a lock while a writer replaces it.
 //!
 //! This is the only part of the module with `unsafe` code.
 
@@ -32,6 +33,7 @@ pub mod notifier;
 pub mod offload;
 pub mod param;
 pub mod proc;
+pub mod rcu;
 pub mod skb;
 pub mod timer;
 

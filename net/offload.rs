@@ -34,6 +34,7 @@
 //! flow (turning it off, or attaching XDP, lets frames pass a held one).
 
 use super::bindings;
+use super::device::NetDevice;
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
@@ -50,8 +51,11 @@ pub trait ShimOffload: 'static {
     fn parse(shim: &[u8]) -> Option<(usize, u16)>;
     /// Bytes [`ShimOffload::parse`] needs.
     const MIN_LEN: usize;
-    /// Fixes the shim of segment `index` (0 for the first).
-    fn fix(index: u32, shim: &mut [u8]);
+    /// Fixes the shim of segment `index` (0 for the first) of a packet
+    /// sent to `addrs` (Ethernet destination and source) on a lower
+    /// device of `upper` (`None`: a device that is not ours segments it).
+    /// False if it cannot: the whole packet is dropped.
+    fn fix(upper: Option<&NetDevice<Self::Upper>>, index: u32, addrs: &[u8; 12], shim: &mut [u8]) -> bool;
     /// GRO: whether a frame with `shim` continues the held packet whose
     /// first frame had `held` and which merged `count` frames. Both shims
     /// were accepted by [`ShimOffload::parse`], with the same length.
@@ -197,18 +201,33 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
         // private copy of the outer headers before it (skb_segment copies
         // the tunnel header length from SKB_GSO_CB's mac_offset on).
         let outer_len = depth + hlen as u32;
+        // The lower device is `skb->dev`; skb_mac_gso_segment holds the
+        // RCU read lock around us.
+        let upper = NetDevice::<T::Upper>::of_port_raw(super::skb::dev_of(skb));
         let mut s = segs;
         let mut i = 0u32;
+        let mut fixed = true;
         while !s.is_null() {
             (*s).mac_len = mac_len;
             (*headers(s)).protocol = outer;
             bindings::skb_push(s, outer_len);
             bindings::skb_reset_mac_header(s);
             bindings::skb_set_network_header(s, depth as i32);
-            let shim = core::slice::from_raw_parts_mut((*s).data.add(depth as usize), hlen);
-            T::fix(i, shim);
+            let frame = core::slice::from_raw_parts_mut((*s).data, outer_len as usize);
+            let (eth, shim) = frame.split_at_mut(depth as usize);
+            let mut addrs = [0u8; 12];
+            addrs.copy_from_slice(&eth[..12]);
+            if !T::fix(upper, i, &addrs, shim) {
+                fixed = false;
+                break;
+            }
             i += 1;
             s = (*s).__bindgen_anon_1.__bindgen_anon_1.next;
+        }
+        if !fixed {
+            bindings::kfree_skb_list_reason(segs, bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED);
+            bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, mac_len as i32);
+            return einval;
         }
         segs
     }
@@ -235,7 +254,7 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
     // same way).
     unsafe {
         let port = super::skb::dev_of(skb);
-        let ours = super::device::NetDevice::<T::Upper>::is_port_raw(port);
+        let ours = NetDevice::<T::Upper>::of_port_raw(port).is_some();
         let off = bindings::skb_gro_offset(skb);
         let (shim, parsed) = if ours { shim_of::<T>(skb, off) } else { (core::ptr::null(), None) };
         let src = bindings::skb_mac_header(skb).add(6);

@@ -157,6 +157,26 @@ impl Skb {
         // SAFETY: We own the skb; skb_gso_segment leaves it untouched and
         // returns a new list, an ERR_PTR or NULL.
         let segs = unsafe { bindings::skb_gso_segment(self.as_raw(), features) };
+        self.segments_or_back(segs)
+    }
+
+    /// [`Skb::gso_segments`], cut as device `dev` (which the segments then
+    /// name, to be sent there while it lives) would cut it in its own
+    /// transmit: a shim's offload sees the lower device it goes out on.
+    pub fn gso_segments_on(self, dev: &super::device::Device, features: u64) -> core::result::Result<SkbList, Skb> {
+        let p = self.as_raw();
+        // SAFETY: We own the skb; `dev` is alive for the call. Then as in
+        // `gso_segments`.
+        let segs = unsafe {
+            (*p).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev = dev.as_raw();
+            bindings::skb_gso_segment(p, features)
+        };
+        self.segments_or_back(segs)
+    }
+
+    /// The segments `skb_gso_segment` made of `self` (which goes), or
+    /// `self` back if it made none.
+    fn segments_or_back(self, segs: *mut bindings::sk_buff) -> core::result::Result<SkbList, Skb> {
         if segs.is_null() || kernel::error::from_err_ptr(segs).is_err() {
             return Err(self);
         }

@@ -4,7 +4,8 @@
 # through ri2n's packet offload (net/offload.rs); links chosen by bytes.
 # Checked: the slaves' hardware segmentation is off while enslaved and back
 # after; 100 MiB each way with equal checksums over both links; a link
-# cut during a transfer; keyed frames and broadcasts fall back to
+# cut during a transfer; keyed frames whole too, each segment sealed by the
+# slave's GSO (not merged on receive); broadcasts fall back to
 # segmentation in ri2n; numbering (no loss given up that then arrived).
 # On receive (rx_gro=1, the default), the slaves' GRO merges the frames of
 # one GSO packet again, and ri2n takes each merged packet as the run of
@@ -56,11 +57,35 @@ check "  ... every segment numbered (n2: $d1 duplicates, $t1 FAST_TOUT and $l1 l
 	test "$d1" -le 20 -a "$t1" -le 20 -a "$l1" -le 20
 for l in 0 1; do on n1 ethtool -K eth$l tso off; done
 
-# Keyed: sealed frames are segmented in ri2n, as without tx_gso.
+# Keyed: sealed GSO packets go whole to a slave too, each segment sealed
+# there with its own number's tag (before: cut into frames by ri2n). n2
+# merges none of them: a strict window takes one number per packet.
 for n in n1 n2; do on $n sh -c 'echo 00112233445566778899aabbccddeeff > /sys/class/net/ri2n0/ri2n/key'; done
 sleep 0.5
+# slaves_sum KEY: n1's slave counter KEY, both slaves (0 where absent).
+slaves_sum() {
+	local n=0 l v
+	for l in 0 1; do v=$(on n1 ri2n get ri2n0 slave eth$l "$1") || v=0; n=$((n + v)); done
+	echo $n
+}
+whole() { slaves_sum tx_whole; }
+sent() { slaves_sum tx_packets; }
+w0=$(whole) s0=$(sent) m0=$(proc_counter n2 rx_merged) a0=$(proc_counter n2 rx_auth_fail)
+kbw=$(goodput n1 10.0.0.2 3)
 transfer_start n1 n2 20 5004
 check "keyed: 20 MiB n1 -> n2, checksums equal" transfer_wait 120
+w=$(($(whole) - w0)) s1=$(($(sent) - s0))
+merged=$(($(proc_counter n2 rx_merged) - m0)) auth=$(($(proc_counter n2 rx_auth_fail) - a0))
+pretty INFO "keyed: TCP over ri2n0 ${kbw:-0} Mbit/s (unkeyed above: ${bw:-0})"
+check "  ... n1 handed its slaves $w sealed GSO packets whole, of $s1 frames sent (> $nmerged, > $per frames each)" \
+	test "$w" -gt $nmerged -a "$s1" -gt $((per * w))
+check "  ... every segment's tag verified at n2 ($auth refused), none merged ($merged)" test "$auth" = 0 -a "$merged" = 0
+# ... and cut by ri2n for a slave whose TSO is back on, each segment
+# sealed as the slave's own GSO would (the offload finds ri2n0 through it).
+for l in 0 1; do on n1 ethtool -K eth$l tso on; done
+transfer_start n1 n2 10 5006
+check "keyed, TSO on again on n1's slaves: 10 MiB n1 -> n2, checksums equal" transfer_wait 120
+for l in 0 1; do on n1 ethtool -K eth$l tso off; done
 for n in n1 n2; do on $n sh -c 'echo none > /sys/class/net/ri2n0/ri2n/key'; done
 arp_then_ping() { on n1 ip neigh flush dev ri2n0 && on n1 ping -c 2 -W 2 -q 10.0.0.2 >/dev/null; }
 check "keys off; broadcasts (ARP) and unicast still work" arp_then_ping

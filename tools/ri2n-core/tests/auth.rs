@@ -358,3 +358,47 @@ fn a_peer_that_forgot_us_is_followed_by_its_heartbeat_not_by_its_data() {
     rx.heartbeat(0, Seq(0), 100, Instant(0), 1, &p, &mut bufs, &mut |x| up.push(x));
     assert_eq!(rx.window.stats.resyncs, resyncs);
 }
+
+#[test]
+fn each_segment_of_a_sealed_gso_packet_gets_its_number_and_a_tag_that_verifies() {
+    // tx_gso: the slave cuts a GSO packet whose header the sender sealed
+    // for its first number; each segment's header is made afresh.
+    let (k, first) = (key(7), sealed(&key(7), 0xffff_fffe, 42));
+    let mut ks = Keys::default();
+    ks.seal_with(Some(k));
+    for i in 0..4u32 {
+        let mut h = first;
+        assert!(shim_for_segment(&mut h, i, &ADDRS, Some(&k)));
+        let (hdr, seal) = Header::decode(&h).unwrap();
+        assert_eq!(hdr.seq, Seq(0xffff_fffe_u32.wrapping_add(i)), "numbers wrap");
+        let seal = seal.unwrap();
+        assert_eq!(seal.epoch, 42);
+        assert!(ks.verify(&Msg::new(&ADDRS, &h, &[]), &seal.tag), "segment {i}");
+        assert_eq!(h, sealed(&k, 0xffff_fffe_u32.wrapping_add(i), 42), "as if sealed one by one");
+    }
+    // The key went meanwhile: the packet cannot be sealed (dropped).
+    let mut h = first;
+    assert!(!shim_for_segment(&mut h, 1, &ADDRS, None));
+    // Unsealed: the number only.
+    let mut h = [0u8; HEADER_LEN];
+    Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(9) }.encode(&mut h);
+    assert!(shim_for_segment(&mut h, 3, &ADDRS, None));
+    assert_eq!(Header::decode(&h).unwrap().0.seq, Seq(12));
+}
+
+#[test]
+fn gro_merges_unsealed_frames_that_follow_and_never_sealed_ones() {
+    // A strict window takes one number per packet (each number's replay
+    // refused): sealed frames go up one by one.
+    let k = key(7);
+    assert!(!shim_continues(&sealed(&k, 100, 42), &sealed(&k, 101, 42), 1));
+    let plain = |seq: u32, proto: u16| {
+        let mut h = [0u8; HEADER_LEN];
+        Header { kind: Kind::Data, protocol: proto, seq: Seq(seq) }.encode(&mut h);
+        h
+    };
+    assert!(shim_continues(&plain(5, 0x0800), &plain(7, 0x0800), 2));
+    assert!(!shim_continues(&plain(5, 0x0800), &plain(8, 0x0800), 2), "not next");
+    assert!(!shim_continues(&plain(5, 0x0800), &plain(7, 0x86dd), 2), "another protocol");
+    assert!(!shim_continues(&plain(5, 0x0800), &sealed(&k, 7, 42), 2), "lengths differ");
+}

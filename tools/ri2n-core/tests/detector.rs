@@ -518,6 +518,25 @@ fn congestion_on_every_link_takes_none_out() {
 }
 
 #[test]
+fn one_burst_on_one_link_is_one_strike_not_three() {
+    // Whole GSO packets per link (tx_gso=1) overflow one switch port's
+    // queue at a time: a congestion burst lands in one link's sample
+    // alone, and TCP backs off before the other port fills. The mean
+    // carries that burst over the next samples, which are clean; only
+    // samples over the margin themselves count as strikes.
+    let p = lossy_params();
+    let (mut d, mut peers) = two_links(&p);
+    rounds(&mut d, &mut peers, 1100, &[0, 0], 100, &p);
+    let t = rounds(&mut d, &mut peers, 1100, &[0, 110], 200, &p);
+    assert_eq!(t.lossy, 0);
+    for i in 0..5 {
+        let t = rounds(&mut d, &mut peers, 1100, &[0, 0], 300 + 100 * i, &p);
+        assert_eq!(t.lossy, 0, "clean sample {i}: {} bp on L1", d.endpoints[L1].loss_bp);
+    }
+    assert_eq!(d.usable(), BOTH);
+}
+
+#[test]
 fn the_last_usable_link_is_never_taken_out_for_loss() {
     let p = lossy_params();
     let (mut d, mut peers) = two_links(&p);

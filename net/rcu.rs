@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A value that readers find without a lock, under RCU, while a writer in
+//! process context replaces it: the pattern of `rcu_assign_pointer`,
+//! `rcu_dereference`, and `synchronize_net` before the old value is freed.
+
+use kernel::alloc::KBox;
+use kernel::sync::rcu::Guard;
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+/// An optional `T` published under RCU.
+///
+/// # Invariants
+///
+/// `ptr` is NULL or from [`KBox::into_raw`], owned by this.
+pub struct RcuBox<T> {
+    ptr: AtomicPtr<T>,
+}
+
+// SAFETY: The box owns its `T` (it may be freed from any CPU: `Send`) and
+// hands out shared references to every CPU (`Sync`).
+unsafe impl<T: Send + Sync> Send for RcuBox<T> {}
+// SAFETY: As above.
+unsafe impl<T: Send + Sync> Sync for RcuBox<T> {}
+
+impl<T> Default for RcuBox<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> RcuBox<T> {
+    /// Nothing published.
+    pub const fn new() -> RcuBox<T> {
+        RcuBox { ptr: AtomicPtr::new(core::ptr::null_mut()) }
+    }
+
+    /// Publishes `value`; the one it replaces is freed once every reader
+    /// that could see it is done. Process context (sleeps); writers are
+    /// serialised by the caller.
+    pub fn replace(&self, value: Option<KBox<T>>) {
+        let new = value.map_or(core::ptr::null_mut(), KBox::into_raw);
+        let old = self.ptr.swap(new, Ordering::AcqRel);
+        if !old.is_null() {
+            super::synchronize_net();
+            // SAFETY: `old` was ours (invariant), from `KBox::into_raw`, and
+            // no reader holds it after the grace period.
+            drop(unsafe { KBox::from_raw(old) });
+        }
+    }
+
+    /// The value, for as long as the RCU read section `_rcu` lasts.
+    pub fn get<'a>(&'a self, _rcu: &'a Guard) -> Option<&'a T> {
+        let p = self.ptr.load(Ordering::Acquire);
+        // SAFETY: A published value stays alive until a grace period after
+        // it is replaced (`replace`), which `_rcu` holds off.
+        (!p.is_null()).then(|| unsafe { &*p })
+    }
+}
+
+impl<T> Drop for RcuBox<T> {
+    fn drop(&mut self) {
+        let p = *self.ptr.get_mut();
+        if !p.is_null() {
+            // SAFETY: Ours (invariant). `get`'s borrows end with `self`'s;
+            // readers that found it through raw pointers (a lower device's
+            // GSO, say) are waited out by the owner's teardown before it
+            // is dropped.
+            drop(unsafe { KBox::from_raw(p) });
+        }
+    }
+}
