@@ -1020,7 +1020,8 @@ impl State {
         let epoch = sealed.as_ref().map(|s| s.seal.epoch);
         if let Some(epoch) = epoch {
             let silent = t.since(self.table.last_seen(slot));
-            let fresh = self.sealed_fresh(slot, epoch, silent, &kind);
+            let frames = skb.as_ref().map_or(1, span_of);
+            let fresh = self.sealed_fresh(slot, epoch, silent, &kind, frames);
             if fresh != Fresh::Yes {
                 if !credit {
                     // A flooded copy (one-switch mode), not a replay.
@@ -1225,10 +1226,11 @@ impl State {
     /// counts anywhere (a replay must not keep a dead link alive, fail a
     /// quiet one, or keep a peer in the table): its epoch is the peer's or
     /// newer (core/rx.rs `sealed_epoch`); a heartbeat's counter is above the
-    /// last from its link (recorded); a data number is one the window would
-    /// take; a broadcast number is new to the filter (else a copy: the one
-    /// from another link, or a replay, which cannot be told apart).
-    fn sealed_fresh(&mut self, slot: usize, epoch: u64, silent: Duration, kind: &RxKind) -> Fresh {
+    /// last from its link (recorded); a data packet's numbers (`frames`,
+    /// a merged run's) are all ones the window would take; a broadcast
+    /// number is new to the filter (else a copy: the one from another
+    /// link, or a replay, which cannot be told apart).
+    fn sealed_fresh(&mut self, slot: usize, epoch: u64, silent: Duration, kind: &RxKind, frames: u32) -> Fresh {
         let params = self.params;
         let Some(peer) = self.table.get_mut(slot) else { return Fresh::Replay };
         let new_epoch = match peer.rx.sealed_epoch(epoch, silent, &params) {
@@ -1247,7 +1249,7 @@ impl State {
                 return if peer.rx.bcast.too_old(seq) { Fresh::Replay } else { Fresh::Copy };
             }
             RxKind::Bcast(_) => true,
-            RxKind::Data(seq) => new_epoch || !peer.rx.window.strict() || peer.rx.window.would_take(seq),
+            RxKind::Data(seq) => new_epoch || !peer.rx.window.strict() || peer.rx.window.would_take_run(seq, frames),
         };
         if fresh {
             Fresh::Yes

@@ -518,8 +518,8 @@ fn queues_ok(d: &Ri2n, rcu: &rcu::Guard) -> u8 {
 /// shim is a data header, sealed or not (not both sealed and in one-switch
 /// mode); segment `i` takes number `seq + i`, and a sealed one its own tag
 /// (core/header.rs, `shim_for_segment`). On receive, the slaves' GRO
-/// merges a peer's unsealed frames that follow one another on a link
-/// (`shim_continues`).
+/// merges a peer's frames that follow one another on a link, sealed ones
+/// only with their tags verified (`shim_continues`).
 pub(crate) struct Offload;
 
 impl crate::net::offload::ShimOffload for Offload {
@@ -549,10 +549,11 @@ impl crate::net::offload::ShimOffload for Offload {
     }
 
     /// The same header but for the number, which follows the held
-    /// packet's last: the window takes the merged packet as that run.
-    /// Never sealed frames (`shim_continues`).
-    fn follows(held: &[u8], shim: &[u8], count: u32) -> bool {
-        shim_continues(held, shim, count)
+    /// packet's last (the window takes the merged packet as that run), and
+    /// sealed frames' tags, verified (`shim_continues`).
+    fn follows(upper: &Ri2nDev, addrs: &[u8; 12], held: &[u8], shim: &[u8], count: u32) -> bool {
+        let rcu = rcu::read_lock();
+        shim_continues(held, shim, count, addrs, upper.data().offload_keys.get(&rcu))
     }
 
     const MAX_MERGE: u32 = crate::proto::window::MAX_SPAN;

@@ -58,7 +58,7 @@
 //! the sender's from `link`, and stops sending on the links in `down` (one-way
 //! failures, and the far side's carrier loss, as RI2N/UDP told its peer).
 
-use super::auth::{Key, Msg, SEAL_LEN, TAG_LEN};
+use super::auth::{Key, Keys, Msg, SEAL_LEN, TAG_LEN};
 use super::seq::Seq;
 
 /// The RI2N ethertype (the paper's 0x1004).
@@ -439,17 +439,32 @@ pub fn shim_for_segment(shim: &mut [u8], index: u32, addrs: &[u8; 12], key: Opti
     true
 }
 
-/// GRO on receive: whether a data frame whose header is `shim` continues
-/// a held packet whose first frame's header was `held` and which merged
-/// `count` frames: the same header but for the number, which is next in
-/// line. Never a sealed frame: a strict window (`Window::set_strict`)
-/// takes one number per packet, which is what makes a replay of any
-/// number refused.
-pub fn shim_continues(held: &[u8], shim: &[u8], count: u32) -> bool {
-    held.len() == shim.len()
-        && shim.len() >= HEADER_LEN
-        && matches!(shim[0], VERSION | VERSION_ONE_SWITCH)
-        && held[..4] == shim[..4]
-        && held[8..] == shim[8..]
-        && seq_of(shim) == seq_of(held).wrapping_add(count)
+/// GRO on receive: whether a frame to `addrs` whose header is `shim`
+/// continues a held packet whose first frame's header was `held` and
+/// which merged `count` frames: the same header but for the number, which
+/// is next in line, and the tag. Sealed frames (`keys`: the device's, if
+/// it has any) merge only with their tags verified, the held frame's with
+/// its first follower's (GRO holds one per addresses): receive verifies
+/// only a merged packet's first tag, and a forged head must not take
+/// authentic frames down with it. Unsealed frames merge only on a device
+/// without keys (one with keys refuses them).
+pub fn shim_continues(held: &[u8], shim: &[u8], count: u32, addrs: &[u8; 12], keys: Option<&Keys>) -> bool {
+    if held.len() != shim.len() || shim.len() < HEADER_LEN || held[..4] != shim[..4] {
+        return false;
+    }
+    if seq_of(shim) != seq_of(held).wrapping_add(count) {
+        return false;
+    }
+    match shim[0] {
+        VERSION | VERSION_ONE_SWITCH => keys.is_none() && held[8..] == shim[8..],
+        VERSION_SEALED if shim.len() == SEALED_LEN => {
+            let tag_at = SEALED_LEN - TAG_LEN;
+            let verified = |h: &[u8]| match (keys, h.get(tag_at..SEALED_LEN).and_then(|t| <[u8; TAG_LEN]>::try_from(t).ok())) {
+                (Some(k), Some(tag)) => k.verify(&Msg::new(addrs, h, &[]), &tag),
+                _ => false,
+            };
+            held[8..tag_at] == shim[8..tag_at] && verified(shim) && (count > 1 || verified(held))
+        }
+        _ => false,
+    }
 }

@@ -197,7 +197,9 @@ pub struct Window<P, B> {
     gone: [u64; LOST_WORDS],
     /// Sealed frames (a device with a key): a number behind `next` is
     /// taken only once, and only if it was given up; nothing far behind
-    /// is taken, and no run of it resynchronises (epochs do that).
+    /// is taken, and no run of it resynchronises (epochs do that). A
+    /// packet carrying several numbers is taken only if every one of them
+    /// would be ([`Window::would_take_run`]).
     strict: bool,
     /// Counters.
     pub stats: RxStats,
@@ -220,14 +222,9 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         &self.buf.as_ref().expect("held packets without a buffer").slots[i]
     }
 
-    /// The numbers `p` carries: one in a strict window (sealed frames,
-    /// which no GRO merges; a run could not be checked for replays).
+    /// The numbers `p` carries.
     pub fn span(&self, p: &P) -> u32 {
-        if self.strict {
-            1
-        } else {
-            span_of(p)
-        }
+        span_of(p)
     }
 
     /// The number of the packet held in slot `i`.
@@ -265,11 +262,16 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             // (from a slower link); epochs keep older recordings out.
             self.gone = [if self.strict { !0 } else { 0 }; LOST_WORDS];
         }
-        let last = seq.add(self.span(&pkt) - 1);
+        let n = self.span(&pkt);
+        if self.strict && !self.would_take_run(seq, n) {
+            self.stats.replays += 1;
+            return Some(pkt);
+        }
+        let last = seq.add(n - 1);
         let d = seq.diff(self.next);
         if d < 0 {
             if last.before(self.next) {
-                return self.receive_late(seq, d, pkt, up);
+                return self.receive_late(seq, last, d, pkt, up);
             }
             // A run whose first numbers were given up: those come late, as
             // a packet of each would, and the rest brings `next` on.
@@ -357,17 +359,22 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         self.buf.is_some()
     }
 
-    fn receive_late(&mut self, seq: Seq, d: i32, pkt: P, up: &mut impl FnMut(P)) -> Option<P> {
-        if self.strict && (d <= -(WINDOW_SLOTS as i32) || !self.is_gone(seq)) {
-            self.stats.replays += 1;
-            return Some(pkt);
-        }
+    /// A packet whose numbers `seq..=last` are all before `next` (`d`:
+    /// `seq - next`); a strict window checked them (`would_take_run`).
+    fn receive_late(&mut self, seq: Seq, last: Seq, d: i32, pkt: P, up: &mut impl FnMut(P)) -> Option<P> {
         self.stats.late += 1;
         if d > -(WINDOW_SLOTS as i32) {
-            self.set_gone(seq, false);
-            if self.is_lost(seq) {
-                self.stats.late_loss += 1;
-                self.set_lost(seq, false);
+            let mut s = seq;
+            loop {
+                self.set_gone(s, false);
+                if self.is_lost(s) {
+                    self.stats.late_loss += 1;
+                    self.set_lost(s, false);
+                }
+                if s == last {
+                    break;
+                }
+                s = s.next();
             }
             self.far_run = 0;
             up(pkt);
@@ -421,18 +428,54 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
     /// 2^30 ahead is a recording from long ago); behind: a number given up
     /// and not yet come.
     pub fn would_take(&self, seq: Seq) -> bool {
+        self.would_take_run(seq, 1)
+    }
+
+    /// [`Window::would_take`] for a packet carrying the `n` numbers from
+    /// `seq` (frames a slave's GRO merged): every one of them, or none.
+    /// Ahead, no held packet may carry any of them (one starting up to
+    /// [`MAX_SPAN`] - 1 before may reach into them); behind, each must
+    /// have been given up and not come since.
+    pub fn would_take_run(&self, seq: Seq, n: u32) -> bool {
         if !self.started {
             return true;
         }
+        let n = n.clamp(1, MAX_SPAN);
+        let last = seq.add(n - 1);
         let d = seq.diff(self.next);
-        if d >= 0 {
-            if d as usize >= WINDOW_SLOTS {
-                return d < 1 << 30;
-            }
-            let i = (seq.0 & MASK) as usize;
-            return self.buf.as_ref().map_or(true, |b| b.slots[i].pkt.is_none());
+        if d <= -(WINDOW_SLOTS as i32) {
+            return false;
         }
-        d > -(WINDOW_SLOTS as i32) && self.is_gone(seq)
+        // The numbers behind `next`.
+        let mut s = seq;
+        while s.before(self.next) {
+            if !self.is_gone(s) {
+                return false;
+            }
+            if s == last {
+                return true;
+            }
+            s = s.next();
+        }
+        // The rest, from `s` (at or after `next`) to `last`.
+        let ahead = s.diff(self.next) as u32;
+        if ahead as usize >= WINDOW_SLOTS {
+            return ahead < 1 << 30;
+        }
+        let Some(b) = self.buf.as_ref().filter(|_| self.held > 0) else { return true };
+        let held_at = |t: Seq| b.slots[(t.0 & MASK) as usize].pkt.as_ref();
+        // A held packet starting before `s` (and after `next`) that reaches it.
+        let back = ahead.min(MAX_SPAN - 1);
+        for k in 1..=back {
+            let t = s.add(k.wrapping_neg());
+            if held_at(t).is_some_and(|p| span_of(p) > k) {
+                return false;
+            }
+        }
+        // One starting within the run (held packets lie within the window).
+        let within = last.diff(s) as u32 + 1;
+        let in_window = (WINDOW_SLOTS as u32 - ahead).min(within);
+        (0..in_window).all(|k| held_at(s.add(k)).is_none())
     }
 
     /// Whether the window is strict.

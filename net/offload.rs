@@ -56,10 +56,12 @@ pub trait ShimOffload: 'static {
     /// device of `upper` (`None`: a device that is not ours segments it).
     /// False if it cannot: the whole packet is dropped.
     fn fix(upper: Option<&NetDevice<Self::Upper>>, index: u32, addrs: &[u8; 12], shim: &mut [u8]) -> bool;
-    /// GRO: whether a frame with `shim` continues the held packet whose
-    /// first frame had `held` and which merged `count` frames. Both shims
-    /// were accepted by [`ShimOffload::parse`], with the same length.
-    fn follows(held: &[u8], shim: &[u8], count: u32) -> bool;
+    /// GRO: whether a frame to `addrs` (Ethernet destination and source,
+    /// the held packet's too) with `shim`, received on a lower device of
+    /// `upper`, continues the held packet whose first frame had `held` and
+    /// which merged `count` frames. Both shims were accepted by
+    /// [`ShimOffload::parse`], with the same length.
+    fn follows(upper: &NetDevice<Self::Upper>, addrs: &[u8; 12], held: &[u8], shim: &[u8], count: u32) -> bool;
     /// GRO: the most frames one merged packet may take.
     const MAX_MERGE: u32;
 }
@@ -254,7 +256,9 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
     // same way).
     unsafe {
         let port = super::skb::dev_of(skb);
-        let ours = NetDevice::<T::Upper>::of_port_raw(port).is_some();
+        // dev_gro_receive holds the RCU read lock around us.
+        let upper = NetDevice::<T::Upper>::of_port_raw(port);
+        let ours = upper.is_some();
         let off = bindings::skb_gro_offset(skb);
         let (shim, parsed) = if ours { shim_of::<T>(skb, off) } else { (core::ptr::null(), None) };
         let src = bindings::skb_mac_header(skb).add(6);
@@ -271,13 +275,17 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
             if !same_source {
                 continue;
             }
-            let next = match parsed {
-                Some((hlen, _)) if mine.is_null() && bindings::gro_same_flow(p) => {
+            let next = match (parsed, upper) {
+                (Some((hlen, _)), Some(upper)) if mine.is_null() && bindings::gro_same_flow(p) => {
+                    // `same_flow`: the held packet's Ethernet header is the
+                    // frame's.
+                    let mut addrs = [0u8; 12];
+                    addrs.copy_from_slice(core::slice::from_raw_parts(bindings::skb_mac_header(skb), 12));
                     let held_count = bindings::gro_count(p) as u32;
                     let held = core::slice::from_raw_parts((*p).data.add(off as usize), hlen);
                     held_count + bindings::gro_count(skb) as u32 <= T::MAX_MERGE
                         && T::parse(held).is_some_and(|(l, _)| l == hlen)
-                        && T::follows(held, core::slice::from_raw_parts(shim, hlen), held_count)
+                        && T::follows(upper, &addrs, held, core::slice::from_raw_parts(shim, hlen), held_count)
                 }
                 _ => false,
             };

@@ -5,8 +5,9 @@
 # Checked: the slaves' hardware segmentation is off while enslaved and back
 # after; 100 MiB each way with equal checksums over both links; a link
 # cut during a transfer; keyed frames whole too, each segment sealed by the
-# slave's GSO (not merged on receive); broadcasts fall back to
-# segmentation in ri2n; numbering (no loss given up that then arrived).
+# slave's GSO and merged again on receive once its tag verifies;
+# broadcasts fall back to segmentation in ri2n; numbering (no loss given
+# up that then arrived).
 # On receive (rx_gro=1, the default), the slaves' GRO merges the frames of
 # one GSO packet again, and ri2n takes each merged packet as the run of
 # numbers it carries.
@@ -58,8 +59,8 @@ check "  ... every segment numbered (n2: $d1 duplicates, $t1 FAST_TOUT and $l1 l
 for l in 0 1; do on n1 ethtool -K eth$l tso off; done
 
 # Keyed: sealed GSO packets go whole to a slave too, each segment sealed
-# there with its own number's tag (before: cut into frames by ri2n). n2
-# merges none of them: a strict window takes one number per packet.
+# there with its own number's tag, and n2's slaves merge them again, each
+# tag verified (before: cut into frames by ri2n, never merged).
 for n in n1 n2; do on $n sh -c 'echo 00112233445566778899aabbccddeeff > /sys/class/net/ri2n0/ri2n/key'; done
 sleep 0.5
 # slaves_sum KEY: n1's slave counter KEY, both slaves (0 where absent).
@@ -70,7 +71,7 @@ slaves_sum() {
 }
 whole() { slaves_sum tx_whole; }
 sent() { slaves_sum tx_packets; }
-w0=$(whole) s0=$(sent) m0=$(proc_counter n2 rx_merged) a0=$(proc_counter n2 rx_auth_fail)
+w0=$(whole) s0=$(sent) m0=$(proc_counter n2 rx_merged) f0=$(proc_counter n2 rx_merged_frames) a0=$(proc_counter n2 rx_auth_fail)
 kbw=$(goodput n1 10.0.0.2 3)
 transfer_start n1 n2 20 5004
 check "keyed: 20 MiB n1 -> n2, checksums equal" transfer_wait 120
@@ -79,7 +80,10 @@ merged=$(($(proc_counter n2 rx_merged) - m0)) auth=$(($(proc_counter n2 rx_auth_
 pretty INFO "keyed: TCP over ri2n0 ${kbw:-0} Mbit/s (unkeyed above: ${bw:-0})"
 check "  ... n1 handed its slaves $w sealed GSO packets whole, of $s1 frames sent (> $nmerged, > $per frames each)" \
 	test "$w" -gt $nmerged -a "$s1" -gt $((per * w))
-check "  ... every segment's tag verified at n2 ($auth refused), none merged ($merged)" test "$auth" = 0 -a "$merged" = 0
+mframes=$(($(proc_counter n2 rx_merged_frames) - f0))
+check "  ... n2's slaves merged them: $merged packets of $mframes frames (> $nmerged, > $per frames each)" \
+	test "$merged" -gt $nmerged -a "$mframes" -gt $((per * merged))
+check "  ... every segment's tag verified at n2 ($auth refused)" test "$auth" = 0
 # ... and cut by ri2n for a slave whose TSO is back on, each segment
 # sealed as the slave's own GSO would (the offload finds ri2n0 through it).
 for l in 0 1; do on n1 ethtool -K eth$l tso on; done

@@ -387,18 +387,48 @@ fn each_segment_of_a_sealed_gso_packet_gets_its_number_and_a_tag_that_verifies()
 }
 
 #[test]
-fn gro_merges_unsealed_frames_that_follow_and_never_sealed_ones() {
-    // A strict window takes one number per packet (each number's replay
-    // refused): sealed frames go up one by one.
+fn gro_merges_a_sealed_frame_only_if_it_follows_and_its_tag_verifies() {
     let k = key(7);
-    assert!(!shim_continues(&sealed(&k, 100, 42), &sealed(&k, 101, 42), 1));
+    let mut ks = Keys::default();
+    ks.seal_with(Some(k));
+    let held = sealed(&k, 100, 42);
+    let c = |shim: &[u8], count: u32, addrs: &[u8; 12], keys: Option<&Keys>| shim_continues(&held, shim, count, addrs, keys);
+    // The third frame of the run (the held packet merged two).
+    assert!(c(&sealed(&k, 102, 42), 2, &ADDRS, Some(&ks)));
+    assert!(!c(&sealed(&k, 103, 42), 2, &ADDRS, Some(&ks)), "not next");
+    assert!(!c(&sealed(&k, 102, 43), 2, &ADDRS, Some(&ks)), "another epoch");
+    // A forger's frame, next in line, with a tag it guessed or took from
+    // another frame: not merged (it goes up alone and is refused there).
+    let mut forged = sealed(&k, 102, 42);
+    forged[20] ^= 1;
+    assert!(!c(&forged, 2, &ADDRS, Some(&ks)));
+    let mut other = sealed(&k, 101, 42);
+    other[4..8].copy_from_slice(&102u32.to_be_bytes());
+    assert!(!c(&other, 2, &ADDRS, Some(&ks)), "a tag of another number");
+    assert!(!c(&sealed(&key(8), 102, 42), 2, &ADDRS, Some(&ks)), "another key");
+    let mut to_other = ADDRS;
+    to_other[0] ^= 0x10;
+    assert!(!c(&sealed(&k, 102, 42), 2, &to_other, Some(&ks)), "other addresses");
+    assert!(!c(&sealed(&k, 102, 42), 2, &ADDRS, None), "no key here");
+    // During a rotation the other accepted key verifies too.
+    let mut rot = Keys::default();
+    rot.seal_with(Some(key(8)));
+    rot.accept(Some(k));
+    assert!(c(&sealed(&k, 101, 42), 1, &ADDRS, Some(&rot)));
+    // A forged head: its first follower does not join it (receive would
+    // refuse the whole packet for the head's tag).
+    let mut head = sealed(&k, 100, 42);
+    head[17] ^= 1;
+    assert!(!shim_continues(&head, &sealed(&k, 101, 42), 1, &ADDRS, Some(&ks)));
+    // Unsealed: the same header but for the number, on a device without keys.
     let plain = |seq: u32, proto: u16| {
         let mut h = [0u8; HEADER_LEN];
         Header { kind: Kind::Data, protocol: proto, seq: Seq(seq) }.encode(&mut h);
         h
     };
-    assert!(shim_continues(&plain(5, 0x0800), &plain(7, 0x0800), 2));
-    assert!(!shim_continues(&plain(5, 0x0800), &plain(8, 0x0800), 2), "not next");
-    assert!(!shim_continues(&plain(5, 0x0800), &plain(7, 0x86dd), 2), "another protocol");
-    assert!(!shim_continues(&plain(5, 0x0800), &sealed(&k, 7, 42), 2), "lengths differ");
+    assert!(shim_continues(&plain(5, 0x0800), &plain(7, 0x0800), 2, &ADDRS, None));
+    assert!(!shim_continues(&plain(5, 0x0800), &plain(7, 0x0800), 2, &ADDRS, Some(&ks)), "a device with keys refuses them");
+    assert!(!shim_continues(&plain(5, 0x0800), &plain(8, 0x0800), 2, &ADDRS, None), "not next");
+    assert!(!shim_continues(&plain(5, 0x0800), &plain(7, 0x86dd), 2, &ADDRS, None), "another protocol");
+    assert!(!shim_continues(&plain(5, 0x0800), &sealed(&k, 7, 42), 2, &ADDRS, Some(&ks)), "lengths differ");
 }

@@ -181,7 +181,7 @@ struct Outcome {
 /// Sends `pkts` (numbers from `start` on) over `links` FIFO links, merges
 /// what GRO would, and runs the arrivals and the window's deadlines through
 /// a peer's receive side.
-fn run(links: usize, start: u32, pkts: &[Gso], p: &Params) -> Outcome {
+fn run(links: usize, start: u32, pkts: &[Gso], p: &Params, strict: bool) -> Outcome {
     let mut send = 0u64;
     let mut link_last = vec![0u64; links];
     // Per link, the arrivals so far: (time, run); the last may grow.
@@ -213,6 +213,7 @@ fn run(links: usize, start: u32, pkts: &[Gso], p: &Params) -> Outcome {
     let active = ((1u16 << links) - 1) as u8;
     let fast = p.fast_tout();
     let mut rx: PeerRx<Run, Buf<Run>> = PeerRx::default();
+    rx.window.set_strict(strict);
     let mut bufs = HeapBufs::default();
     let mut out = Outcome { up: Vec::new(), arrived: HashSet::new(), rx: PeerRx::default() };
     let mut ev = events.into_iter().peekable();
@@ -256,7 +257,7 @@ proptest! {
         pkts in gso_traffic(),
     ) {
         let p = Params::from_values(&[(Param::FastTout, fast_ms)]).unwrap();
-        let o = run(links, start, &pkts, &p);
+        let o = run(links, start, &pkts, &p, false);
         let mut seen = HashSet::new();
         for &s in &o.up {
             prop_assert!(seen.insert(s), "number {} went up twice", s);
@@ -280,7 +281,7 @@ proptest! {
             .map(|mut k| { k.lost = false; k.jitter_us %= 15_000; k })
             .take_while(|k| { total += k.segs; total < WINDOW_SLOTS as u32 })
             .collect();
-        let o = run(links, start, &pkts, &Params::default());
+        let o = run(links, start, &pkts, &Params::default(), false);
         // Numbers before the first arrival's are late at the start.
         let first = o.up[0];
         let order: Vec<u32> = o.up.iter().copied().filter(|s| s.wrapping_sub(start) >= first.wrapping_sub(start)).collect();
@@ -289,6 +290,95 @@ proptest! {
         prop_assert_eq!(order, want);
         prop_assert_eq!(o.rx.window.stats.timeout, 0);
     }
+}
+
+/// Arrivals a forger may add to a sealed pair's traffic: replays of
+/// authentic frames, which GRO merges into runs of any length, at any
+/// number near the window, on any link.
+fn replayed_runs() -> impl Strategy<Value = Vec<(u32, u32, usize, u64)>> {
+    prop::collection::vec((0u32..700, 1u32..=MAX_SPAN, 0usize..4, 0u64..3_000), 0..80)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_strict_window_takes_every_run_of_honest_traffic(
+        links in 1usize..=4,
+        start in any::<u32>(),
+        fast_ms in 1u32..30,
+        pkts in gso_traffic(),
+    ) {
+        // Sealed frames merged into runs: each number up exactly once, none
+        // refused (`run` asserts it), losses and late frames as unsealed.
+        // Fewer numbers than the window has slots: none comes far behind,
+        // which a strict window refuses.
+        let mut total = 0;
+        let pkts: Vec<Gso> = pkts.into_iter().take_while(|k| { total += k.segs; total < WINDOW_SLOTS as u32 }).collect();
+        let p = Params::from_values(&[(Param::FastTout, fast_ms)]).unwrap();
+        let o = run(links, start, &pkts, &p, true);
+        let mut seen = HashSet::new();
+        for &s in &o.up {
+            prop_assert!(seen.insert(s), "number {} went up twice", s);
+        }
+        prop_assert_eq!(seen, o.arrived);
+        prop_assert_eq!(o.rx.window.stats.replays, 0);
+    }
+
+    #[test]
+    fn a_strict_window_hands_each_number_up_once_whatever_arrives(
+        start in prop_oneof![Just(u32::MAX - 300), any::<u32>()],
+        fast_ms in 1u32..30,
+        arrivals in replayed_runs(),
+    ) {
+        // Any runs in any order (replays overlapping what was held, handed
+        // up, given up, or not come yet): never a number twice, and a
+        // packet is taken whole or not at all.
+        let p = Params::from_values(&[(Param::FastTout, fast_ms)]).unwrap();
+        let mut rx: PeerRx<Run, Buf<Run>> = PeerRx::default();
+        rx.window.set_strict(true);
+        let mut bufs = HeapBufs::default();
+        let mut seen = HashSet::new();
+        let mut now_us = 0u64;
+        for (off, n, link, gap_us) in arrivals {
+            now_us += gap_us;
+            let now = Instant(now_us * 1000);
+            let mut ups = Vec::new();
+            rx.sweep(now, 0b1111, &p, &mut bufs, &mut |x| ups.push(x));
+            let r = Run { first: start.wrapping_add(off), n };
+            let refused = rx.data(link, Seq(r.first), r, now, 0b1111, &p, &mut bufs, &mut |x| ups.push(x));
+            prop_assert!(refused.is_none() || refused == Some(r));
+            for s in numbers(&ups) {
+                prop_assert!(seen.insert(s), "number {} went up twice", s);
+            }
+        }
+        let mut ups = Vec::new();
+        rx.sweep(Instant((now_us + 1_000_000) * 1000), 0b1111, &p, &mut bufs, &mut |x| ups.push(x));
+        for s in numbers(&ups) {
+            prop_assert!(seen.insert(s), "number {} went up twice", s);
+        }
+    }
+}
+
+#[test]
+fn a_strict_window_refuses_a_run_that_repeats_any_of_its_numbers() {
+    let mut r = Rx::new(2);
+    r.rx.window.set_strict(true);
+    let data = |r: &mut Rx, first: u32, n: u32| {
+        let mut up = Vec::new();
+        let refused = r.rx.data(0, Seq(first), Run { first, n }, Instant(0), r.active, &r.p, &mut r.bufs, &mut |x| up.push(x));
+        (refused.is_some(), numbers(&up))
+    };
+    assert_eq!(data(&mut r, 0, 4), (false, vec![0, 1, 2, 3]));
+    assert_eq!(data(&mut r, 2, 4), (true, vec![]), "2 and 3 went up");
+    // 10..14 held; a run reaching into it, or starting inside it, is refused.
+    assert_eq!(data(&mut r, 10, 5), (false, vec![]));
+    assert_eq!(data(&mut r, 8, 3), (true, vec![]), "10 is held");
+    assert_eq!(data(&mut r, 12, 1), (true, vec![]), "12 is held, inside a run");
+    assert_eq!(data(&mut r, 15, 2), (false, vec![]));
+    assert_eq!(r.rx.window.stats.replays, 3);
+    // 4..9 come: everything goes up once.
+    assert_eq!(data(&mut r, 4, 6), (false, (4..17).collect::<Vec<_>>()));
 }
 
 #[test]
