@@ -475,9 +475,8 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     // Keys off: after the state, so that fewer sealed packets meet no key
     // there (those still queued at a slave are dropped).
     let keys_off = next.is_none();
-    let mut next = Some(next);
     if !keys_off {
-        dev.data().offload_keys.replace(next.take().flatten());
+        dev.data().offload_keys.replace(next);
     }
     let now = {
         let mut st = dev.data().lock_state();
@@ -491,8 +490,8 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
         }
         st.keys().on()
     };
-    if let Some(next) = next {
-        dev.data().offload_keys.replace(next);
+    if keys_off {
+        dev.data().offload_keys.replace(None);
     }
     Ri2n::update_mtu(dev, &rtnl);
     drop(rtnl);

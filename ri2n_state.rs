@@ -1017,10 +1017,11 @@ impl State {
         };
         // A replay is refused before it counts anywhere: it must not keep a
         // dead link alive or a peer in the table.
+        // Frames a slave's GRO merged count as the frames they were.
+        let frames = skb.as_ref().map_or(1, span_of);
         let epoch = sealed.as_ref().map(|s| s.seal.epoch);
         if let Some(epoch) = epoch {
             let silent = t.since(self.table.last_seen(slot));
-            let frames = skb.as_ref().map_or(1, span_of);
             let fresh = self.sealed_fresh(slot, epoch, silent, &kind, frames);
             if fresh != Fresh::Yes {
                 if !credit {
@@ -1042,8 +1043,6 @@ impl State {
         if let Some((j, w)) = learn {
             self.learn_link_mac(dev_name, slot, j, &w);
         }
-        // Frames a slave's GRO merged count as the frames they were.
-        let frames = skb.as_ref().map_or(1, span_of);
         if credit {
             self.link_stats[l].rx_packets += frames as u64;
         }
