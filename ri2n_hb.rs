@@ -7,13 +7,16 @@
 //! - `hb_timer`, every HBSPAN / 64: a heartbeat is due to a 64th of the
 //!   known peers (so every peer, each HBSPAN, spread over it) on every link
 //!   that is up, failed endpoints included (recovery needs them).
-//! - `sweep_timer`, every FAST_TOUT/4 (at least 1 ms): hands up what waited
-//!   FAST_TOUT or was proved lost, in the windows of the peers that hold
-//!   packets (the sweep list, not every peer); ages out silent peers; polls the
-//!   slaves' carrier (loss only: see ri2n_slave.rs); starts and ends probe
-//!   rounds for links that fell silent; sends queued heartbeats (probes,
-//!   answers, news of a failure, a recovery or a carrier change). [`kick`]
-//!   fires it at once.
+//! - `sweep_timer`, at the next deadline of the peers on the sweep list
+//!   (`Peer::next_due`), no sooner than FAST_TOUT/4 (at least 1 ms) after
+//!   its last run and no later than 63 ms: hands up what waited FAST_TOUT
+//!   or was proved lost; starts and ends probe rounds for links that fell
+//!   silent, retries failed links, asks for loss reports; ages out silent
+//!   peers; polls the slaves' carrier (loss only: see ri2n_slave.rs); sends
+//!   queued heartbeats (probes, answers, news of a failure, a recovery or a
+//!   carrier change). Receive pulls it earlier when a peer's deadline moves
+//!   up (a window starts holding, a link falls silent); [`kick`] fires it
+//!   at once.
 //!
 //! Both re-arm only while the device is up; [`stop`] stops them
 //! synchronously, and dropping the device's data shuts them down for good.
@@ -21,24 +24,19 @@
 use crate::net::skb::SkbList;
 use crate::ri2n_dev::Ri2nDev;
 use crate::proto::MAX_LINKS;
-use crate::ri2n_state::HB_PHASES;
-
-fn sweep_period_ms(dev: &Ri2nDev) -> u32 {
-    (dev.data().lock_state().params().fast_tout().as_ms() as u32 / 4).max(1)
-}
+use crate::ri2n_state::{State, HB_PHASES};
 
 /// ri2n0 goes up (`ndo_open`): timers start.
 pub(crate) fn start(dev: &Ri2nDev) {
     let d = dev.data();
-    let hbspan = {
-        let mut st = d.lock_state();
-        let mut none = SkbList::new();
-        st.set_up(true, &mut none);
-        st.params().hbspan().as_ms() as u32
-    };
+    let mut st = d.lock_state();
+    let mut none = SkbList::new();
+    st.set_up(true, &mut none);
     // The first heartbeats go out soon: peers learn our epoch and links.
-    d.hb_timer.arm_ms(hbspan.min(100));
-    d.sweep_timer.arm_ms(sweep_period_ms(dev));
+    d.hb_timer.arm_ms((st.params().hbspan().as_ms() as u32).min(100));
+    st.sweep_now();
+    d.sweep_timer.arm_after_ms(st.sweep_delay_ms());
+    drop(st);
 }
 
 /// ri2n0 goes down (`ndo_stop`): timers stop, held packets are freed.
@@ -56,11 +54,15 @@ pub(crate) fn stop(dev: &Ri2nDev) {
 /// Armed under the state lock, so that it cannot race `stop` and leave
 /// the timer armed on a stopped device.
 pub(crate) fn kick(dev: &Ri2nDev) {
-    let st = dev.data().lock_state();
+    kick_locked(dev, &mut dev.data().lock_state());
+}
+
+/// [`kick`], the state lock held by the caller as `st`.
+pub(crate) fn kick_locked(dev: &Ri2nDev, st: &mut State) {
     if st.is_up() {
+        st.sweep_now();
         dev.data().sweep_timer.arm_ms(0);
     }
-    drop(st);
 }
 
 /// `hb_timer`, `HB_PHASES` times per HBSPAN: heartbeats on every link that
@@ -75,7 +77,14 @@ pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
         st.hb_tick();
         st.params().hbspan().as_ms() as u32 / HB_PHASES as u32
     };
-    send_pending(dev);
+    if send_pending(dev) {
+        // More peers' heartbeats than one call sends: the sweep sends the
+        // rest, a period from now at the latest.
+        let mut st = d.lock_state();
+        if let Some(ms) = st.sweep_within_period() {
+            d.sweep_timer.reduce_ms(ms);
+        }
+    }
     d.hb_timer.arm_ms(tick.max(1));
 }
 
@@ -105,9 +114,18 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev) {
         send_pending(dev);
     }
     // A queue left paused (by this sweep's drain, or since) goes on at
-    // once: re-arming for the period would undo the drainer's kick.
+    // once: re-arming later would undo the drainer's kick.
     let paused = d.txq.iter().any(|q| q.paused());
-    d.sweep_timer.arm_ms(if paused { 0 } else { sweep_period_ms(dev) });
+    // Armed under the lock: a receive that pulled the deadline since the
+    // sweep is not undone, and a device gone down stays unarmed.
+    let mut st = d.lock_state();
+    if st.is_up() {
+        if paused {
+            st.sweep_now();
+        }
+        d.sweep_timer.arm_after_ms(st.sweep_delay_ms());
+    }
+    drop(st);
 }
 
 /// Most peers whose heartbeats one call sends: the rest wait for the next
@@ -116,12 +134,16 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev) {
 const HB_PEERS_PER_CALL: usize = 64;
 
 /// Queues pending heartbeats, peer by peer, and drains the links.
-fn send_pending(dev: &Ri2nDev) {
+/// Returns whether it stopped at `HB_PEERS_PER_CALL` (more may wait).
+fn send_pending(dev: &Ri2nDev) -> bool {
     let d = dev.data();
     let mut drain = 0u8;
-    for _ in 0..HB_PEERS_PER_CALL {
+    let mut peers = 0;
+    while peers < HB_PEERS_PER_CALL {
         let Some(mut orders) = d.lock_state().take_heartbeats() else { break };
         drain |= crate::ri2n_tx::queue_heartbeats(dev, &mut orders).1;
+        peers += 1;
     }
     crate::ri2n_tx::drain_links(dev, drain);
+    peers == HB_PEERS_PER_CALL
 }

@@ -190,6 +190,10 @@ pub(crate) struct TxSlots {
     key: u64,
     /// Links with carrier (the state's, published).
     pub(crate) carrier: AtomicU8,
+    /// Of those, links transmit found without carrier and told the sweep
+    /// of: it is woken once, not per packet (cleared when `carrier` is
+    /// published again).
+    pub(crate) carrier_told: AtomicU8,
     /// Whether unicast may go without the state lock: no key (sealing
     /// needs the keys) and not one-switch mode (slave MACs).
     pub(crate) lockless: AtomicBool,
@@ -229,6 +233,7 @@ impl TxSlots {
             index,
             key,
             carrier: AtomicU8::new(0),
+            carrier_told: AtomicU8::new(0),
             lockless: AtomicBool::new(false),
             idle_ns: AtomicU64::new(0),
             contended: Contended(AtomicU64::new(0)),

@@ -174,7 +174,14 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
             return RxHandled::Consumed;
         };
         let wire = origin.map(|o| Wire { src: wire_src, link: o.link as usize, to_port });
-        st.rx_frame(dev.name_str(), link, &src, wire, kind, sealed, skb, &mut up, &mut done, &mut garbage)
+        let after = st.rx_frame(dev.name_str(), link, &src, wire, kind, sealed, skb, &mut up, &mut done, &mut garbage);
+        if let Some(ms) = after.pull_ms {
+            // Under the lock, as the sweep re-arms: never later than
+            // armed, and never once ri2n0 is down (`rx_frame` pulls only
+            // while up).
+            d.sweep_timer.reduce_ms(ms);
+        }
+        after
     };
     for s in up {
         d.gro.receive(s);

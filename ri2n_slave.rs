@@ -11,7 +11,8 @@
 //! MAC in its unicast filter, all-multicast, promiscuity (while ri2n0 is
 //! promiscuous), ri2n0's secondary addresses, and up if we opened it.
 //!
-//! Slave carrier loss is also polled by the sweep (ri2n_hb.rs), since the
+//! Slave carrier loss is also seen by transmit, which leaves the link out
+//! and wakes the sweep, and polled by the sweep (ri2n_hb.rs), since the
 //! notifier hears of it only when linkwatch gets to it; carrier back is
 //! taken from the notifier alone, because linkwatch reactivates the
 //! slave's qdisc first, and a probe sent before would be dropped.

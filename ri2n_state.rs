@@ -105,6 +105,8 @@ pub(crate) struct DevStats {
     /// another CPU sending to that peer, or by receive or a timer on it
     /// (never by a sender to another peer).
     pub(crate) tx_peer_contended: u64,
+    /// Runs of the sweep (ri2n_hb.rs): at its deadlines, not a period.
+    pub(crate) sweeps: u64,
 }
 
 /// Per-link counters (frames sent: `LinkQueue::tx_packets`).
@@ -144,6 +146,17 @@ const ON_SLOW: u8 = 4;
 
 /// Most peers the sweep ages out per run.
 const AGE_PER_SWEEP: usize = 64;
+
+/// Longest the sweep timer waits, whatever is due: it also polls the
+/// slaves' carrier (a loss no transmit saw), ages peers out and visits the
+/// slow list. 63 ms is the longest wait the timer wheel keeps within a
+/// millisecond at HZ=1000.
+const SWEEP_MAX: Duration = Duration::from_ms(63);
+
+/// Whole milliseconds from `t` to `at`, rounded up (0 if past).
+fn ms_until(at: Instant, t: Instant) -> u32 {
+    at.since(t).0.div_ceil(1_000_000).min(u32::MAX as u64) as u32
+}
 
 /// What transmit decided for a unicast packet.
 pub(crate) enum TxRoute {
@@ -203,6 +216,9 @@ pub(crate) struct Sealed {
 pub(crate) struct RxAfter {
     /// Send queued heartbeats now (probe answers, news of a failure).
     pub(crate) kick: bool,
+    /// The sweep is due sooner than its timer is armed for: milliseconds
+    /// from now, for `Timer::reduce_ms`.
+    pub(crate) pull_ms: Option<u32>,
 }
 
 /// See the module documentation.
@@ -236,6 +252,11 @@ pub(crate) struct State {
     on_slow: KVVec<u32>,
     /// When `on_slow` was last visited.
     slow_swept: Instant,
+    /// When the sweep timer is armed to fire (while up): the earliest
+    /// deadline the last sweep found, or one a receive found since. Read
+    /// and changed only under this lock, where the timer is also armed, so
+    /// that the sweep's re-arm cannot undo a receive's pull.
+    sweep_at: Instant,
     /// Slots with heartbeats pending, in order.
     hb_queue: SlotQueue<KVVec<u32>>,
     /// Truesize of every packet held in the windows.
@@ -355,6 +376,7 @@ impl State {
             on_sweep,
             on_slow,
             slow_swept: Instant(0),
+            sweep_at: Instant(0),
             hb_queue,
             held_bytes: 0,
             bcast_seq: Seq(crate::net::random_u32()),
@@ -382,6 +404,7 @@ impl State {
     /// SLOW_TOUT / 4.
     fn publish_tx(&self) {
         self.tx.carrier.store(self.carrier, Ordering::Relaxed);
+        self.tx.carrier_told.store(0, Ordering::Relaxed);
         let lockless = !self.lockless_held && !self.keys.on() && !self.params.one_switch();
         self.tx.lockless.store(lockless, Ordering::Relaxed);
         self.tx.idle_ns.store(self.params.slow_tout().0 / 4, Ordering::Relaxed);
@@ -735,14 +758,28 @@ impl State {
     /// frames of its block after it, under the same lock. Counts the
     /// packet, or the drop. (The way without this lock: ri2n_tx.rs,
     /// `xmit_lockless`.)
-    pub(crate) fn tx_route(&mut self, slot: usize, c: &mut PeerTx, len: u32, segs: u32, first: Option<(u32, u32)>) -> TxRoute {
+    /// `stale` is set if a link's slave lost its carrier since the sweep
+    /// last looked: it is left out, and the caller wakes the sweep.
+    pub(crate) fn tx_route(
+        &mut self,
+        slot: usize,
+        c: &mut PeerTx,
+        len: u32,
+        segs: u32,
+        first: Option<(u32, u32)>,
+        stale: &mut bool,
+    ) -> TxRoute {
         let t = now();
-        let mut queues_ok = 0u8;
+        let (mut queues_ok, mut live) = (0u8, 0u8);
         for (l, s) in self.slaves() {
             if !s.dev.tx_queue_stopped(0) {
                 queues_ok |= 1 << l;
             }
+            if s.dev.running() && s.dev.carrier_ok() {
+                live |= 1 << l;
+            }
         }
+        *stale |= self.carrier & !live != 0;
         // A stopped queue is skipped when another link has room (§5.3), but
         // is no reason to drop: the slave's qdisc still queues. Links out
         // of use for loss only serve when nothing else is left. By bytes, a
@@ -750,7 +787,7 @@ impl State {
         // again, so the peer's detector never sees it starved
         // (core/sched.rs).
         let idle = Duration(self.params.slow_tout().0 / 4);
-        let Some((link, seq)) = c.route(self.carrier, queues_ok, first, len, segs, t, idle) else {
+        let Some((link, seq)) = c.route(self.carrier & live, queues_ok, first, len, segs, t, idle) else {
             self.stats.tx_no_link += 1;
             self.stats.tx_dropped += 1;
             return TxRoute::NoLink;
@@ -1051,7 +1088,8 @@ impl State {
             self.stats.rx_merged_frames += frames as u64;
         }
         let (params, carrier) = (self.params, self.carrier);
-        let State { table, bufs, tx, stats, held_bytes, marks, on_sweep, on_slow, hb_queue, slaves, .. } = self;
+        let (is_up, lossy_every, earliest) = (self.up, loss_probe_every(self.lossy_peers), t.plus(self.sweep_period()));
+        let State { table, bufs, tx, stats, held_bytes, marks, on_sweep, on_slow, hb_queue, slaves, sweep_at, .. } = self;
         let (Some(peer), Some(cell)) = (table.get_mut(slot), tx.cell(slot)) else {
             if let Some(s) = skb {
                 garbage.push(s);
@@ -1171,7 +1209,17 @@ impl State {
         match peer.sweep_need(t, carrier, &params) {
             SweepNeed::Now => {
                 c.swept = true;
-                enqueue(marks, on_sweep, ON_SWEEP, slot)
+                enqueue(marks, on_sweep, ON_SWEEP, slot);
+                // A window that started holding, a link that fell silent
+                // while this one delivers: the sweep may be due sooner than
+                // armed.
+                if let Some(due) = peer.next_due(t, carrier, &params, lossy_every) {
+                    let at = due.max(earliest);
+                    if is_up && at < *sweep_at {
+                        *sweep_at = at;
+                        after.pull_ms = Some(ms_until(at, t));
+                    }
+                }
             }
             SweepNeed::Slow => enqueue(marks, on_slow, ON_SLOW, slot),
             SweepNeed::None => {}
@@ -1310,12 +1358,16 @@ impl State {
                 log_carrier(dev_name, self.slaves[l].as_ref().map_or("?", |s| s.name()), false, self.carrier);
             }
         }
-        for _ in 0..AGE_PER_SWEEP {
+        self.stats.sweeps += 1;
+        let mut aged = 0;
+        while aged < AGE_PER_SWEEP {
             let Some(s) = self.table.aged(t, age_limit(&self.params)) else { break };
             self.forget(s, garbage);
             self.stats.peers_aged += 1;
+            aged += 1;
         }
-        let slow_due = t.since(self.slow_swept).0 >= self.params.hbspan().0 / 8;
+        let slow_every = Duration(self.params.hbspan().0 / 8);
+        let slow_due = t.since(self.slow_swept) >= slow_every;
         if slow_due {
             self.slow_swept = t;
         }
@@ -1331,6 +1383,8 @@ impl State {
             up,
             lossy_every: loss_probe_every(self.lossy_peers),
             lossy_peers: 0,
+            // More to age out: soon again.
+            next: (aged == AGE_PER_SWEEP).then_some(t),
         };
         let (table, marks, tx) = (&mut self.table, &mut self.marks, &*self.tx);
         let (on_sweep, on_slow, hb_queue) = (&mut self.on_sweep, &mut self.on_slow, &mut self.hb_queue);
@@ -1383,7 +1437,56 @@ impl State {
         }
         // Every peer with a lossy link is on the every-sweep list.
         self.lossy_peers = cx.lossy_peers;
+        let mut next = cx.next;
+        if !self.on_slow.is_empty() {
+            let slow = self.slow_swept.plus(slow_every);
+            next = Some(next.map_or(slow, |n| n.min(slow)));
+        }
+        self.sweep_at = self.sweep_target(next, t);
         !self.hb_queue.is_empty()
+    }
+
+    /// How often the sweep runs at most: FAST_TOUT / 4, at least 1 ms
+    /// (what was once its fixed period).
+    fn sweep_period(&self) -> Duration {
+        Duration((self.params.fast_tout().0 / 4).max(Duration::from_ms(1).0))
+    }
+
+    /// When the sweep runs for something due at `due`, seen at `t`: no
+    /// sooner than a period from `t` (nothing waits past the next point of
+    /// a periodic sweep, and a deadline the sweep does not meet cannot spin
+    /// it), no later than `SWEEP_MAX`.
+    fn sweep_target(&self, due: Option<Instant>, t: Instant) -> Instant {
+        let latest = t.plus(SWEEP_MAX);
+        due.map_or(latest, |d| d.min(latest)).max(t.plus(self.sweep_period()))
+    }
+
+    /// Milliseconds until the sweep timer must fire, for the caller to arm
+    /// it under this lock: at the time the last sweep planned, or a receive
+    /// since; within a period if heartbeats still wait (`send_pending` sends
+    /// a share per call).
+    pub(crate) fn sweep_delay_ms(&mut self) -> u32 {
+        let t = now();
+        if !self.hb_queue.is_empty() {
+            self.sweep_at = self.sweep_at.min(t.plus(self.sweep_period()));
+        }
+        ms_until(self.sweep_at, t)
+    }
+
+    /// The sweep is to run within a period (heartbeats wait for it): the
+    /// milliseconds to pull its timer to, if it is armed for later, while up.
+    pub(crate) fn sweep_within_period(&mut self) -> Option<u32> {
+        let t = now();
+        let at = t.plus(self.sweep_period());
+        (self.up && at < self.sweep_at).then(|| {
+            self.sweep_at = at;
+            ms_until(at, t)
+        })
+    }
+
+    /// The sweep is to run at once ([`crate::ri2n_hb::kick`]).
+    pub(crate) fn sweep_now(&mut self) {
+        self.sweep_at = now();
     }
 
     /// Takes the heartbeats queued for the next peer on the heartbeat queue
@@ -1467,6 +1570,8 @@ struct SweepCx<'a> {
     lossy_every: Duration,
     /// Peers with a lossy link seen in this sweep.
     lossy_peers: usize,
+    /// The earliest deadline of the peers left on the sweep list.
+    next: Option<Instant>,
 }
 
 impl SweepCx<'_> {
@@ -1512,6 +1617,11 @@ impl SweepCx<'_> {
         }
         cell.lock().publish(&p.det);
         let need = p.sweep_need(t, carrier, &params);
+        if need == SweepNeed::Now {
+            if let Some(due) = p.next_due(t, carrier, &params, self.lossy_every) {
+                self.next = Some(self.next.map_or(due, |n| n.min(due)));
+            }
+        }
         if !tr.is_empty() {
             log_transitions(self.dev_name, self.slaves, table.mac(slot), &tr, t, &table.get(slot)?.det);
         }

@@ -334,11 +334,12 @@ fn queue_unicast(
     };
     let mut c = cell.lock();
     let one_switch = st.one_switch();
+    let mut stale = false;
     for skb in core::iter::once(head).chain(frames) {
         let Frame { addrs, protocol, len, .. } = Frame::of(&skb);
         // A block of one: this frame's own bytes.
         let fst = first.take().map(|(k, bytes)| (k, if k > 1 { bytes } else { len }));
-        let TxRoute::Send { link, seq, to, from } = st.tx_route(slot, &mut c, len, segs, fst) else {
+        let TxRoute::Send { link, seq, to, from } = st.tx_route(slot, &mut c, len, segs, fst, &mut stale) else {
             garbage.push(skb);
             continue;
         };
@@ -367,6 +368,9 @@ fn queue_unicast(
                 garbage.push(frame);
             }
         }
+    }
+    if stale {
+        crate::ri2n_hb::kick_locked(dev, st);
     }
 }
 
@@ -422,9 +426,12 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
     // every `SEGS_PER_ROUND`, as the locked way does: receive and the
     // timers wait on it under the state lock.
     let spread = first.is_some_and(|(k, _)| k == 1) && segs == 1;
-    let carrier = slots.carrier.load(Ordering::Relaxed);
+    let (queues_ok, live) = queues_ok(d, &rcu);
+    // A slave that lost its carrier since the sweep last looked is left
+    // out now, and the sweep told (below).
+    let stale = slots.carrier.load(Ordering::Relaxed) & !live;
+    let carrier = slots.carrier.load(Ordering::Relaxed) & live;
     let idle = Duration(slots.idle_ns.load(Ordering::Relaxed));
-    let queues_ok = queues_ok(d, &rcu);
     // Read with the peer's lock held: a time older than another CPU's
     // that routed meanwhile would look like a wrapped period.
     let mut t = Instant(crate::net::ktime_ns());
@@ -500,18 +507,26 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
         }
     }
     drop(garbage);
+    if stale != 0 && slots.carrier_told.fetch_or(stale, Ordering::Relaxed) & stale != stale {
+        crate::ri2n_hb::kick(dev);
+    }
     Ok(drain)
 }
 
-/// Links whose slave's queue is not stopped, read without the state lock.
-fn queues_ok(d: &Ri2n, rcu: &rcu::Guard) -> u8 {
-    let mut ok = 0;
+/// Links whose slave's queue is not stopped, and links whose slave is up
+/// with carrier, read without the state lock.
+fn queues_ok(d: &Ri2n, rcu: &rcu::Guard) -> (u8, u8) {
+    let (mut ok, mut live) = (0, 0);
     for (l, q) in d.txq.iter().enumerate() {
-        if q.slave.get(rcu).is_some_and(|s| !s.tx_queue_stopped(0)) {
+        let Some(s) = q.slave.get(rcu) else { continue };
+        if !s.tx_queue_stopped(0) {
             ok |= 1 << l;
         }
+        if s.running() && s.carrier_ok() {
+            live |= 1 << l;
+        }
     }
-    ok
+    (ok, live)
 }
 
 /// Late segmentation of our GSO packets on the slaves (`tx_gso`): the

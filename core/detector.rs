@@ -723,6 +723,57 @@ impl Detector {
         failed
     }
 
+    /// The earliest time from `now` at which [`probe_due`], [`probe_end`],
+    /// [`retry_due`] or [`report_due_every`] would act, if nothing arrives
+    /// or is counted as sent before it (any of those moves it, so the
+    /// caller asks again after each); at or before `now` if one would act
+    /// at once. `None`: none of them ever would.
+    ///
+    /// [`probe_due`]: Detector::probe_due
+    /// [`probe_end`]: Detector::probe_end
+    /// [`retry_due`]: Detector::retry_due
+    /// [`report_due_every`]: Detector::report_due_every
+    pub fn next_due(&self, now: Instant, up: u8, p: &Params, lossy_every: Duration) -> Option<Instant> {
+        let mut due: Option<Instant> = None;
+        let mut at = |t: Instant| due = Some(due.map_or(t, |d| d.min(t)));
+        if self.probing != 0 {
+            at(self.probed.plus(p.fast_tout()));
+        } else {
+            // A round starts once some live link, not all, has been silent
+            // for SLOW_TOUT: from the first one's silence until the last's.
+            let live = self.usable() & up;
+            let silent_at = |e: &Endpoint| e.last_rx.plus(p.slow_tout());
+            let eps = self.endpoints[..self.nlinks].iter().enumerate().filter(|(l, _)| live & (1 << l) != 0);
+            let first = eps.clone().map(|(_, e)| silent_at(e)).min();
+            let last = eps.map(|(_, e)| silent_at(e)).max();
+            if let (Some(first), Some(last)) = (first, last) {
+                let t = first.max(self.probed.plus(p.slow_tout()));
+                if t < last && now < last {
+                    at(t);
+                }
+            }
+        }
+        if self.failed() & up != 0 {
+            at(self.retried.plus(Duration(p.hbspan().0 / 8)));
+        }
+        if p.loss_thresh_bp() != 0 {
+            for (l, e) in self.endpoints[..self.nlinks].iter().enumerate() {
+                if up & (1 << l) == 0 || e.failed || e.peer_failed {
+                    continue;
+                }
+                let unreported = e.tx_frames.wrapping_sub(e.echo_tx);
+                if e.lossy {
+                    at(e.asked.plus(lossy_every));
+                } else if unreported >= LOSS_SAMPLE {
+                    at(e.asked.plus(Duration::from_ms(REPORT_MS)));
+                } else if unreported >= LOSS_SAMPLE_MIN {
+                    at(e.asked.plus(Duration::from_ms(REPORT_MS.max(LOSS_SAMPLE_MS))));
+                }
+            }
+        }
+        due
+    }
+
     /// The judgement (§4.4): runs when a counter exceeds FT_HTHRESH.
     fn judge(&mut self, now: Instant, p: &Params) -> Transitions {
         let eps = &mut self.endpoints[..self.nlinks];

@@ -27,7 +27,7 @@ use super::detector::Detector;
 use super::params::Params;
 use super::rx::PeerRx;
 use super::time::{Duration, Instant};
-use super::window::ReorderBuf;
+use super::window::{ReorderBuf, Span};
 use core::ops::DerefMut;
 
 /// An Ethernet address.
@@ -58,6 +58,23 @@ pub struct Peer<P, B> {
     /// logged (once: two nodes sending from one NIC address take it from
     /// each other on every frame).
     pub claim_logged: bool,
+}
+
+impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
+    /// When the sweep must next visit this peer, over the links `up`, if
+    /// nothing arrives or leaves before: the window's oldest packet reaches
+    /// FAST_TOUT, or the detector has a probe, a round's end, a retry or a
+    /// report due ([`Detector::next_due`]). `None`: only an event can give
+    /// it work.
+    pub fn next_due(&self, now: Instant, up: u8, p: &Params, lossy_every: Duration) -> Option<Instant> {
+        let window = self.rx.window.deadline(now, p.fast_tout());
+        let det = self.det.next_due(now, up, p, lossy_every);
+        match (window, det) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
 }
 
 impl<P, B> Peer<P, B> {

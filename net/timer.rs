@@ -70,6 +70,14 @@ unsafe extern "C" fn timer_fn<T: DeviceTimer<ID>, const ID: u64>(t: *mut binding
     }
 }
 
+/// The expiry no sooner than `ms` from now: the tick under way is partly
+/// gone, so `ms` in jiffies from now could fire up to a jiffy early.
+fn after_ms(ms: u32) -> kernel::ffi::c_ulong {
+    // SAFETY: Reading the tick count and converting a time have no
+    // preconditions.
+    unsafe { bindings::jiffies().wrapping_add(bindings::msecs_to_jiffies(ms)).wrapping_add(1) }
+}
+
 impl Timer {
     /// A timer that calls `T`'s [`DeviceTimer<ID>::fired`].
     pub fn new<T: DeviceTimer<ID>, const ID: u64>() -> impl PinInit<Self> {
@@ -83,6 +91,21 @@ impl Timer {
     pub fn arm_ms(&self, ms: u32) {
         // SAFETY: Set up (invariant).
         unsafe { bindings::mod_timer(self.t.get(), bindings::jiffies().wrapping_add(bindings::msecs_to_jiffies(ms))) };
+    }
+
+    /// Fires no sooner than `ms` milliseconds from now, at the first tick
+    /// after (as `msleep` counts), unless it is pending for earlier
+    /// (`timer_reduce`): arms an idle timer, never delays a pending one.
+    pub fn reduce_ms(&self, ms: u32) {
+        // SAFETY: Set up (invariant).
+        unsafe { bindings::timer_reduce(self.t.get(), after_ms(ms)) };
+    }
+
+    /// Fires no sooner than `ms` milliseconds from now, at the first tick
+    /// after (moves a pending timer).
+    pub fn arm_after_ms(&self, ms: u32) {
+        // SAFETY: Set up (invariant).
+        unsafe { bindings::mod_timer(self.t.get(), after_ms(ms)) };
     }
 
     /// Stops the timer for good (`timer_shutdown_sync`): waits for a running
