@@ -465,12 +465,13 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     let keys_on = !was && which == 0 && key.is_some();
     if keys_on {
         Ri2n::update_mtu_for(dev, &rtnl, true);
-        // Unicast takes the sealing way from here on; a lockless sender
-        // that read otherwise is done after a grace period, so that no
-        // frame leaves unsealed once the key is set.
-        dev.data().lock_state().hold_lockless(true);
-        crate::net::synchronize_net();
     }
+    // Unicast goes the locked way while the keys change, here and in the
+    // copy the lockless way reads: a lockless sender that read the old
+    // keys is done after a grace period, so that no frame leaves unsealed
+    // once a key is set, nor sealed once none is.
+    dev.data().lock_state().hold_lockless(true);
+    crate::net::synchronize_net();
     // The offload's copy of a key first: a sealed header queued from here
     // on finds its key at the slave (one sealed under the old key gets the
     // new one's tag, which every peer accepts by the rotation's rules).
@@ -487,14 +488,12 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
         } else {
             st.accept_key(key);
         }
-        if keys_on {
-            st.hold_lockless(false);
-        }
         st.keys().on()
     };
     if keys_off {
         dev.data().offload_keys.replace(None);
     }
+    dev.data().lock_state().hold_lockless(false);
     Ri2n::update_mtu(dev, &rtnl);
     drop(rtnl);
     match (which, key) {

@@ -400,12 +400,12 @@ impl State {
     }
 
     /// Tells transmit what it reads without the lock: carrier, whether
-    /// unicast may go lockless (no key, not one-switch mode), and
-    /// SLOW_TOUT / 4.
+    /// unicast may go lockless (not one-switch mode, no key change under
+    /// way), and SLOW_TOUT / 4.
     fn publish_tx(&self) {
         self.tx.carrier.store(self.carrier, Ordering::Relaxed);
         self.tx.carrier_told.store(0, Ordering::Relaxed);
-        let lockless = !self.lockless_held && !self.keys.on() && !self.params.one_switch();
+        let lockless = !self.lockless_held && !self.params.one_switch();
         self.tx.lockless.store(lockless, Ordering::Relaxed);
         self.tx.idle_ns.store(self.params.slow_tout().0 / 4, Ordering::Relaxed);
     }
@@ -448,8 +448,9 @@ impl State {
         self.publish_tx();
     }
 
-    /// While `held`, unicast goes the locked way, as sealing will need
-    /// (`set_key`: held, a grace period, then the key).
+    /// While `held`, unicast goes the locked way (`set_key`: held, a grace
+    /// period, then the keys change, here and in `Ri2n::offload_keys`,
+    /// where the lockless way reads them).
     pub(crate) fn hold_lockless(&mut self, held: bool) {
         self.lockless_held = held;
         self.publish_tx();

@@ -408,8 +408,9 @@ impl Shim<'_> {
 /// never meet (issue 13). `first` as [`xmit_one_block`] takes it, for the
 /// first frame. Returns the links to drain, or gives the frames back, none
 /// numbered, when the state lock is needed: a peer the lookup does not
-/// know (new, or its buckets taken by others), a key (sealing reads the
-/// keys), one-switch mode (slave MACs).
+/// know (new, or its buckets taken by others), a key change under way,
+/// one-switch mode (slave MACs). Sealing reads the keys' copy the offload
+/// reads too (`Ri2n::offload_keys`).
 ///
 /// The state lock is taken after, not under, the peer's, and only for
 /// what is rare: a drop to count, or the peer to put on the sweep list.
@@ -422,6 +423,7 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
     }
     let Some((slot, mut c)) = slots.find(dst) else { return Err(frames) };
     let Some(cell) = slots.cell(slot) else { return Err(frames) };
+    let key = d.offload_keys.get(&rcu).and_then(|k| k.sealing());
     // A spread packet's frames (blocks of one) give the peer's lock back
     // every `SEGS_PER_ROUND`, as the locked way does: receive and the
     // timers wait on it under the state lock.
@@ -458,7 +460,7 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
             garbage.push(f);
             continue;
         };
-        let shim = Shim { key: None, epoch: d.epoch, addrs: &addrs, origin: None, eth: None };
+        let shim = Shim { key, epoch: d.epoch, addrs: &addrs, origin: None, eth: None };
         match shim.put(f, Header { kind: Kind::Data, protocol, seq }, segs) {
             Ok(f) => match d.txq[link].push(f, task()) {
                 Ok(drain_it) => {
