@@ -406,7 +406,7 @@ impl State {
         self.tx.carrier.store(self.carrier, Ordering::Relaxed);
         self.tx.carrier_told.store(0, Ordering::Relaxed);
         let lockless = !self.lockless_held && !self.params.one_switch();
-        self.tx.lockless.store(lockless, Ordering::Relaxed);
+        self.tx.lockless.store(lockless, Ordering::Release);
         self.tx.idle_ns.store(self.params.slow_tout().0 / 4, Ordering::Relaxed);
     }
 

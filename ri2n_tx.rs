@@ -18,8 +18,9 @@
 //! a link's queue to its slave, in order, without it (ri2n_txq.rs). Unicast
 //! to a known peer takes no other lock, so CPUs sending to different peers
 //! never meet ([`xmit_lockless`]); the state lock is taken for a new peer,
-//! broadcasts, sealed frames and one-switch mode. The slave keeps the order too: all of a peer's frames
-//! on a link are one flow to it (`flow_hash`). A transmit that re-enters
+//! broadcasts, a key change under way and one-switch mode. The slave keeps
+//! the order too: all of a peer's frames on a link are one flow to it
+//! (`flow_hash`). A transmit that re-enters
 //! from the drainer's own `dev_queue_xmit` (a tc mirred or redirect from a
 //! slave back into ri2n0) is dropped and counted.
 
@@ -418,7 +419,10 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
     let d = dev.data();
     let rcu = rcu::read_lock();
     let slots = d.tx(&rcu);
-    if !slots.lockless.load(Ordering::Relaxed) {
+    // Acquire: the keys read below are at least those published before
+    // the flag was set again (`set_key`; the first key has no grace
+    // period of its own).
+    if !slots.lockless.load(Ordering::Acquire) {
         return Err(frames);
     }
     let Some((slot, mut c)) = slots.find(dst) else { return Err(frames) };

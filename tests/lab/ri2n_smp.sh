@@ -24,16 +24,22 @@ counter() { proc_counter n1 "$1"; }
 # receiver's one vCPU starved by the others on a busy host) are not ri2n's.
 rcvbuf() { on "$1" awk '/^Udp:/ {if (!h) {for (i = 1; i <= NF; i++) c[$i] = i; h = 1} else print $c["RcvbufErrors"]}' /proc/net/snmp; }
 
-# two_senders LABEL: both streams at once, and the checks.
+# two_senders LABEL [CMD]: both streams at once (CMD, if any, on the host
+# meanwhile), and the checks.
 two_senders() {
-	local what=$1 b2 b3 r0 c0 t0 p0 secs rounds contended sent peer_waits n j lost b full pk late fails
+	local what=$1 b2 b3 r0 c0 t0 p0 secs rounds contended sent peer_waits n j lost b full pk late fails during=
 	for n in n2 n3; do on $n iperf3 -s -D -1; done
 	sleep 0.3
 	b2=$(rcvbuf n2) b3=$(rcvbuf n3)
 	r0=$(counter lock_rounds) c0=$(counter lock_contended) t0=$(counter tx_packets) p0=$(counter tx_peer_contended)
 	secs=$((3 * LAB_TIME_SCALE))
+	if [ $# -gt 1 ]; then
+		"$2" &
+		during=$!
+	fi
 	on n1 sh -c "iperf3 -u -c 10.0.0.2 -b 20M -l 1400 -t $secs -A 0 -J >/tmp/to2.json &
 		iperf3 -u -c 10.0.0.3 -b 20M -l 1400 -t $secs -A 1 -J >/tmp/to3.json; wait"
+	[ -z "$during" ] || wait "$during"
 	rounds=$(($(counter lock_rounds) - r0)) contended=$(($(counter lock_contended) - c0)) sent=$(($(counter tx_packets) - t0))
 	peer_waits=$(($(counter tx_peer_contended) - p0))
 	for n in n2 n3; do
@@ -62,16 +68,36 @@ two_senders() {
 two_senders "no key"
 
 # Sealed frames take the same way: the keys are read under RCU, not under
-# the state lock (issue 13: no global lock on the data path).
-for n in n1 n2 n3; do
-	on $n sh -c 'echo 000102030405060708090a0b0c0d0e0f > /sys/class/net/ri2n0/ri2n/key' || fail "setting the key on $n"
-done
+# the state lock (issue 13: no global lock on the data path). The key is
+# rotated while both CPUs send (every node accepts the new key, then seals
+# with it, then stops accepting the old): no frame leaves unsealed or
+# under a key its receiver refuses.
+keys() { # FILE VALUE: on every node
+	local n
+	for n in n1 n2 n3; do on $n sh -c "echo $2 > /sys/class/net/ri2n0/ri2n/$1" || fail "setting $1 on $n"; done
+}
+k1=000102030405060708090a0b0c0d0e0f k2=f0e0d0c0b0a090807060504030201000
+keys key $k1
 sleep 0.5
 for n in n2 n3; do
 	check "with a key: n1 -> $n over ri2n0" on n1 ping -c 2 -i 0.2 -W 2 -q 10.0.0.${n#n}
 done
-f0=$(proc_counter n2 rx_auth_fail)
-two_senders "with a key"
-check "with a key: n2 refused no frame of n1's ($(($(proc_counter n2 rx_auth_fail) - f0)) tag failures)" \
-	test "$(($(proc_counter n2 rx_auth_fail) - f0))" = 0
+rotate() {
+	sleep "$LAB_TIME_SCALE"
+	keys key_accept $k2
+	keys key $k2
+	keys key_accept none
+}
+f2=$(proc_counter n2 rx_auth_fail) f3=$(proc_counter n3 rx_auth_fail)
+keys_line() { on n1 grep '^Keys:' /proc/net/ri2n/ri2n0; }
+before=$(keys_line)
+two_senders "with a key, rotated meanwhile" rotate
+after=$(keys_line)
+check "with a key: n1 rotated during the streams ($before -> $after)" \
+	test "$before" != "$after" -a -n "$(echo "$after" | grep 'also accepted none')"
+for n in n2 n3; do
+	eval "f=\$f${n#n}"
+	check "with a key: $n refused no frame of n1's across the rotation ($(($(proc_counter $n rx_auth_fail) - f)) tag failures)" \
+		test "$(($(proc_counter $n rx_auth_fail) - f))" = 0
+done
 finish
