@@ -432,11 +432,11 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
     // every `SEGS_PER_ROUND`, as the locked way does: receive and the
     // timers wait on it under the state lock.
     let spread = first.is_some_and(|(k, _)| k == 1) && segs == 1;
-    let (queues_ok, live) = queues_ok(d, &rcu);
+    let (queues_ok, live) = slave_links(d, &rcu);
     // A slave that lost its carrier since the sweep last looked is left
     // out now, and the sweep told (below).
-    let stale = slots.carrier.load(Ordering::Relaxed) & !live;
-    let carrier = slots.carrier.load(Ordering::Relaxed) & live;
+    let published = slots.carrier.load(Ordering::Relaxed);
+    let (carrier, stale) = (published & live, published & !live);
     let idle = Duration(slots.idle_ns.load(Ordering::Relaxed));
     // Read with the peer's lock held: a time older than another CPU's
     // that routed meanwhile would look like a wrapped period.
@@ -521,7 +521,7 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
 
 /// Links whose slave's queue is not stopped, and links whose slave is up
 /// with carrier, read without the state lock.
-fn queues_ok(d: &Ri2n, rcu: &rcu::Guard) -> (u8, u8) {
+fn slave_links(d: &Ri2n, rcu: &rcu::Guard) -> (u8, u8) {
     let (mut ok, mut live) = (0, 0);
     for (l, q) in d.txq.iter().enumerate() {
         let Some(s) = q.slave.get(rcu) else { continue };
