@@ -6,11 +6,16 @@
 # commit, e.g. in a `git worktree`); the lab's own build is "new".
 #   AB_OLD=/tmp/old/ri2n.ko AB_RATE=100mbit AB_SIZES="64 4096 16384"
 #   AB_ROUNDS=3 AB_SECS=3 AB_PARAMS="tx_gso=1"
-# Prints one line per round and module, round trips in µs, then the means.
+#   AB_BULK=8 (also one bulk TCP stream n1 -> n2 of that many seconds per
+#   round: goodput in Mbit/s and n2's segments sent per MiB received, its
+#   ACKs; AB_SIZES="" for bulk alone)
+# Prints one line per round and module, round trips in µs and each size's
+# busy CPU per round trip summed over both nodes (/proc/stat, µs: less
+# exposed to the host's scheduling than the round trip), then the means.
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
 [ -f "${AB_OLD:-}" ] || fail "AB_OLD: path of the other ri2n.ko"
-rate=${AB_RATE:-100mbit} sizes=${AB_SIZES:-64 4096 16384} rounds=${AB_ROUNDS:-3} secs=${AB_SECS:-3}
+rate=${AB_RATE:-100mbit} sizes=${AB_SIZES-64 4096 16384} rounds=${AB_ROUNDS:-3} secs=${AB_SECS:-3}
 lab_up 2 2
 [ "$rate" = none ] || for n in n1 n2; do for l in 0 1; do link_shape $n $l "$rate"; done; done
 for n in n1 n2; do on $n sh -c 'cat > /tmp/old.ko' <"$AB_OLD"; done
@@ -27,13 +32,27 @@ up() { # old|new
 		on $n ip addr add 10.0.0.${n#n}/24 dev ri2n0
 	done
 	on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
+	[ -z "${AB_BULK:-}" ] || on n2 iperf3 -s -D
 	sleep 1
 	on n1 ping -c 3 -q 10.0.0.2 >/dev/null || fail "$1: no ping"
 }
 down() {
 	local n
-	on n2 sh -c 'kill $(pidof ri2n-pingpong)'
+	on n2 sh -c 'kill $(pidof ri2n-pingpong) $(pidof iperf3) 2>/dev/null'
 	for n in n1 n2; do on $n ip link del ri2n0; on $n rmmod ri2n; done
+}
+# busy_ms NODE: the node's busy CPU time so far (user, system, irq,
+# softirq), ms; /proc/stat counts USER_HZ ticks, 100 a second.
+busy_ms() {
+	on "$1" awk '/^cpu / {print int(($2 + $3 + $4 + $7 + $8) * 1000 / 100)}' /proc/stat
+}
+# local_bulk: appends the bulk figures of this round to $line.
+local_bulk() {
+	local o0 r0 o1 r1 g
+	read -r o0 r0 < <(on n2 nstat -az TcpOutSegs IpExtInOctets | awk '{v[$1] = $2} END {print v["TcpOutSegs"], v["IpExtInOctets"]}')
+	g=$(goodput n1 10.0.0.2 "$AB_BULK")
+	read -r o1 r1 < <(on n2 nstat -az TcpOutSegs IpExtInOctets | awk '{v[$1] = $2} END {print v["TcpOutSegs"], v["IpExtInOctets"]}')
+	line+=" bulk_mbit $g acks_per_mib $(awk -v o=$((o1 - o0)) -v r=$((r1 - r0)) 'BEGIN {printf "%.1f", (r > 0 ? o / (r / 1048576) : 0)}')"
 }
 out=$LAB_DIR/ab.txt
 for ((r = 1; r <= rounds; r++)); do
@@ -41,8 +60,14 @@ for ((r = 1; r <= rounds; r++)); do
 		up $v
 		line="round $r $v"
 		for s in $sizes; do
-			line+=" ${s}B $(on n1 ri2n-pingpong client 10.0.0.2 --sizes "$s:$s" --time "$secs" | awk '!/^#/ && NF {print $3; exit}')"
+			b0=$(( $(busy_ms n1) + $(busy_ms n2) ))
+			read -r trips rtt < <(on n1 ri2n-pingpong client 10.0.0.2 --sizes "$s:$s" --time "$secs" | awk '!/^#/ && NF {print $2, $3; exit}')
+			b1=$(( $(busy_ms n1) + $(busy_ms n2) ))
+			line+=" ${s}B $rtt cpu${s} $(awk -v b=$((b1 - b0)) -v t="$trips" 'BEGIN {printf "%.1f", (t > 0 ? b * 1000 / t : 0)}')"
 		done
+		if [ -n "${AB_BULK:-}" ]; then
+			local_bulk
+		fi
 		echo "$line" | tee -a "$out"
 		down
 	done
