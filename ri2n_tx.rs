@@ -26,6 +26,7 @@
 
 use crate::net::bindings;
 use crate::net::skb::{DropReason, Skb, SkbList};
+use crate::net::rcu::InRcu;
 use crate::net::Mac;
 use crate::proto::auth::{Msg, TAG_LEN};
 use crate::proto::header::{
@@ -571,10 +572,10 @@ impl crate::net::offload::ShimOffload for Offload {
 
     /// The same header but for the number, which follows the held
     /// packet's last (the window takes the merged packet as that run), and
-    /// sealed frames' tags, verified (`shim_continues`).
-    fn follows(upper: &Ri2nDev, addrs: &[u8; 12], held: &[u8], shim: &[u8], count: u32) -> bool {
-        let rcu = rcu::read_lock();
-        shim_continues(held, shim, count, addrs, upper.data().offload_keys.get(&rcu))
+    /// sealed frames' tags, verified (`shim_continues`). The same first
+    /// four bytes: `parse` takes both alike.
+    fn follows(upper: &Ri2nDev, rcu: &InRcu, addrs: &[u8; 12], held: &[u8], shim: &[u8], count: u32) -> bool {
+        shim_continues(held, shim, count, addrs, upper.data().offload_keys.get(rcu))
     }
 
     const MAX_MERGE: u32 = crate::proto::window::MAX_SPAN;

@@ -456,7 +456,8 @@ pub fn shim_continues(held: &[u8], shim: &[u8], count: u32, addrs: &[u8; 12], ke
         return false;
     }
     match shim[0] {
-        VERSION | VERSION_ONE_SWITCH => keys.is_none() && held[8..] == shim[8..],
+        // (A plain header has nothing past the number to compare.)
+        VERSION | VERSION_ONE_SWITCH => keys.is_none() && (shim.len() == HEADER_LEN || held[8..] == shim[8..]),
         VERSION_SEALED if shim.len() == SEALED_LEN => {
             let tag_at = SEALED_LEN - TAG_LEN;
             let verified = |h: &[u8]| match (keys, h.get(tag_at..SEALED_LEN).and_then(|t| <[u8; TAG_LEN]>::try_from(t).ok())) {

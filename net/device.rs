@@ -943,12 +943,14 @@ impl<T: Driver> NetDevice<T> {
         // RCU section lasts. One instance of `rx_handler::<T>` exists: the
         // kernel builds Rust with one codegen unit, and only this crate
         // names it.
+        // Volatile reads are READ_ONCE, what rcu_dereference does but for
+        // its lockdep check (this runs per received frame, in GRO).
         unsafe {
-            let h = bindings::rx_handler(port);
+            let h = core::ptr::read_volatile(core::ptr::addr_of!((*port).rx_handler));
             if !h.is_some_and(|f| f as *const () == rx_handler::<T> as *const ()) {
                 return None;
             }
-            let dev = bindings::rx_handler_data(port).cast::<bindings::net_device>();
+            let dev = core::ptr::read_volatile(core::ptr::addr_of!((*port).rx_handler_data)).cast::<bindings::net_device>();
             (!dev.is_null()).then(|| with::<T>(dev))
         }
     }

@@ -88,6 +88,5 @@ void rnet_gro_clear_same_flow(struct sk_buff *skb) { NAPI_GRO_CB(skb)->same_flow
 u16 rnet_gro_count(const struct sk_buff *skb) { return NAPI_GRO_CB(skb)->count; }
 struct sk_buff *rnet_call_gro_receive(struct packet_offload *pt, struct list_head *head, struct sk_buff *skb) { return call_gro_receive(pt->callbacks.gro_receive, head, skb); }
 void rnet_skb_gro_flush_final(struct sk_buff *skb, struct sk_buff *pp, int flush) { skb_gro_flush_final(skb, pp, flush); }
-struct sk_buff *rnet_skb_from_list(struct list_head *node) { return list_entry(node, struct sk_buff, list); }
 bool rnet_skb_gso_dodgy(const struct sk_buff *skb) { return skb_shinfo(skb)->gso_type & SKB_GSO_DODGY; }
 unsigned int rnet_skb_gso_tcp_udp(void) { return SKB_GSO_TCPV4 | SKB_GSO_TCPV6 | SKB_GSO_TCP_ECN | SKB_GSO_TCP_FIXEDID | SKB_GSO_UDP_L4; }

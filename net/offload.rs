@@ -35,6 +35,7 @@
 
 use super::bindings;
 use super::device::NetDevice;
+use super::rcu::InRcu;
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
@@ -59,9 +60,12 @@ pub trait ShimOffload: 'static {
     /// GRO: whether a frame to `addrs` (Ethernet destination and source,
     /// the held packet's too) with `shim`, received on a lower device of
     /// `upper`, continues the held packet whose first frame had `held` and
-    /// which merged `count` frames. Both shims were accepted by
-    /// [`ShimOffload::parse`], with the same length.
-    fn follows(upper: &NetDevice<Self::Upper>, addrs: &[u8; 12], held: &[u8], shim: &[u8], count: u32) -> bool;
+    /// which merged `count` frames. `shim` was accepted by
+    /// [`ShimOffload::parse`]; `held` is as many bytes of the held packet,
+    /// which only a shim that [`ShimOffload::parse`] takes alike (length
+    /// and inner protocol) may continue. Called in the RCU read-side
+    /// section `rcu` that GRO holds.
+    fn follows(upper: &NetDevice<Self::Upper>, rcu: &InRcu, addrs: &[u8; 12], held: &[u8], shim: &[u8], count: u32) -> bool;
     /// GRO: the most frames one merged packet may take.
     const MAX_MERGE: u32;
 }
@@ -257,21 +261,27 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
     unsafe {
         let port = super::skb::dev_of(skb);
         // dev_gro_receive holds the RCU read lock around us.
+        let rcu = InRcu::assume();
         let upper = NetDevice::<T::Upper>::of_port_raw(port);
         let ours = upper.is_some();
         let off = bindings::skb_gro_offset(skb);
         let (shim, parsed) = if ours { shim_of::<T>(skb, off) } else { (core::ptr::null(), None) };
-        let src = bindings::skb_mac_header(skb).add(6);
+        // After `shim_of`, which may pull the frame (and move its head).
+        let mac = bindings::skb_mac_header(skb);
+        let mut addrs = [0u8; 12];
+        addrs.copy_from_slice(core::slice::from_raw_parts(mac, 12));
+        let src = &addrs[6..];
         // The packet held from the same source on this device (at most one,
         // see the module's doc), and whether this frame continues it.
         let mut mine: *mut bindings::sk_buff = core::ptr::null_mut();
         let mut node = (*head).next;
         while node != head {
-            let p = bindings::skb_from_list(node);
+            // `list` is at the start of an sk_buff (asserted below).
+            let p = node.cast::<bindings::sk_buff>();
             node = (*node).next;
             let same_source = ours
                 && super::skb::dev_of(p) == port
-                && core::slice::from_raw_parts(bindings::skb_mac_header(p).add(6), 6) == core::slice::from_raw_parts(src, 6);
+                && core::slice::from_raw_parts(bindings::skb_mac_header(p).add(6), 6) == src;
             if !same_source {
                 continue;
             }
@@ -279,13 +289,10 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
                 (Some((hlen, _)), Some(upper)) if mine.is_null() && bindings::gro_same_flow(p) => {
                     // `same_flow`: the held packet's Ethernet header is the
                     // frame's.
-                    let mut addrs = [0u8; 12];
-                    addrs.copy_from_slice(core::slice::from_raw_parts(bindings::skb_mac_header(skb), 12));
                     let held_count = bindings::gro_count(p) as u32;
                     let held = core::slice::from_raw_parts((*p).data.add(off as usize), hlen);
                     held_count + bindings::gro_count(skb) as u32 <= T::MAX_MERGE
-                        && T::parse(held).is_some_and(|(l, _)| l == hlen)
-                        && T::follows(upper, &addrs, held, core::slice::from_raw_parts(shim, hlen), held_count)
+                        && T::follows(upper, &rcu, &addrs, held, core::slice::from_raw_parts(shim, hlen), held_count)
                 }
                 _ => false,
             };
@@ -321,6 +328,10 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
 /// Bytes of the inner IP header that name its transport protocol.
 const INNER_PEEK: usize = 40;
 
+// `gro_receive` walks GRO's list of sk_buffs by their `list` member, which
+// is at the start of an sk_buff (a union's member).
+const _: () = assert!(core::mem::offset_of!(bindings::sk_buff, __bindgen_anon_1) == 0);
+
 /// The shim of `skb` at GRO offset `off`, and its length and inner
 /// ethertype if it may be merged: [`ShimOffload::parse`] takes it, and the
 /// inner packet is TCP or UDP in IPv4 or IPv6 (no IPv6 extension header).
@@ -334,16 +345,20 @@ unsafe fn shim_of<T: ShimOffload>(skb: *mut bindings::sk_buff, off: u32) -> (*co
     // SAFETY: As the caller guarantees; skb_gro_header makes `len` bytes
     // from `off` readable or fails.
     unsafe {
-        let shim = bindings::skb_gro_header(skb, off + T::MIN_LEN as u32, off).cast::<u8>();
+        // The shortest shim and the inner headers at once: a frame too
+        // short for them is not merged anyway.
+        let mut shim = bindings::skb_gro_header(skb, off + (T::MIN_LEN + INNER_PEEK) as u32, off).cast::<u8>();
         if shim.is_null() {
             return (shim, None);
         }
         let Some((hlen, inner)) = T::parse(core::slice::from_raw_parts(shim, T::MIN_LEN)) else {
             return (shim, None);
         };
-        let shim = bindings::skb_gro_header(skb, off + (hlen + INNER_PEEK) as u32, off).cast::<u8>();
-        if shim.is_null() {
-            return (shim, None);
+        if hlen > T::MIN_LEN {
+            shim = bindings::skb_gro_header(skb, off + (hlen + INNER_PEEK) as u32, off).cast::<u8>();
+            if shim.is_null() {
+                return (shim, None);
+            }
         }
         let ip = core::slice::from_raw_parts(shim.add(hlen), INNER_PEEK);
         let proto = match inner {

@@ -6,7 +6,44 @@
 
 use kernel::alloc::KBox;
 use kernel::sync::rcu::Guard;
+use core::marker::PhantomData;
 use core::sync::atomic::{AtomicPtr, Ordering};
+
+/// An RCU read-side section the holder is in: one it opened ([`Guard`]),
+/// or one its caller holds ([`InRcu`]).
+///
+/// # Safety
+///
+/// While a value of the implementing type lives, its CPU is in an RCU
+/// read-side section.
+pub unsafe trait ReadSection {}
+
+// SAFETY: A guard is the section it opened.
+unsafe impl ReadSection for Guard {}
+
+/// An RCU read-side section the kernel holds around a callback (GRO's
+/// `dev_gro_receive`, say), so that the callback need not open its own.
+///
+/// # Invariants
+///
+/// Made only by [`InRcu::assume`], whose caller is in such a section for
+/// as long as the value lives; not `Send`, so it stays on that CPU.
+pub struct InRcu(PhantomData<*mut ()>);
+
+impl InRcu {
+    /// The section the caller is in.
+    ///
+    /// # Safety
+    ///
+    /// The caller is in an RCU read-side section, which lasts as long as
+    /// the returned value.
+    pub unsafe fn assume() -> InRcu {
+        InRcu(PhantomData)
+    }
+}
+
+// SAFETY: By the invariant, a section is held while it lives.
+unsafe impl ReadSection for InRcu {}
 
 /// An optional `T` published under RCU.
 ///
@@ -50,7 +87,7 @@ impl<T> RcuBox<T> {
     }
 
     /// The value, for as long as the RCU read section `_rcu` lasts.
-    pub fn get<'a>(&'a self, _rcu: &'a Guard) -> Option<&'a T> {
+    pub fn get<'a, R: ReadSection>(&'a self, _rcu: &'a R) -> Option<&'a T> {
         let p = self.ptr.load(Ordering::Acquire);
         // SAFETY: A published value stays alive until a grace period after
         // it is replaced (`replace`), which `_rcu` holds off.

@@ -431,4 +431,13 @@ fn gro_merges_a_sealed_frame_only_if_it_follows_and_its_tag_verifies() {
     assert!(!shim_continues(&plain(5, 0x0800), &plain(8, 0x0800), 2, &ADDRS, None), "not next");
     assert!(!shim_continues(&plain(5, 0x0800), &plain(7, 0x86dd), 2, &ADDRS, None), "another protocol");
     assert!(!shim_continues(&plain(5, 0x0800), &sealed(&k, 7, 42), 2, &ADDRS, Some(&ks)), "lengths differ");
+    // One-switch mode: the origin (past the number) the same too.
+    let from = |seq: u32, link: u8| {
+        let mut h = [0u8; MAX_HEADER_LEN];
+        let o = Origin { mac: [2, 0, 0, 0, 0, 1], link };
+        let n = Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(seq) }.encode_full(Some(&o), None, &mut h);
+        h[..n].to_vec()
+    };
+    assert!(shim_continues(&from(5, 0), &from(7, 0), 2, &ADDRS, None));
+    assert!(!shim_continues(&from(5, 0), &from(7, 1), 2, &ADDRS, None), "another origin");
 }
