@@ -21,7 +21,6 @@ bool rnet_netif_running(const struct net_device *dev) { return netif_running(dev
 bool rnet_netif_carrier_ok(const struct net_device *dev) { return netif_carrier_ok(dev); }
 bool rnet_netif_txq_stopped(const struct net_device *dev, unsigned int q) { return netif_xmit_stopped(netdev_get_tx_queue(dev, q)); }
 void *rnet_rx_handler_data(const struct net_device *dev) { return rcu_dereference(dev->rx_handler_data); }
-rx_handler_func_t *rnet_rx_handler(const struct net_device *dev) { return rcu_dereference(dev->rx_handler); }
 void rnet_eth_hw_addr_set(struct net_device *dev, const u8 *addr) { eth_hw_addr_set(dev, addr); }
 void rnet_eth_hw_addr_random(struct net_device *dev) { eth_hw_addr_random(dev); }
 void rnet_netif_addr_lock_bh(struct net_device *dev) { netif_addr_lock_bh(dev); }

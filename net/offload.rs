@@ -266,10 +266,13 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
         let ours = upper.is_some();
         let off = bindings::skb_gro_offset(skb);
         let (shim, parsed) = if ours { shim_of::<T>(skb, off) } else { (core::ptr::null(), None) };
-        // After `shim_of`, which may pull the frame (and move its head).
-        let mac = bindings::skb_mac_header(skb);
+        // Only a frame on our port has a MAC header for sure (a tun device
+        // hands GRO frames of any ethertype without one); read after
+        // `shim_of`, which may pull the frame.
         let mut addrs = [0u8; 12];
-        addrs.copy_from_slice(core::slice::from_raw_parts(mac, 12));
+        if ours {
+            addrs.copy_from_slice(core::slice::from_raw_parts(bindings::skb_mac_header(skb), 12));
+        }
         let src = &addrs[6..];
         // The packet held from the same source on this device (at most one,
         // see the module's doc), and whether this frame continues it.

@@ -14,8 +14,8 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 ///
 /// # Safety
 ///
-/// While a value of the implementing type lives, its CPU is in an RCU
-/// read-side section.
+/// While a value of the implementing type lives, the task holding it is in
+/// an RCU read-side section.
 pub unsafe trait ReadSection {}
 
 // SAFETY: A guard is the section it opened.
@@ -27,7 +27,7 @@ unsafe impl ReadSection for Guard {}
 /// # Invariants
 ///
 /// Made only by [`InRcu::assume`], whose caller is in such a section for
-/// as long as the value lives; not `Send`, so it stays on that CPU.
+/// as long as the value lives; not `Send`, so it stays with that task.
 pub struct InRcu(PhantomData<*mut ()>);
 
 impl InRcu {
