@@ -10,8 +10,8 @@
 #   round: goodput in Mbit/s and n2's segments sent per MiB received, its
 #   ACKs; AB_SIZES="" for bulk alone)
 # Prints one line per round and module, round trips in µs and each size's
-# busy CPU per round trip summed over both nodes (/proc/stat, µs: less
-# exposed to the host's scheduling than the round trip), then the means.
+# busy CPU per round trip summed over both nodes (/proc/stat, µs; under
+# TCG it swings with the host as the round trip does), then the means.
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
 [ -f "${AB_OLD:-}" ] || fail "AB_OLD: path of the other ri2n.ko"
