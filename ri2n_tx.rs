@@ -564,9 +564,8 @@ impl crate::net::offload::ShimOffload for Offload {
         (shim[1] == Kind::Data as u8 && (inner == 0x0800 || inner == 0x86dd)).then_some((len, inner))
     }
 
-    fn fix(upper: Option<&Ri2nDev>, index: u32, addrs: &[u8; 12], shim: &mut [u8]) -> bool {
-        let rcu = rcu::read_lock();
-        let keys = upper.and_then(|u| u.data().offload_keys.get(&rcu));
+    fn fix(upper: Option<&Ri2nDev>, rcu: &InRcu, index: u32, addrs: &[u8; 12], shim: &mut [u8]) -> bool {
+        let keys = upper.and_then(|u| u.data().offload_keys.get(rcu));
         shim_for_segment(shim, index, addrs, keys.and_then(|k| k.sealing()))
     }
 

@@ -77,15 +77,7 @@ u16 rnet_skb_gso_segs(const struct sk_buff *skb) { return skb_shinfo(skb)->gso_s
 netdev_features_t rnet_netif_f_gso_mask(void) { return NETIF_F_GSO_MASK; }
 netdev_features_t rnet_netif_f_hw_gso(void) { return NETIF_F_ALL_TSO | NETIF_F_GSO_UDP_L4; }
 unsigned int rnet_skb_gso_type(const struct sk_buff *skb) { return skb_shinfo(skb)->gso_type; }
-unsigned int rnet_skb_gro_offset(const struct sk_buff *skb) { return skb_gro_offset(skb); }
 void *rnet_skb_gro_header(struct sk_buff *skb, unsigned int hlen, unsigned int offset) { return skb_gro_header(skb, hlen, offset); }
-void rnet_skb_gro_pull(struct sk_buff *skb, unsigned int len) { skb_gro_pull(skb, len); }
 void rnet_skb_gro_postpull_rcsum(struct sk_buff *skb, const void *start, unsigned int len) { skb_gro_postpull_rcsum(skb, start, len); }
-void rnet_skb_gro_set_network_offset(struct sk_buff *skb, unsigned int off) { NAPI_GRO_CB(skb)->network_offsets[NAPI_GRO_CB(skb)->encap_mark] = off; }
-bool rnet_gro_same_flow(const struct sk_buff *skb) { return NAPI_GRO_CB(skb)->same_flow; }
-void rnet_gro_clear_same_flow(struct sk_buff *skb) { NAPI_GRO_CB(skb)->same_flow = 0; }
-u16 rnet_gro_count(const struct sk_buff *skb) { return NAPI_GRO_CB(skb)->count; }
-struct sk_buff *rnet_call_gro_receive(struct packet_offload *pt, struct list_head *head, struct sk_buff *skb) { return call_gro_receive(pt->callbacks.gro_receive, head, skb); }
-void rnet_skb_gro_flush_final(struct sk_buff *skb, struct sk_buff *pp, int flush) { skb_gro_flush_final(skb, pp, flush); }
 bool rnet_skb_gso_dodgy(const struct sk_buff *skb) { return skb_shinfo(skb)->gso_type & SKB_GSO_DODGY; }
 unsigned int rnet_skb_gso_tcp_udp(void) { return SKB_GSO_TCPV4 | SKB_GSO_TCPV6 | SKB_GSO_TCP_ECN | SKB_GSO_TCP_FIXEDID | SKB_GSO_UDP_L4; }

@@ -21,8 +21,10 @@
 //!
 //! Only frames on the driver's own lower devices are merged (the offload
 //! list is every device's: a bridge forwarding others' frames must not
-//! merge them), and only TCP or UDP inside IP (ESP's GRO, say, would take
-//! the packet away from the driver).
+//! merge them), not inside a tunnel's GRO (the MAC header is the outer
+//! one; the tunnel device's own GRO sees the frame again), and only TCP or
+//! UDP inside IP (ESP's GRO, say, would take the packet away from the
+//! driver).
 //!
 //! GRO keeps the order of each inner flow only; the driver needs the order
 //! of all frames from one sender on one lower device (a link's order). So
@@ -36,6 +38,7 @@
 use super::bindings;
 use super::device::NetDevice;
 use super::rcu::InRcu;
+use core::marker::PhantomData;
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
@@ -55,8 +58,9 @@ pub trait ShimOffload: 'static {
     /// Fixes the shim of segment `index` (0 for the first) of a packet
     /// sent to `addrs` (Ethernet destination and source) on a lower
     /// device of `upper` (`None`: a device that is not ours segments it).
-    /// False if it cannot: the whole packet is dropped.
-    fn fix(upper: Option<&NetDevice<Self::Upper>>, index: u32, addrs: &[u8; 12], shim: &mut [u8]) -> bool;
+    /// False if it cannot: the whole packet is dropped. Called in the RCU
+    /// read-side section `rcu` that GSO holds.
+    fn fix(upper: Option<&NetDevice<Self::Upper>>, rcu: &InRcu, index: u32, addrs: &[u8; 12], shim: &mut [u8]) -> bool;
     /// GRO: whether a frame to `addrs` (Ethernet destination and source,
     /// the held packet's too) with `shim`, received on a lower device of
     /// `upper`, continues the held packet whose first frame had `held` and
@@ -209,6 +213,7 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
         let outer_len = depth + hlen as u32;
         // The lower device is `skb->dev`; skb_mac_gso_segment holds the
         // RCU read lock around us.
+        let rcu = InRcu::assume();
         let upper = NetDevice::<T::Upper>::of_port_raw(super::skb::dev_of(skb));
         let mut s = segs;
         let mut i = 0u32;
@@ -217,13 +222,16 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
             (*s).mac_len = mac_len;
             (*headers(s)).protocol = outer;
             bindings::skb_push(s, outer_len);
-            bindings::skb_reset_mac_header(s);
-            bindings::skb_set_network_header(s, depth as i32);
+            // skb_reset_mac_header and skb_set_network_header, without a
+            // call each per segment.
+            let at = (*s).data.offset_from((*s).head) as u16;
+            (*headers(s)).mac_header = at;
+            (*headers(s)).network_header = at.wrapping_add(depth as u16);
             let frame = core::slice::from_raw_parts_mut((*s).data, outer_len as usize);
             let (eth, shim) = frame.split_at_mut(depth as usize);
             let mut addrs = [0u8; 12];
             addrs.copy_from_slice(&eth[..12]);
-            if !T::fix(upper, i, &addrs, shim) {
+            if !T::fix(upper, &rcu, i, &addrs, shim) {
                 fixed = false;
                 break;
             }
@@ -252,125 +260,287 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
     head: *mut bindings::list_head,
     skb: *mut bindings::sk_buff,
 ) -> *mut bindings::sk_buff {
-    // SAFETY: The kernel's skb and list, ours for the call, BH disabled.
-    // A held packet's headers are linear up to where its GRO stopped, past
-    // the shim and the inner headers (gro_try_pull_from_frag0); a held
-    // packet of the same source and device has the frame's Ethernet header
+    // SAFETY: The kernel's skb and list, ours for the call, BH disabled
+    // (`Gro`'s invariant holds for the frame and each held packet). A held
+    // packet's headers are linear up to where its GRO stopped, past the
+    // shim and the inner headers (gro_try_pull_from_frag0); a held packet
+    // of the same source and device has the frame's Ethernet header
     // length, so its shim is at `data + off` too (VLAN's GRO reads the
     // same way).
     unsafe {
+        let frame = Gro::new(skb);
         let port = super::skb::dev_of(skb);
         // dev_gro_receive holds the RCU read lock around us.
         let rcu = InRcu::assume();
-        let upper = NetDevice::<T::Upper>::of_port_raw(port);
-        let ours = upper.is_some();
-        let off = bindings::skb_gro_offset(skb);
-        let (shim, parsed) = if ours { shim_of::<T>(skb, off) } else { (core::ptr::null(), None) };
+        // Inside a tunnel (VXLAN, say) the MAC header is the outer one, not
+        // the peer's: such a frame is merged, if at all, by the GRO of the
+        // device that takes it out of the tunnel.
+        let upper = if frame.encap_mark() { None } else { NetDevice::<T::Upper>::of_port_raw(port) };
         // Only a frame on our port has a MAC header for sure (a tun device
-        // hands GRO frames of any ethertype without one); read after
-        // `shim_of`, which may pull the frame.
+        // hands GRO frames of any ethertype without one).
+        let ours = upper.is_some() && frame.mac_header().is_some();
+        let off = frame.offset();
+        let (shim, parsed) = if ours { shim_of::<T>(frame, off) } else { (core::ptr::null(), None) };
+        // Read after `shim_of`, which may pull the frame into a new head.
         let mut addrs = [0u8; 12];
-        if ours {
-            addrs.copy_from_slice(core::slice::from_raw_parts(bindings::skb_mac_header(skb), 12));
+        if let (true, Some(mac)) = (ours, frame.mac_header()) {
+            addrs.copy_from_slice(core::slice::from_raw_parts(mac, 12));
         }
         let src = &addrs[6..];
         // The packet held from the same source on this device (at most one,
         // see the module's doc), and whether this frame continues it.
         let mut mine: *mut bindings::sk_buff = core::ptr::null_mut();
         let mut node = (*head).next;
-        while node != head {
+        while ours && node != head {
             // `list` is at the start of an sk_buff (asserted below).
-            let p = node.cast::<bindings::sk_buff>();
+            let p = Gro::new(node.cast::<bindings::sk_buff>());
             node = (*node).next;
-            let same_source = ours
-                && super::skb::dev_of(p) == port
-                && core::slice::from_raw_parts(bindings::skb_mac_header(p).add(6), 6) == src;
+            let same_source = super::skb::dev_of(p.0) == port
+                && p.mac_header().is_some_and(|m| core::slice::from_raw_parts(m.add(6), 6) == src);
             if !same_source {
                 continue;
             }
             let next = match (parsed, upper) {
-                (Some((hlen, _)), Some(upper)) if mine.is_null() && bindings::gro_same_flow(p) => {
+                (Some((hlen, _)), Some(upper)) if mine.is_null() && p.same_flow() => {
                     // `same_flow`: the held packet's Ethernet header is the
                     // frame's.
-                    let held_count = bindings::gro_count(p) as u32;
-                    let held = core::slice::from_raw_parts((*p).data.add(off as usize), hlen);
-                    held_count + bindings::gro_count(skb) as u32 <= T::MAX_MERGE
+                    let held_count = p.count();
+                    let held = core::slice::from_raw_parts((*p.0).data.add(off as usize), hlen);
+                    held_count + frame.count() <= T::MAX_MERGE
                         && T::follows(upper, &rcu, &addrs, held, core::slice::from_raw_parts(shim, hlen), held_count)
                 }
                 _ => false,
             };
             if mine.is_null() {
-                mine = p;
+                mine = p.0;
             }
             if !next {
-                bindings::gro_clear_same_flow(p);
+                p.clear_same_flow();
             }
         }
         let mut pp: *mut bindings::sk_buff = core::ptr::null_mut();
-        let mut flush = 1;
+        let mut flush = true;
         if let Some((hlen, inner)) = parsed {
             let ptype = bindings::gro_find_receive_by_type(inner.to_be());
-            if !ptype.is_null() {
-                bindings::skb_gro_set_network_offset(skb, off + hlen as u32);
-                bindings::skb_gro_pull(skb, hlen as u32);
-                bindings::skb_gro_postpull_rcsum(skb, shim.cast(), hlen as u32);
-                pp = bindings::call_gro_receive(ptype, head, skb);
-                flush = 0;
+            if let Some(receive) = ptype.as_ref().and_then(|p| p.callbacks.gro_receive) {
+                frame.set_network_offset(off + hlen as u32);
+                frame.pull(hlen as u32);
+                frame.postpull_rcsum(shim, hlen as u32);
+                pp = frame.call(receive, head);
+                flush = false;
             }
         }
         // Not merged into the held packet: that goes up before this frame
         // (held anew, or sent up at once).
-        if pp.is_null() && !mine.is_null() && (flush != 0 || !bindings::gro_same_flow(skb)) {
+        if pp.is_null() && !mine.is_null() && (flush || !frame.same_flow()) {
             pp = mine;
         }
-        bindings::skb_gro_flush_final(skb, pp, flush);
+        frame.flush_final(pp, flush);
         pp
     }
 }
 
-/// Bytes of the inner IP header that name its transport protocol.
-const INNER_PEEK: usize = 40;
+/// Bytes of the inner IP header that name its transport protocol: no
+/// more than the inner protocol's GRO asks for first (IPv4 20, IPv6 40).
+/// GRO's `frag0` is not reset when a request pulls the packet into a new
+/// head, so a later, shorter request would read the old one.
+const INNER_PEEK: usize = 20;
 
 // `gro_receive` walks GRO's list of sk_buffs by their `list` member, which
 // is at the start of an sk_buff (a union's member).
 const _: () = assert!(core::mem::offset_of!(bindings::sk_buff, __bindgen_anon_1) == 0);
 
-/// The shim of `skb` at GRO offset `off`, and its length and inner
+/// A packet in GRO, with its control block (`NAPI_GRO_CB`) read and
+/// written here as `include/net/gro.h`'s inline functions do, each of
+/// which would otherwise be a call per frame.
+///
+/// # Invariants
+///
+/// The packet is in GRO (its `cb` is a `napi_gro_cb`), and ours to read
+/// and write for the duration of a `gro_receive` call: the frame GRO
+/// hands us, or a packet on the list it passes with it.
+#[derive(Clone, Copy)]
+struct Gro<'a>(*mut bindings::sk_buff, PhantomData<&'a mut bindings::sk_buff>);
+
+// `cb` holds a `napi_gro_cb`, aligned for it (`char cb[48] __aligned(8)`).
+const _: () = {
+    use core::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<bindings::napi_gro_cb>() <= 48);
+    assert!(offset_of!(bindings::sk_buff, cb) % align_of::<bindings::napi_gro_cb>() == 0);
+    assert!(align_of::<bindings::sk_buff>() >= align_of::<bindings::napi_gro_cb>());
+};
+
+impl Gro<'_> {
+    /// # Safety
+    ///
+    /// `skb` is a packet in GRO that is ours for the lifetime (a
+    /// `gro_receive` call): the frame, or one on the list passed with it.
+    unsafe fn new(skb: *mut bindings::sk_buff) -> Self {
+        // INVARIANT: As the caller guarantees.
+        Gro(skb, PhantomData)
+    }
+
+    /// `GRO_RECURSION_LIMIT`: GRO callbacks one packet may pass through.
+    const RECURSION_LIMIT: u8 = 15;
+
+    fn cb(self) -> *mut bindings::napi_gro_cb {
+        // SAFETY: A valid sk_buff (the invariant); a raw place, no
+        // reference made.
+        unsafe { core::ptr::addr_of_mut!((*self.0).cb).cast() }
+    }
+
+    /// The bit fields GRO zeroes for each frame.
+    fn bits(self) -> *mut bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1 {
+        // SAFETY: As in `cb`.
+        unsafe { core::ptr::addr_of_mut!((*self.cb()).__bindgen_anon_2.__bindgen_anon_1) }
+    }
+
+    /// `skb_gro_offset`: where GRO is, from `data`.
+    fn offset(self) -> u32 {
+        // SAFETY: The invariant: the cb is GRO's.
+        unsafe { (*self.cb()).data_offset as u32 }
+    }
+
+    /// `skb_gro_header`: `hlen` bytes from `data` readable at `offset`,
+    /// pulled into the linear part if not in `frag0`; null if the packet is
+    /// shorter.
+    fn header(self, hlen: u32, offset: u32) -> *const u8 {
+        let cb = self.cb();
+        // SAFETY: The invariant; `frag0` is valid for `frag0_len` bytes when
+        // set (0 otherwise), and the C helper is the slow path of the same
+        // inline function.
+        unsafe {
+            let fast = core::ptr::addr_of!((*cb).__bindgen_anon_1.__bindgen_anon_1);
+            if hlen <= (*fast).frag0_len {
+                (*fast).frag0.cast::<u8>().add(offset as usize)
+            } else {
+                bindings::skb_gro_header(self.0, hlen, offset).cast()
+            }
+        }
+    }
+
+    /// `skb_gro_pull`.
+    fn pull(self, len: u32) {
+        // SAFETY: The invariant.
+        unsafe { (*self.cb()).data_offset += len as i32 }
+    }
+
+    /// `skb_gro_postpull_rcsum`: takes `len` bytes at `start`, just pulled,
+    /// out of a checksum GRO keeps.
+    fn postpull_rcsum(self, start: *const u8, len: u32) {
+        // SAFETY: The invariant; `start` is the pulled bytes, as the C
+        // function requires.
+        unsafe {
+            if bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::csum_valid_raw(self.bits()) != 0 {
+                bindings::skb_gro_postpull_rcsum(self.0, start.cast(), len);
+            }
+        }
+    }
+
+    /// Sets where the next network header is (at this encapsulation
+    /// level), as an inner protocol's GRO expects.
+    fn set_network_offset(self, off: u32) {
+        // SAFETY: The invariant; `encap_mark` is 0 or 1.
+        unsafe {
+            let level = bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::encap_mark_raw(self.bits());
+            (*self.cb()).__bindgen_anon_3.network_offsets[level as usize] = off as u16;
+        }
+    }
+
+    /// Whether the packet is inside a tunnel's GRO (`encap_mark`).
+    fn encap_mark(self) -> bool {
+        // SAFETY: The invariant.
+        unsafe { bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::encap_mark_raw(self.bits()) != 0 }
+    }
+
+    fn same_flow(self) -> bool {
+        // SAFETY: The invariant.
+        unsafe { bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::same_flow_raw(self.bits()) != 0 }
+    }
+
+    fn clear_same_flow(self) {
+        // SAFETY: The invariant.
+        unsafe { bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::set_same_flow_raw(self.bits(), 0) }
+    }
+
+    /// Frames merged into the packet.
+    fn count(self) -> u32 {
+        // SAFETY: The invariant.
+        unsafe { (*self.cb()).count as u32 }
+    }
+
+    /// `call_gro_receive`: the inner protocol's `receive`, unless the
+    /// packet has passed through too many already.
+    fn call(
+        self,
+        receive: unsafe extern "C" fn(*mut bindings::list_head, *mut bindings::sk_buff) -> *mut bindings::sk_buff,
+        head: *mut bindings::list_head,
+    ) -> *mut bindings::sk_buff {
+        let bits = self.bits();
+        // SAFETY: The invariant; `receive` is a registered offload's, called
+        // as GRO calls it, with the list and packet we were given.
+        unsafe {
+            let depth = bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::recursion_counter_raw(bits) + 1;
+            bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::set_recursion_counter_raw(bits, depth);
+            if depth == Self::RECURSION_LIMIT {
+                (*self.cb()).flush |= 1;
+                return core::ptr::null_mut();
+            }
+            receive(head, self.0)
+        }
+    }
+
+    /// `skb_gro_flush_final`: unless the inner protocol kept the packet
+    /// (`-EINPROGRESS`), whether it must not be held.
+    fn flush_final(self, pp: *mut bindings::sk_buff, flush: bool) {
+        if pp as isize != EINPROGRESS.to_errno() as isize {
+            // SAFETY: The invariant.
+            unsafe { (*self.cb()).flush |= flush as u16 }
+        }
+    }
+
+    /// The MAC header, if the packet has one (`skb_mac_header`, which warns
+    /// when there is none).
+    fn mac_header(self) -> Option<*const u8> {
+        // SAFETY: A valid sk_buff; `mac_header` is an offset from `head`
+        // when set (not `~0`).
+        unsafe {
+            let at = (*headers(self.0)).mac_header;
+            (at != u16::MAX).then(|| (*self.0).head.add(at as usize).cast_const())
+        }
+    }
+}
+
+/// The shim of the frame at GRO offset `off`, and its length and inner
 /// ethertype if it may be merged: [`ShimOffload::parse`] takes it, and the
 /// inner packet is TCP or UDP in IPv4 or IPv6 (no IPv6 extension header).
-///
-/// # Safety
-///
-/// `skb` is a packet in GRO that the caller owns for the call.
-unsafe fn shim_of<T: ShimOffload>(skb: *mut bindings::sk_buff, off: u32) -> (*const u8, Option<(usize, u16)>) {
+fn shim_of<T: ShimOffload>(frame: Gro<'_>, off: u32) -> (*const u8, Option<(usize, u16)>) {
     const TCP: u8 = 6;
     const UDP: u8 = 17;
-    // SAFETY: As the caller guarantees; skb_gro_header makes `len` bytes
-    // from `off` readable or fails.
-    unsafe {
-        // The shortest shim and the inner headers at once: a frame too
-        // short for them is not merged anyway.
-        let mut shim = bindings::skb_gro_header(skb, off + (T::MIN_LEN + INNER_PEEK) as u32, off).cast::<u8>();
+    // The shortest shim and the inner headers at once: a frame too short
+    // for them is not merged anyway.
+    let mut shim = frame.header(off + (T::MIN_LEN + INNER_PEEK) as u32, off);
+    if shim.is_null() {
+        return (shim, None);
+    }
+    // SAFETY: `header` made the bytes readable.
+    let Some((hlen, inner)) = T::parse(unsafe { core::slice::from_raw_parts(shim, T::MIN_LEN) }) else {
+        return (shim, None);
+    };
+    if hlen > T::MIN_LEN {
+        shim = frame.header(off + (hlen + INNER_PEEK) as u32, off);
         if shim.is_null() {
             return (shim, None);
         }
-        let Some((hlen, inner)) = T::parse(core::slice::from_raw_parts(shim, T::MIN_LEN)) else {
-            return (shim, None);
-        };
-        if hlen > T::MIN_LEN {
-            shim = bindings::skb_gro_header(skb, off + (hlen + INNER_PEEK) as u32, off).cast::<u8>();
-            if shim.is_null() {
-                return (shim, None);
-            }
-        }
-        let ip = core::slice::from_raw_parts(shim.add(hlen), INNER_PEEK);
-        let proto = match inner {
-            0x0800 if ip[0] >> 4 == 4 => ip[9],
-            0x86dd if ip[0] >> 4 == 6 => ip[6],
-            _ => return (shim, None),
-        };
-        (shim, (proto == TCP || proto == UDP).then_some((hlen, inner)))
     }
+    // SAFETY: As above.
+    let ip = unsafe { core::slice::from_raw_parts(shim.add(hlen), INNER_PEEK) };
+    let proto = match inner {
+        0x0800 if ip[0] >> 4 == 4 => ip[9],
+        0x86dd if ip[0] >> 4 == 6 => ip[6],
+        _ => return (shim, None),
+    };
+    (shim, (proto == TCP || proto == UDP).then_some((hlen, inner)))
 }
 
 /// `gro_complete` for the shim: `skb` is a merged packet of more than one

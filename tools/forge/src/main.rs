@@ -12,10 +12,17 @@
 //!           epoch    heartbeats of another epoch (a fake restart)
 //!           data     data frames numbered around --seq
 //!           bcast    broadcasts numbered ahead of --seq (to pre-mark them)
+//! ri2n-forge DEV tun [--count N]
 //! ```
 //!
 //! Frames are raw Ethernet on DEV (an AF_PACKET socket); a captured frame
 //! is one line of hex in FILE. Each command prints `sent N` or `captured N`.
+//!
+//! `tun` is not a host on the segment but a local user with CAP_NET_ADMIN
+//! (in a user namespace, say): it creates DEV as a tun device whose frames
+//! go through GRO (IFF_TUN with IFF_NAPI), and writes N data frames with
+//! the RI2N ethertype into it. The kernel gives them no MAC header; the
+//! shim's GRO must not read one (tests/lab/ri2n_tun_gro.sh).
 
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
@@ -151,10 +158,15 @@ fn unhex(s: &str) -> Vec<u8> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() < 2 {
-        die("usage: ri2n-forge DEV capture|replay|forge ... (see the source's header)");
+        die("usage: ri2n-forge DEV capture|replay|forge|tun ... (see the source's header)");
+    }
+    let o = Opts { args: args.clone() };
+    if args[1] == "tun" {
+        let sent = tun_frames(&args[0], o.num("--count", 100.0) as u32);
+        println!("sent {}", sent);
+        return;
     }
     let sock = Sock::open(&args[0]);
-    let o = Opts { args: args.clone() };
     let rate = o.num("--rate", 10.0);
     let duration = o.num("--duration", 0.0);
     match args[1].as_str() {
@@ -260,4 +272,70 @@ fn main() {
         }
         c => die(&format!("unknown command {}", c)),
     }
+}
+
+/// Creates tun device `name` with GRO (IFF_TUN | IFF_NAPI, packet
+/// information on), sets it up, and writes `count` RI2N data frames into
+/// it, each a numbered header before an IPv4/TCP packet, as GRO would merge
+/// on a slave. Returns how many the kernel took.
+fn tun_frames(name: &str, count: u32) -> u32 {
+    const TUNSETIFF: libc::c_ulong = 0x400454ca;
+    const IFF_TUN: libc::c_short = 0x0001;
+    const IFF_NAPI: libc::c_short = 0x0010;
+    // SAFETY: Plain open of a path we own the string of.
+    let fd = unsafe { libc::open(c"/dev/net/tun".as_ptr(), libc::O_RDWR) };
+    if fd < 0 {
+        die("open /dev/net/tun failed (CONFIG_TUN? root?)");
+    }
+    // SAFETY: All-zero is a valid ifreq to fill in.
+    let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
+    if name.len() >= ifr.ifr_name.len() {
+        die("device name too long");
+    }
+    for (d, s) in ifr.ifr_name.iter_mut().zip(name.bytes()) {
+        *d = s as libc::c_char;
+    }
+    ifr.ifr_ifru.ifru_flags = IFF_TUN | IFF_NAPI;
+    // SAFETY: `ifr` is an ifreq, as TUNSETIFF reads and writes.
+    if unsafe { libc::ioctl(fd, TUNSETIFF, &mut ifr) } < 0 {
+        die("TUNSETIFF failed (IFF_NAPI needs CAP_NET_ADMIN)");
+    }
+    // SAFETY: Plain socket call.
+    let s = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0) };
+    ifr.ifr_ifru.ifru_flags = (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+    // SAFETY: As above: SIOCSIFFLAGS reads the name and flags.
+    if s < 0 || unsafe { libc::ioctl(s, libc::SIOCSIFFLAGS, &mut ifr) } < 0 {
+        die("cannot set the tun device up");
+    }
+    let mut sent = 0;
+    for n in 0..count {
+        // Packet information: flags, then the protocol (the RI2N ethertype).
+        let mut f: Vec<u8> = vec![0, 0];
+        f.extend_from_slice(&ETH_P_RI2N.to_be_bytes());
+        // RI2N header: version 1, data, IPv4 inside, number n.
+        f.extend_from_slice(&[1, 1, 0x08, 0x00]);
+        f.extend_from_slice(&n.to_be_bytes());
+        // IPv4 (20 bytes, protocol TCP) and TCP (20 bytes), 100 bytes of data.
+        let mut ip = [0u8; 20];
+        ip[0] = 0x45;
+        ip[2..4].copy_from_slice(&140u16.to_be_bytes());
+        ip[8] = 64;
+        ip[9] = 6;
+        ip[12..16].copy_from_slice(&[10, 9, 0, 1]);
+        ip[16..20].copy_from_slice(&[10, 9, 0, 2]);
+        f.extend_from_slice(&ip);
+        let mut tcp = [0u8; 20];
+        tcp[0..2].copy_from_slice(&4000u16.to_be_bytes());
+        tcp[2..4].copy_from_slice(&5000u16.to_be_bytes());
+        tcp[4..8].copy_from_slice(&(n * 100).to_be_bytes());
+        tcp[12] = 5 << 4;
+        tcp[13] = 0x10;
+        f.extend_from_slice(&tcp);
+        f.extend_from_slice(&[0x5a; 100]);
+        // SAFETY: Writes `f`, which lives across the call.
+        if unsafe { libc::write(fd, f.as_ptr().cast(), f.len()) } == f.len() as isize {
+            sent += 1;
+        }
+    }
+    sent
 }
