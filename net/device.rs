@@ -848,8 +848,7 @@ impl<T: Driver> core::ops::Deref for NetDevice<T> {
 
 impl<T: Driver> NetDevice<T> {
     fn priv_of(dev: *mut bindings::net_device) -> *mut Priv<T> {
-        // SAFETY: Our devices are allocated with room for a `Priv<T>`.
-        unsafe { bindings::netdev_priv(dev).cast() }
+        Priv::ptr(dev)
     }
 
     /// Borrows one of our devices whose private data is initialised.
@@ -1124,9 +1123,12 @@ unsafe extern "C" fn setup<T: Driver>(dev: *mut bindings::net_device) {
 }
 
 impl<T> Priv<T> {
+    /// netdev_priv(), without a call on every packet: the `priv` flexible
+    /// array at the end of the device (see `NetDevice::from_data`).
     fn ptr(dev: *mut bindings::net_device) -> *mut Priv<T> {
-        // SAFETY: Our devices have room for a `Priv<T>`.
-        unsafe { bindings::netdev_priv(dev).cast() }
+        // SAFETY: Our devices have room for a `Priv<T>` there; a raw
+        // place, no reference made.
+        unsafe { core::ptr::addr_of_mut!((*dev).priv_).cast() }
     }
 }
 

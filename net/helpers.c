@@ -9,7 +9,6 @@
  */
 #include "bindings_helper.h"
 
-void *rnet_netdev_priv(const struct net_device *dev) { return netdev_priv(dev); }
 struct net *rnet_dev_net(const struct net_device *dev) { return dev_net(dev); }
 bool rnet_net_eq(const struct net *a, const struct net *b) { return net_eq(a, b); }
 void rnet_dev_hold(struct net_device *dev) { dev_hold(dev); }
@@ -31,15 +30,11 @@ void rnet_dev_fetch_tstats(struct rtnl_link_stats64 *s, const struct net_device 
 
 void rnet_skb_consume(struct sk_buff *skb) { consume_skb(skb); }
 bool rnet_skb_shared(const struct sk_buff *skb) { return skb_shared(skb); }
-bool rnet_skb_mac_header_was_set(const struct sk_buff *skb) { return skb_mac_header_was_set(skb); }
 bool rnet_skb_header_cloned(const struct sk_buff *skb) { return skb_header_cloned(skb); }
 struct sk_buff *rnet_skb_share_check(struct sk_buff *skb) { return skb_share_check(skb, GFP_ATOMIC); }
 bool rnet_pskb_may_pull(struct sk_buff *skb, unsigned int len) { return pskb_may_pull(skb, len); }
 int rnet_skb_cow_head(struct sk_buff *skb, unsigned int headroom) { return skb_cow_head(skb, headroom); }
-unsigned int rnet_skb_headlen(const struct sk_buff *skb) { return skb_headlen(skb); }
 unsigned char *rnet_skb_mac_header(const struct sk_buff *skb) { return skb_mac_header(skb); }
-void rnet_skb_reset_mac_header(struct sk_buff *skb) { skb_reset_mac_header(skb); }
-bool rnet_skb_is_gso(const struct sk_buff *skb) { return skb_is_gso(skb); }
 void *rnet_skb_put_zero(struct sk_buff *skb, unsigned int len) { return skb_put_zero(skb, len); }
 struct sk_buff *rnet_netdev_alloc_skb(struct net_device *dev, unsigned int len) { return netdev_alloc_skb(dev, len); }
 struct sk_buff *rnet_skb_gso_segment(struct sk_buff *skb, netdev_features_t features) { return skb_gso_segment(skb, features); }
@@ -73,11 +68,8 @@ struct kmem_cache *rnet_kmem_cache_create(const char *name, unsigned int size, u
 void *rnet_kmem_cache_zalloc(struct kmem_cache *c, gfp_t flags) { return kmem_cache_zalloc(c, flags); }
 void rnet_skb_set_network_header(struct sk_buff *skb, int offset) { skb_set_network_header(skb, offset); }
 void rnet_skb_gso_error_unwind(struct sk_buff *skb, __be16 protocol, int pulled_hlen, u16 mac_offset, int mac_len) { skb_gso_error_unwind(skb, protocol, pulled_hlen, mac_offset, mac_len); }
-u16 rnet_skb_gso_segs(const struct sk_buff *skb) { return skb_shinfo(skb)->gso_segs; }
 netdev_features_t rnet_netif_f_gso_mask(void) { return NETIF_F_GSO_MASK; }
 netdev_features_t rnet_netif_f_hw_gso(void) { return NETIF_F_ALL_TSO | NETIF_F_GSO_UDP_L4; }
-unsigned int rnet_skb_gso_type(const struct sk_buff *skb) { return skb_shinfo(skb)->gso_type; }
 void *rnet_skb_gro_header(struct sk_buff *skb, unsigned int hlen, unsigned int offset) { return skb_gro_header(skb, hlen, offset); }
 void rnet_skb_gro_postpull_rcsum(struct sk_buff *skb, const void *start, unsigned int len) { skb_gro_postpull_rcsum(skb, start, len); }
-bool rnet_skb_gso_dodgy(const struct sk_buff *skb) { return skb_shinfo(skb)->gso_type & SKB_GSO_DODGY; }
 unsigned int rnet_skb_gso_tcp_udp(void) { return SKB_GSO_TCPV4 | SKB_GSO_TCPV6 | SKB_GSO_TCP_ECN | SKB_GSO_TCP_FIXEDID | SKB_GSO_UDP_L4; }

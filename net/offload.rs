@@ -164,11 +164,12 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
     // SAFETY: The kernel's skb, ours for the call. Header offsets are read
     // again after each call that may move the data (pskb_may_pull).
     unsafe {
-        if bindings::skb_gso_type(skb) & !bindings::skb_gso_tcp_udp() != 0 {
+        if (*super::skb::shinfo(skb)).gso_type & !bindings::skb_gso_tcp_udp() != 0 {
             return einval;
         }
         // What was pulled before us: Ethernet header and VLAN tags.
-        let depth = (*skb).data.offset_from(bindings::skb_mac_header(skb));
+        let Some(mac) = super::skb::mac_header(skb) else { return einval };
+        let depth = (*skb).data.offset_from(mac);
         if !(14..=64).contains(&depth) || !bindings::pskb_may_pull(skb, T::MIN_LEN as u32) {
             return einval;
         }
@@ -182,11 +183,11 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
         let mac_len = (*skb).mac_len;
         let outer = (*headers(skb)).protocol;
         // The sender took this many numbers for the packet, one per segment.
-        let reserved = bindings::skb_gso_segs(skb) as u32;
+        let reserved = super::skb::gso_segs(skb) as u32;
         (*headers(skb)).protocol = inner.to_be();
         bindings::skb_pull(skb, hlen as u32);
         (*skb).mac_len = 0;
-        bindings::skb_reset_mac_header(skb);
+        super::skb::reset_mac_header(skb);
         // Each segment whole, in software: no lower GSO for the inner packet.
         let segs = bindings::skb_mac_gso_segment(skb, features & !bindings::netif_f_gso_mask());
         if segs.is_null() || kernel::error::from_err_ptr(segs).is_err() {

@@ -117,7 +117,7 @@ impl Skb {
     /// Whether the packet is a GSO packet (several segments in one).
     pub fn is_gso(&self) -> bool {
         // SAFETY: We own it.
-        unsafe { bindings::skb_is_gso(self.as_raw()) }
+        unsafe { (*shinfo(self.as_raw())).gso_size != 0 }
     }
 
     /// Sets the packet's protocol (`skb->protocol`, host order given).
@@ -129,14 +129,14 @@ impl Skb {
     /// Segments of a GSO packet (as the sender counted them).
     pub fn gso_segs(&self) -> u16 {
         // SAFETY: We own it.
-        unsafe { bindings::skb_gso_segs(self.as_raw()) }
+        unsafe { gso_segs(self.as_raw()) }
     }
 
     /// Whether the GSO packet came from an untrusted source (a guest, a
     /// packet socket: `SKB_GSO_DODGY`), its segment count not yet known.
     pub fn gso_dodgy(&self) -> bool {
         // SAFETY: We own it.
-        unsafe { bindings::skb_gso_dodgy(self.as_raw()) }
+        unsafe { (*shinfo(self.as_raw())).gso_type & bindings::SKB_GSO_DODGY as u32 != 0 }
     }
 
     /// Marks the `shim` after the Ethernet header as the network header,
@@ -145,7 +145,7 @@ impl Skb {
     pub fn mark_shim(&mut self) {
         // SAFETY: We own it; `data` is at the Ethernet header.
         unsafe {
-            bindings::skb_reset_mac_header(self.as_raw());
+            reset_mac_header(self.as_raw());
             bindings::skb_set_network_header(self.as_raw(), 14);
         }
     }
@@ -203,7 +203,7 @@ impl Skb {
         // we do not change the skb (the borrow).
         unsafe {
             let p = self.as_raw();
-            core::slice::from_raw_parts((*p).data, bindings::skb_headlen(p) as usize)
+            core::slice::from_raw_parts((*p).data, headlen(p) as usize)
         }
     }
 
@@ -214,7 +214,7 @@ impl Skb {
         // precondition); `data` has `headlen` linear bytes.
         unsafe {
             let p = self.as_raw();
-            core::slice::from_raw_parts_mut((*p).data, bindings::skb_headlen(p) as usize)
+            core::slice::from_raw_parts_mut((*p).data, headlen(p) as usize)
         }
     }
 
@@ -229,10 +229,9 @@ impl Skb {
     pub fn mac_addrs(&self) -> Option<[u8; 12]> {
         let p = self.as_raw();
         // SAFETY: We own it; reads of header offsets.
-        let (set, mac, data, head) = unsafe {
-            (bindings::skb_mac_header_was_set(p), bindings::skb_mac_header(p), (*p).data, (*p).head)
-        };
-        if !set || mac < head || (mac as usize).saturating_add(14) > data as usize {
+        let (mac, data) = unsafe { (mac_header(p), (*p).data) };
+        let mac = mac?;
+        if (mac as usize).saturating_add(14) > data as usize {
             return None;
         }
         let mut a = [0u8; 12];
@@ -259,7 +258,7 @@ impl Skb {
         d[12..14].copy_from_slice(&ethertype.to_be_bytes());
         d[14..14 + n].copy_from_slice(shim);
         // SAFETY: We own it.
-        unsafe { bindings::skb_reset_mac_header(self.as_raw()) };
+        unsafe { reset_mac_header(self.as_raw()) };
         Ok(orig)
     }
 
@@ -360,7 +359,7 @@ impl Skb {
             h.set_l4_hash(1);
             h.set_ooo_okay(1);
             h.__bindgen_anon_3.sender_cpu = bindings::nr_cpus_max();
-            bindings::skb_reset_mac_header(p);
+            reset_mac_header(p);
             let rc = bindings::__dev_queue_xmit(p, core::ptr::null_mut());
             // NET_XMIT_CN: queued, another packet was dropped.
             !(rc < 0 || rc == bindings::NET_XMIT_DROP as i32)
@@ -399,6 +398,71 @@ impl Default for SkbList {
 pub(super) unsafe fn dev_of(skb: *const bindings::sk_buff) -> *mut bindings::net_device {
     // SAFETY: As the caller guarantees; a plain read of the field.
     unsafe { (*skb).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev }
+}
+
+// The static inline accessors of `include/linux/skbuff.h` that run for
+// every packet, here rather than as a call each to `net/helpers.c`.
+// Header offsets and `end` are offsets from `head` on 64-bit
+// (NET_SKBUFF_DATA_USES_OFFSET), as the types below require.
+const _: () = assert!(core::mem::size_of::<bindings::sk_buff_data_t>() == 4);
+
+/// `skb_headlen`: bytes in the linear part.
+///
+/// # Safety
+///
+/// `skb` is a valid sk_buff.
+pub(super) unsafe fn headlen(skb: *const bindings::sk_buff) -> u32 {
+    // SAFETY: As the caller guarantees; plain field reads.
+    unsafe { (*skb).len - (*skb).data_len }
+}
+
+/// `skb_shinfo`: the shared info at the end of the buffer.
+///
+/// # Safety
+///
+/// `skb` is a valid sk_buff.
+pub(super) unsafe fn shinfo(skb: *const bindings::sk_buff) -> *mut bindings::skb_shared_info {
+    // SAFETY: As the caller guarantees: `end` is the shared info's offset
+    // from `head`, within the buffer.
+    unsafe { (*skb).head.add((*skb).end as usize).cast() }
+}
+
+/// Segments of a GSO packet, as its sender counted them.
+///
+/// # Safety
+///
+/// `skb` is a valid sk_buff.
+pub(super) unsafe fn gso_segs(skb: *const bindings::sk_buff) -> u16 {
+    // SAFETY: As the caller guarantees.
+    unsafe { (*shinfo(skb)).gso_segs }
+}
+
+/// `skb_mac_header`, if set (`skb_mac_header_was_set`).
+///
+/// # Safety
+///
+/// `skb` is a valid sk_buff.
+pub(super) unsafe fn mac_header(skb: *const bindings::sk_buff) -> Option<*mut u8> {
+    // SAFETY: As the caller guarantees; the offset is from `head` when
+    // set (not `~0`).
+    unsafe {
+        let at = (*skb).__bindgen_anon_4.__bindgen_anon_1.as_ref().mac_header;
+        (at != u16::MAX).then(|| (*skb).head.add(at as usize))
+    }
+}
+
+/// `skb_reset_mac_header`: the MAC header at `data`.
+///
+/// # Safety
+///
+/// `skb` is a valid sk_buff the caller may write.
+pub(super) unsafe fn reset_mac_header(skb: *mut bindings::sk_buff) {
+    // SAFETY: As the caller guarantees; `data` lies in the buffer from
+    // `head`, less than 64 KiB on.
+    unsafe {
+        let at = (*skb).data.offset_from((*skb).head) as u16;
+        (*skb).__bindgen_anon_4.__bindgen_anon_1.as_mut().mac_header = at;
+    }
 }
 
 impl SkbList {
