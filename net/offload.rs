@@ -277,8 +277,9 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
         // the peer's: such a frame is merged, if at all, by the GRO of the
         // device that takes it out of the tunnel.
         let upper = if frame.encap_mark() { None } else { NetDevice::<T::Upper>::of_port_raw(port) };
-        // Only a frame on our port has a MAC header for sure (a tun device
-        // hands GRO frames of any ethertype without one).
+        // Only a frame on our port is read: any device's frames of the
+        // ethertype come here, and one that is not Ethernet need not have
+        // a MAC header.
         let ours = upper.is_some() && frame.mac_header().is_some();
         let off = frame.offset();
         let (shim, parsed) = if ours { shim_of::<T>(frame, off) } else { (core::ptr::null(), None) };

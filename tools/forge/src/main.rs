@@ -21,8 +21,9 @@
 //! `tun` is not a host on the segment but a local user with CAP_NET_ADMIN
 //! (in a user namespace, say): it creates DEV as a tun device whose frames
 //! go through GRO (IFF_TUN with IFF_NAPI), and writes N data frames with
-//! the RI2N ethertype into it. The kernel gives them no MAC header; the
-//! shim's GRO must not read one (tests/lab/ri2n_tun_gro.sh).
+//! the RI2N ethertype into it: frames of our ethertype on a device that is
+//! not a slave, which the shim's GRO must leave alone
+//! (tests/lab/ri2n_tun_gro.sh).
 
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
