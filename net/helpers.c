@@ -34,7 +34,6 @@ bool rnet_skb_header_cloned(const struct sk_buff *skb) { return skb_header_clone
 struct sk_buff *rnet_skb_share_check(struct sk_buff *skb) { return skb_share_check(skb, GFP_ATOMIC); }
 bool rnet_pskb_may_pull(struct sk_buff *skb, unsigned int len) { return pskb_may_pull(skb, len); }
 int rnet_skb_cow_head(struct sk_buff *skb, unsigned int headroom) { return skb_cow_head(skb, headroom); }
-unsigned char *rnet_skb_mac_header(const struct sk_buff *skb) { return skb_mac_header(skb); }
 void *rnet_skb_put_zero(struct sk_buff *skb, unsigned int len) { return skb_put_zero(skb, len); }
 struct sk_buff *rnet_netdev_alloc_skb(struct net_device *dev, unsigned int len) { return netdev_alloc_skb(dev, len); }
 struct sk_buff *rnet_skb_gso_segment(struct sk_buff *skb, netdev_features_t features) { return skb_gso_segment(skb, features); }

@@ -38,6 +38,7 @@
 use super::bindings;
 use super::device::NetDevice;
 use super::rcu::InRcu;
+use super::skb::headers;
 use core::marker::PhantomData;
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -131,16 +132,6 @@ impl<T: ShimOffload> PinnedDrop for Registration<T> {
         // readers (synchronize_net) before we free it.
         unsafe { bindings::dev_remove_offload(self.offload.get()) };
     }
-}
-
-/// The sk_buff's `headers` group.
-///
-/// # Safety
-///
-/// `skb` is a valid sk_buff the caller may write.
-unsafe fn headers(skb: *mut bindings::sk_buff) -> *mut bindings::sk_buff__bindgen_ty_4__bindgen_ty_1 {
-    // SAFETY: As the caller guarantees; a raw place, no reference kept.
-    unsafe { core::ptr::addr_of_mut!((*skb).__bindgen_anon_4.__bindgen_anon_1).cast() }
 }
 
 /// `gso_segment` for a shim (softirq or process context, under RCU):
@@ -504,12 +495,8 @@ impl Gro<'_> {
     /// The MAC header, if the packet has one (`skb_mac_header`, which warns
     /// when there is none).
     fn mac_header(self) -> Option<*const u8> {
-        // SAFETY: A valid sk_buff; `mac_header` is an offset from `head`
-        // when set (not `~0`).
-        unsafe {
-            let at = (*headers(self.0)).mac_header;
-            (at != u16::MAX).then(|| (*self.0).head.add(at as usize).cast_const())
-        }
+        // SAFETY: A valid sk_buff (the invariant).
+        unsafe { super::skb::mac_header(self.0) }.map(|m| m.cast_const())
     }
 }
 

@@ -404,7 +404,17 @@ pub(super) unsafe fn dev_of(skb: *const bindings::sk_buff) -> *mut bindings::net
 // every packet, here rather than as a call each to `net/helpers.c`.
 // Header offsets and `end` are offsets from `head` on 64-bit
 // (NET_SKBUFF_DATA_USES_OFFSET), as the types below require.
-const _: () = assert!(core::mem::size_of::<bindings::sk_buff_data_t>() == 4);
+const _: bindings::sk_buff_data_t = 0u32;
+
+/// The sk_buff's `headers` group, as a raw place (no reference made).
+///
+/// # Safety
+///
+/// `skb` is a valid sk_buff.
+pub(super) unsafe fn headers(skb: *const bindings::sk_buff) -> *mut bindings::sk_buff__bindgen_ty_4__bindgen_ty_1 {
+    // SAFETY: As the caller guarantees.
+    unsafe { core::ptr::addr_of!((*skb).__bindgen_anon_4.__bindgen_anon_1).cast_mut().cast() }
+}
 
 /// `skb_headlen`: bytes in the linear part.
 ///
@@ -413,7 +423,7 @@ const _: () = assert!(core::mem::size_of::<bindings::sk_buff_data_t>() == 4);
 /// `skb` is a valid sk_buff.
 pub(super) unsafe fn headlen(skb: *const bindings::sk_buff) -> u32 {
     // SAFETY: As the caller guarantees; plain field reads.
-    unsafe { (*skb).len - (*skb).data_len }
+    unsafe { (*skb).len.wrapping_sub((*skb).data_len) }
 }
 
 /// `skb_shinfo`: the shared info at the end of the buffer.
@@ -446,7 +456,7 @@ pub(super) unsafe fn mac_header(skb: *const bindings::sk_buff) -> Option<*mut u8
     // SAFETY: As the caller guarantees; the offset is from `head` when
     // set (not `~0`).
     unsafe {
-        let at = (*skb).__bindgen_anon_4.__bindgen_anon_1.as_ref().mac_header;
+        let at = (*headers(skb)).mac_header;
         (at != u16::MAX).then(|| (*skb).head.add(at as usize))
     }
 }
@@ -461,7 +471,7 @@ pub(super) unsafe fn reset_mac_header(skb: *mut bindings::sk_buff) {
     // `head`, less than 64 KiB on.
     unsafe {
         let at = (*skb).data.offset_from((*skb).head) as u16;
-        (*skb).__bindgen_anon_4.__bindgen_anon_1.as_mut().mac_header = at;
+        (*headers(skb)).mac_header = at;
     }
 }
 
