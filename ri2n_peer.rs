@@ -197,7 +197,7 @@ pub(crate) struct TxSlots {
     /// Whether unicast may go without the state lock: no key (sealing
     /// needs the keys) and not one-switch mode (slave MACs).
     pub(crate) lockless: AtomicBool,
-    /// SLOW_TOUT / 4 in ns: when an idle link is level again (`RoundRobin::at`).
+    /// `Params::level_after` in ns: when an idle link is level again (`RoundRobin::at`).
     pub(crate) idle_ns: AtomicU64,
     /// Times [`TxSlots::find`] found the cell locked (`tx_peer_contended`);
     /// written only then, and on a line of its own, off the one every

@@ -401,13 +401,13 @@ impl State {
 
     /// Tells transmit what it reads without the lock: carrier, whether
     /// unicast may go lockless (not one-switch mode, no key change under
-    /// way), and SLOW_TOUT / 4.
+    /// way), and when an idle link is level again.
     fn publish_tx(&self) {
         self.tx.carrier.store(self.carrier, Ordering::Relaxed);
         self.tx.carrier_told.store(0, Ordering::Relaxed);
         let lockless = !self.lockless_held && !self.params.one_switch();
         self.tx.lockless.store(lockless, Ordering::Release);
-        self.tx.idle_ns.store(self.params.slow_tout().0 / 4, Ordering::Relaxed);
+        self.tx.idle_ns.store(self.params.level_after().0, Ordering::Relaxed);
     }
 
     // --- One-switch mode -------------------------------------------------------
@@ -784,10 +784,10 @@ impl State {
         // A stopped queue is skipped when another link has room (§5.3), but
         // is no reason to drop: the slave's qdisc still queues. Links out
         // of use for loss only serve when nothing else is left. By bytes, a
-        // block at a time; a link idle for a quarter of SLOW_TOUT is level
+        // block at a time; a link idle for an eighth of SLOW_TOUT is level
         // again, so the peer's detector never sees it starved
         // (core/sched.rs).
-        let idle = Duration(self.params.slow_tout().0 / 4);
+        let idle = self.params.level_after();
         let Some((link, seq)) = c.route(self.carrier & live, queues_ok, first, len, segs, t, idle) else {
             self.stats.tx_no_link += 1;
             self.stats.tx_dropped += 1;

@@ -207,7 +207,7 @@ fn trial(k: usize, gap: Option<Duration>, rng: &mut Rng, p: &Params) -> (Option<
                 // ours (one-way failures are told in heartbeats).
                 let usable = if usable == 0 { 1 } else { usable };
                 // As the driver chooses: by bytes (frames of one size alternate).
-                rr.at(Instant(first), Duration(p.slow_tout().0 / 4));
+                rr.at(Instant(first), p.level_after());
                 if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
                     if works(l, first) {
                         d.data(l, Instant(first), p);
@@ -354,7 +354,7 @@ fn lossy_trial(k: usize, loss: f64, base: f64, gap: Duration, rng: &mut Rng, p: 
         };
         while next_data <= t {
             let usable = pair.det[0].sendable(all);
-            rr.at(Instant(next_data), Duration(p.slow_tout().0 / 4));
+            rr.at(Instant(next_data), p.level_after());
             if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
                 let drop = lost(l, next_data, rng);
                 pair.send(next_data, 0, l, Frame::Data, delay, drop);
