@@ -7,8 +7,9 @@
 #   AB_OLD=/tmp/old/ri2n.ko AB_RATE=100mbit AB_SIZES="64 4096 16384"
 #   AB_ROUNDS=3 AB_SECS=3 AB_PARAMS="tx_gso=1"
 #   AB_BULK=8 (also one bulk TCP stream n1 -> n2 of that many seconds per
-#   round: goodput in Mbit/s and n2's segments sent per MiB received, its
-#   ACKs; AB_SIZES="" for bulk alone)
+#   round: goodput in Mbit/s, n2's segments sent per MiB received (its
+#   ACKs), and busy CPU-seconds per GB at n1 and n2; AB_SIZES="" for bulk
+#   alone)
 # Prints one line per round and module, round trips in µs and each size's
 # busy CPU per round trip summed over both nodes (/proc/stat, µs; under
 # TCG it swings with the host as the round trip does), then the means.
@@ -46,13 +47,18 @@ down() {
 busy_ms() {
 	on "$1" awk '/^cpu / {print int(($2 + $3 + $4 + $7 + $8) * 1000 / 100)}' /proc/stat
 }
-# local_bulk: appends the bulk figures of this round to $line.
+# local_bulk: appends the bulk figures of this round to $line: goodput,
+# the receiver's ACKs per MiB, and each node's busy CPU-seconds per GB
+# received (the window includes iperf3's start and end).
 local_bulk() {
-	local o0 r0 o1 r1 g
+	local o0 r0 o1 r1 g s0 s1 c0 c1
 	read -r o0 r0 < <(on n2 nstat -az TcpOutSegs IpExtInOctets | awk '{v[$1] = $2} END {print v["TcpOutSegs"], v["IpExtInOctets"]}')
+	s0=$(busy_ms n1) c0=$(busy_ms n2)
 	g=$(goodput n1 10.0.0.2 "$AB_BULK")
+	s1=$(busy_ms n1) c1=$(busy_ms n2)
 	read -r o1 r1 < <(on n2 nstat -az TcpOutSegs IpExtInOctets | awk '{v[$1] = $2} END {print v["TcpOutSegs"], v["IpExtInOctets"]}')
 	line+=" bulk_mbit $g acks_per_mib $(awk -v o=$((o1 - o0)) -v r=$((r1 - r0)) 'BEGIN {printf "%.1f", (r > 0 ? o / (r / 1048576) : 0)}')"
+	line+=" $(awk -v s=$((s1 - s0)) -v c=$((c1 - c0)) -v r=$((r1 - r0)) 'BEGIN {g = r / 1e9; printf "tx_s_per_gb %.1f rx_s_per_gb %.1f", (g > 0 ? s / 1000 / g : 0), (g > 0 ? c / 1000 / g : 0)}')"
 }
 out=$LAB_DIR/ab.txt
 for ((r = 1; r <= rounds; r++)); do
