@@ -5,7 +5,7 @@
 # both alike. AB_OLD: the other module (a ri2n.ko built from an older
 # commit, e.g. in a `git worktree`); the lab's own build is "new".
 #   AB_OLD=/tmp/old/ri2n.ko AB_RATE=100mbit AB_SIZES="64 4096 16384"
-#   AB_ROUNDS=3 AB_SECS=3 AB_PARAMS="tx_gso=1"
+#   AB_ROUNDS=3 AB_SECS=3 AB_PARAMS="tx_gso=1" AB_LINKS=2 (links per node)
 #   AB_BULK=8 (also one bulk TCP stream n1 -> n2 of that many seconds per
 #   round: goodput in Mbit/s, n2's segments sent per MiB received (its
 #   ACKs), and busy CPU-seconds per GB at n1 and n2; AB_SIZES="" for bulk
@@ -17,17 +17,19 @@ set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
 [ -f "${AB_OLD:-}" ] || fail "AB_OLD: path of the other ri2n.ko"
 rate=${AB_RATE:-100mbit} sizes=${AB_SIZES-64 4096 16384} rounds=${AB_ROUNDS:-3} secs=${AB_SECS:-3}
-lab_up 2 2
-[ "$rate" = none ] || for n in n1 n2; do for l in 0 1; do link_shape $n $l "$rate"; done; done
+links=${AB_LINKS:-2}
+slaves=$(seq -s, -f 'eth%g' 0 $((links - 1)))
+lab_up 2 "$links"
+[ "$rate" = none ] || for n in n1 n2; do for ((l = 0; l < links; l++)); do link_shape $n $l "$rate"; done; done
 for n in n1 n2; do on $n sh -c 'cat > /tmp/old.ko' <"$AB_OLD"; done
 up() { # old|new
 	local n
 	for n in n1 n2; do
 		# shellcheck disable=SC2086
 		if [ "$1" = old ]; then
-			on $n insmod /tmp/old.ko slaves=eth0,eth1 ${AB_PARAMS:-}
+			on $n insmod /tmp/old.ko slaves=$slaves ${AB_PARAMS:-}
 		else
-			on $n modprobe ri2n slaves=eth0,eth1 ${AB_PARAMS:-}
+			on $n modprobe ri2n slaves=$slaves ${AB_PARAMS:-}
 		fi
 		on $n ip link set ri2n0 up
 		on $n ip addr add 10.0.0.${n#n}/24 dev ri2n0
