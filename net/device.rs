@@ -847,8 +847,12 @@ impl<T: Driver> core::ops::Deref for NetDevice<T> {
 }
 
 impl<T: Driver> NetDevice<T> {
-    fn priv_of(dev: *mut bindings::net_device) -> *mut Priv<T> {
-        Priv::ptr(dev)
+    /// # Safety
+    ///
+    /// As [`Priv::ptr`].
+    unsafe fn priv_of(dev: *mut bindings::net_device) -> *mut Priv<T> {
+        // SAFETY: The caller's guarantee.
+        unsafe { Priv::ptr(dev) }
     }
 
     /// Borrows one of our devices whose private data is initialised.
@@ -1117,6 +1121,7 @@ unsafe extern "C" fn setup<T: Driver>(dev: *mut bindings::net_device) {
         // Per-CPU packet counters, which the core allocates at
         // registration (`NetDevice::count_tx`).
         (*dev).set_pcpu_stat_type(bindings::netdev_stat_type_NETDEV_PCPU_STAT_TSTATS);
+        // The data not yet there: `from_raw` and `of` refuse the device.
         (*Priv::<T>::ptr(dev)).ready = false;
     }
     T::setup(&Setup(d));
@@ -1125,15 +1130,23 @@ unsafe extern "C" fn setup<T: Driver>(dev: *mut bindings::net_device) {
 impl<T> Priv<T> {
     /// netdev_priv(), without a call on every packet: the `priv` flexible
     /// array at the end of the device (see `NetDevice::from_data`).
-    fn ptr(dev: *mut bindings::net_device) -> *mut Priv<T> {
-        // SAFETY: Our devices have room for a `Priv<T>` there; a raw
-        // place, no reference made.
+    ///
+    /// # Safety
+    ///
+    /// `dev` points to a live device allocated by `setup::<T>`'s
+    /// `alloc_netdev_mqs` (room for a `Priv<T>` in `priv`), not necessarily
+    /// registered; what the place holds is the caller's to know.
+    unsafe fn ptr(dev: *mut bindings::net_device) -> *mut Priv<T> {
+        // SAFETY: `dev` is live (the caller's guarantee): a raw place in
+        // it, no reference made.
         unsafe { core::ptr::addr_of_mut!((*dev).priv_).cast() }
     }
 }
 
 unsafe extern "C" fn priv_destructor<T: Driver>(dev: *mut bindings::net_device) {
-    let p = Priv::<T>::ptr(dev);
+    // SAFETY: The core calls us with a device `setup` prepared, before it
+    // frees it.
+    let p = unsafe { Priv::<T>::ptr(dev) };
     // SAFETY: The last reference is gone: nothing else uses the data. It is
     // pinned in the device's memory, which the core frees after this.
     unsafe {
@@ -1147,7 +1160,8 @@ unsafe extern "C" fn priv_destructor<T: Driver>(dev: *mut bindings::net_device) 
 unsafe extern "C" fn ndo_init<T: Driver>(dev: *mut bindings::net_device) -> i32 {
     // SAFETY: register_netdevice calls us for a device allocated by setup.
     let d = unsafe { Device::from_raw(dev) };
-    let p = Priv::<T>::ptr(dev);
+    // SAFETY: As above: allocated with `setup`.
+    let p = unsafe { Priv::<T>::ptr(dev) };
     // SAFETY: Both ways of creating a device of ours (`ip link add`,
     // `NetDevice::create`) set its link ops, which are the `ops` field of
     // the `Registration<T>` that outlives it; sysfs files are added after

@@ -216,9 +216,8 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
             bindings::skb_push(s, outer_len);
             // skb_reset_mac_header and skb_set_network_header, without a
             // call each per segment.
-            let at = (*s).data.offset_from((*s).head) as u16;
-            (*headers(s)).mac_header = at;
-            (*headers(s)).network_header = at.wrapping_add(depth as u16);
+            super::skb::reset_mac_header(s);
+            (*headers(s)).network_header = (*headers(s)).mac_header.wrapping_add(depth as u16);
             let frame = core::slice::from_raw_parts_mut((*s).data, outer_len as usize);
             let (eth, shim) = frame.split_at_mut(depth as usize);
             let mut addrs = [0u8; 12];
