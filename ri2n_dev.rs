@@ -422,13 +422,22 @@ impl Driver for Ri2n {
         if p == Param::OneSwitch {
             return set_one_switch(dev, v);
         }
-        if let Err(e) = dev.data().lock_state().set_param(p, v) {
+        let mut st = dev.data().lock_state();
+        if let Err(e) = st.set_param(p, v) {
+            drop(st);
             pr_err!(
                 "{}: {} = {} refused: {} ({}..={} {})\n",
                 dev.name_str(), spec.name, v, e.reason(), spec.min, spec.max, spec.unit
             );
             return Err(EINVAL);
         }
+        // The heartbeat timer may sleep for up to the old HBSPAN: a shorter
+        // one wakes it within a phase of the new (under the lock, as `stop`
+        // is, so that a device going down stays unarmed).
+        if p == Param::Hbspan && st.is_up() {
+            dev.data().hb_timer.reduce_ms(v / crate::ri2n_state::HB_PHASES as u32);
+        }
+        drop(st);
         // The sweep plans with the new times from its next run.
         crate::ri2n_hb::kick(dev);
         Ok(())

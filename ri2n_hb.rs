@@ -4,9 +4,11 @@
 //!
 //! Timers of each device, armed only while it is up ([`start`], [`stop`]):
 //!
-//! - `hb_timer`, every HBSPAN / 64: a heartbeat is due to a 64th of the
-//!   known peers (so every peer, each HBSPAN, spread over it) on every link
-//!   that is up, failed endpoints included (recovery needs them).
+//! - `hb_timer`, at the next of HBSPAN's 64 phases that has a peer (at
+//!   least once per HBSPAN): a heartbeat is due to the peers of the phases
+//!   since the last tick (so every peer, each HBSPAN, spread over it) on
+//!   every link that is up, failed endpoints included (recovery needs
+//!   them). A node with a few peers wakes for them, not 64 times.
 //! - `sweep_timer`, at the next deadline of the peers on the sweep list
 //!   (`Peer::next_due`), no sooner than FAST_TOUT/4 (at least 1 ms) after
 //!   its last run and no later than 63 ms: hands up what waited FAST_TOUT
@@ -65,8 +67,8 @@ pub(crate) fn kick_locked(dev: &Ri2nDev, st: &mut State) {
     }
 }
 
-/// `hb_timer`, `HB_PHASES` times per HBSPAN: heartbeats on every link that
-/// is up to one phase's share of the peers.
+/// `hb_timer`, at the phases of HBSPAN that have peers: heartbeats on
+/// every link that is up to the peers of the phases since the last tick.
 pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
     let d = dev.data();
     let tick = {
@@ -74,8 +76,8 @@ pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
         if !st.is_up() {
             return;
         }
-        st.hb_tick();
-        st.params().hbspan().as_ms() as u32 / HB_PHASES as u32
+        let phases = st.hb_tick() as u64;
+        (st.params().hbspan().as_ms() * phases / HB_PHASES as u64) as u32
     };
     if send_pending(dev) {
         // More peers' heartbeats than one call sends: the sweep sends the

@@ -21,6 +21,7 @@ use crate::proto::detector::{loss_probe_every, Detector, Transitions};
 use crate::proto::header::{Counts, Seal, HB_PROBE};
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
+use crate::proto::phases::Phases;
 use crate::proto::rx::{Epoch, SealedEpoch};
 use crate::proto::window::span_of;
 use crate::proto::seq::Seq;
@@ -135,9 +136,9 @@ impl Slave {
     }
 }
 
-/// Ticks of the heartbeat timer per HBSPAN (see [`State::hb_tick`]): at
+/// Phases of the heartbeat timer per HBSPAN (see [`State::hb_tick`]): at
 /// the default 2 s, one every 31 ms, to 1/64 of the peers.
-pub(crate) const HB_PHASES: usize = 64;
+pub(crate) const HB_PHASES: usize = crate::proto::phases::PHASES;
 
 /// Marks of a table slot (`State::marks`).
 const ON_SWEEP: u8 = 1;
@@ -263,8 +264,9 @@ pub(crate) struct State {
     held_bytes: usize,
     /// Next number for our broadcasts.
     bcast_seq: Seq,
-    /// The heartbeat phase the next tick serves.
-    hb_phase: usize,
+    /// The heartbeat timer's phases: which the next tick serves, and the
+    /// peers in each.
+    hb_phases: Phases,
     /// Peers with a lossy link at the last sweep (they set how often each
     /// is probed: `loss_probe_every`).
     lossy_peers: usize,
@@ -380,7 +382,7 @@ impl State {
             hb_queue,
             held_bytes: 0,
             bcast_seq: Seq(crate::net::random_u32()),
-            hb_phase: 0,
+            hb_phases: Phases::default(),
             lossy_peers: 0,
             mac_chosen: false,
             stats: DevStats::default(),
@@ -607,6 +609,8 @@ impl State {
         }
         self.drain_all(garbage);
         core::mem::swap(&mut self.table, &mut new.table);
+        // The new table is empty.
+        self.hb_phases.clear();
         core::mem::swap(&mut self.claims, &mut new.claims);
         core::mem::swap(&mut self.bufs, &mut new.bufs);
         core::mem::swap(&mut self.tx, &mut new.tx);
@@ -937,6 +941,7 @@ impl State {
         // what resynchronises the numbering.
         peer.hb_pending = self.carrier;
         let slot = self.table.insert(mac, t, peer).ok()?;
+        self.hb_phases.add(slot);
         if let (Some(p), Some(cell)) = (self.table.get(slot), self.tx.cell(slot)) {
             let mut c = cell.lock();
             c.start(mac);
@@ -956,6 +961,7 @@ impl State {
             cell.lock().clear();
         }
         if let Some(mut old) = self.table.remove(slot) {
+            self.hb_phases.remove(slot);
             let held = &mut self.held_bytes;
             old.rx.drain(&mut self.bufs, &mut |s| {
                 *held = held.saturating_sub(s.truesize() as usize);
@@ -1322,25 +1328,32 @@ impl State {
 
     // --- Timers --------------------------------------------------------------
 
-    /// One of the `HB_PHASES` ticks of an HBSPAN: a heartbeat is due on
-    /// every link up to the peers of the next phase (table slot modulo
+    /// A tick of the heartbeat timer: a heartbeat is due on every link
+    /// up to the peers of the phases it serves (table slot modulo
     /// `HB_PHASES`), so that each peer hears from us every HBSPAN and the
     /// heartbeats to many peers are spread over it, not sent in a burst.
-    pub(crate) fn hb_tick(&mut self) {
+    /// Returns the phases until the next tick: the timer sleeps over
+    /// phases without peers (core/phases.rs).
+    pub(crate) fn hb_tick(&mut self) -> usize {
+        let tick = self.hb_phases.tick();
         let links = self.carrier;
-        let phase = self.hb_phase;
-        self.hb_phase = (phase + 1) % HB_PHASES;
         if links == 0 {
-            return;
+            return tick.wait;
         }
-        let mut s = phase;
-        while s < self.table.capacity() {
-            if let Some(p) = self.table.get_mut(s) {
-                p.hb_pending |= links;
-                enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, s);
+        for phase in (tick.first..tick.first + tick.count).map(|p| p % HB_PHASES) {
+            if !self.hb_phases.has(phase) {
+                continue;
             }
-            s += HB_PHASES;
+            let mut s = phase;
+            while s < self.table.capacity() {
+                if let Some(p) = self.table.get_mut(s) {
+                    p.hb_pending |= links;
+                    enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, s);
+                }
+                s += HB_PHASES;
+            }
         }
+        tick.wait
     }
 
     /// The sweep: polls the slaves' carrier (loss only, see ri2n_hb.rs),

@@ -22,6 +22,7 @@
 //! - [`sched`]: per-peer link choice over usable links, by bytes (§5.3).
 //! - [`dedup`]: duplicate filter for broadcast frames sent on every link.
 //! - [`peers`]: the bounded MAC-keyed peer table (§5.8).
+//! - [`phases`]: when the heartbeat timer wakes, and which peers it serves.
 //! - [`claims`]: one-switch mode's slave MACs, whose each one is.
 //! - [`params`]: the tunables of Table 2, their units, defaults and limits.
 
@@ -35,6 +36,7 @@ pub mod header;
 pub mod loss;
 pub mod params;
 pub mod peers;
+pub mod phases;
 pub mod rx;
 pub mod sched;
 pub mod seq;
