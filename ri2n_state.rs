@@ -1121,8 +1121,11 @@ impl State {
         // A verified sealed data or broadcast frame may bring a new epoch
         // (a heartbeat's goes through `PeerRx::heartbeat`).
         if let (Some(e), RxKind::Data(_) | RxKind::Bcast(_)) = (epoch, &kind) {
-            if peer.rx.take_epoch(e, &mut deliver) == Epoch::Restarted && crate::net::ratelimit() {
-                pr_info!("{}: peer {} restarted (new epoch {:x})\n", dev_name, MacFmt(src), e);
+            if peer.rx.take_epoch(e, &mut deliver) == Epoch::Restarted {
+                peer.det.renumbered();
+                if crate::net::ratelimit() {
+                    pr_info!("{}: peer {} restarted (new epoch {:x})\n", dev_name, MacFmt(src), e);
+                }
             }
         }
         let tr = match kind {
@@ -1130,7 +1133,11 @@ impl State {
                 // Sealed: the whole epoch; else the low half the payload has.
                 let epoch = epoch.unwrap_or(hb_epoch as u64);
                 let loss = counts.map(|c| peer.det.report(l, c, t, &params)).unwrap_or_default();
-                let mut tr = peer.det.heartbeat(l, t, peer_link as usize, down, &params);
+                if peer.rx.restarted(epoch) {
+                    peer.det.renumbered();
+                }
+                // Its down bits only if no later heartbeat was taken.
+                let mut tr = peer.det.heartbeat_numbered(l, t, peer_link as usize, down, next, &params);
                 tr.lossy |= loss.lossy;
                 tr.lossless |= loss.lossless;
                 let active = peer.det.active() & carrier;

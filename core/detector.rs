@@ -71,8 +71,15 @@
 
 use super::header::Counts;
 use super::params::Params;
+use super::seq::Seq;
 use super::time::{Duration, Instant};
 use super::MAX_LINKS;
+
+/// Most frames a heartbeat can fall behind a later one by waiting in a
+/// longer queue ([`Detector::heartbeat_numbered`]): the frames sent on the
+/// other links meanwhile, some thousands in a slave's qdisc and our link
+/// queue; 65536 is half a second at 130k frames a second.
+pub const HB_REORDER: i32 = 1 << 16;
 
 /// Fewest frames sent that make a loss sample on a link in use: at
 /// 100 Mbit/s a few tens of ms of traffic, fine enough for a threshold of
@@ -273,6 +280,12 @@ pub struct Detector {
     retried: Instant,
     /// Our links the peer's last heartbeat said were down.
     down_seen: u8,
+    /// When `hb_next` was taken, in ms, wrapping at 16 bits; 0: no number
+    /// held (a time of 0 is kept as 1).
+    hb_taken_ms: u16,
+    /// The number the newest heartbeat taken carried
+    /// ([`Detector::heartbeat_numbered`]).
+    hb_next: Seq,
 }
 
 impl Detector {
@@ -292,6 +305,8 @@ impl Detector {
             probed: Instant(0),
             retried: Instant(0),
             down_seen: 0,
+            hb_taken_ms: 0,
+            hb_next: Seq(0),
         }
     }
 
@@ -611,6 +626,52 @@ impl Detector {
     /// the peer's link `peer_link`, and `down` are the peer's links unusable
     /// toward us (by its indices).
     pub fn heartbeat(&mut self, link: usize, now: Instant, peer_link: usize, down: u8, p: &Params) -> Transitions {
+        self.heartbeat_down(link, now, peer_link, Some(down), p)
+    }
+
+    /// [`Detector::heartbeat`] for a heartbeat that carried `next`, the
+    /// peer's next number for us when it left. One that left before a
+    /// heartbeat already taken (a smaller `next`: it waited in a longer
+    /// queue, on another link) still shows that its link works, but its
+    /// down bits are old: taken, they would stop our sending on a link the
+    /// peer has recovered since, until its next heartbeat (seen in `make
+    /// demo` after the link came back: "peer receives nothing from us",
+    /// then "receives again" half a millisecond later). After the peer
+    /// restarts, its numbers start anew: [`Detector::renumbered`]. A
+    /// number more than [`HB_REORDER`] behind, or one that comes SLOW_TOUT
+    /// or more after the newest was taken, is no late heartbeat but new
+    /// numbering (a peer that forgot us starts again from 0), and taken: a
+    /// heartbeat's down bits are never ignored for longer than SLOW_TOUT.
+    pub fn heartbeat_numbered(
+        &mut self,
+        link: usize,
+        now: Instant,
+        peer_link: usize,
+        down: u8,
+        next: Seq,
+        p: &Params,
+    ) -> Transitions {
+        // A queue delays a heartbeat for a fraction of SLOW_TOUT: one
+        // behind that came later than that is new numbering (a peer that
+        // forgot us, in the same epoch, starts from 0), and taken.
+        let now_ms = ((now.0 / 1_000_000) as u16).max(1);
+        let recent = self.hb_taken_ms != 0 && (now_ms.wrapping_sub(self.hb_taken_ms) as u64) < p.slow_tout().as_ms();
+        let behind = next.diff(self.hb_next);
+        let old = recent && behind < 0 && behind > -HB_REORDER;
+        if !old {
+            self.hb_next = next;
+            self.hb_taken_ms = now_ms;
+        }
+        self.heartbeat_down(link, now, peer_link, (!old).then_some(down), p)
+    }
+
+    /// The peer numbers anew (a new epoch): the next heartbeat's number is
+    /// the newest, whatever it is.
+    pub fn renumbered(&mut self) {
+        self.hb_taken_ms = 0;
+    }
+
+    fn heartbeat_down(&mut self, link: usize, now: Instant, peer_link: usize, down: Option<u8>, p: &Params) -> Transitions {
         let mut t = Transitions::default();
         let bit = 1u8 << link;
         if peer_link < MAX_LINKS {
@@ -627,6 +688,11 @@ impl Detector {
         } else {
             e.counter = e.counter.saturating_add(p.hbweight());
         }
+        let Some(down) = down else {
+            let j = self.judge(now, p);
+            t.failed |= j.failed;
+            return t;
+        };
         // The peer's down bits, by our link indices.
         let mut claimed = 0u8;
         for (j, &ours) in self.peer_link.iter().enumerate() {

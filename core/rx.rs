@@ -126,6 +126,12 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         dup
     }
 
+    /// Whether a heartbeat of `epoch` says the peer restarted: it had
+    /// another epoch (not one known by its low half only).
+    pub fn restarted(&self, epoch: u64) -> bool {
+        self.epoch != 0 && !same_epoch(epoch, self.epoch)
+    }
+
     /// A heartbeat arrived on `link`, carrying the peer's `epoch` and its
     /// next number for us, `next`.
     pub fn heartbeat(
@@ -141,7 +147,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     ) -> Epoch {
         let mut e = Epoch::Same;
         if !same_epoch(epoch, self.epoch) || (epoch != self.epoch && epoch >> 32 != 0) {
-            if self.epoch != 0 && !same_epoch(epoch, self.epoch) {
+            if self.restarted(epoch) {
                 self.window.resync(next, up);
                 self.loss.reset();
                 self.bcast.reset();

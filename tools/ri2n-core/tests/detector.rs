@@ -115,6 +115,60 @@ fn the_peer_reporting_a_link_down_stops_our_sending_on_it() {
 }
 
 #[test]
+fn a_heartbeat_overtaken_by_a_later_one_does_not_undo_its_news() {
+    // The peer recovers L1 between two heartbeats: the one saying L1 is
+    // down waited behind data on L0 and arrives after the one on L1 that
+    // says it is up (make demo: "peer receives nothing from us" half a
+    // millisecond after "receives again").
+    use ri2n_core::detector::HB_REORDER;
+    use ri2n_core::seq::Seq;
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    let t = d.heartbeat_numbered(L1, ms(10), L1, 1 << L1, Seq(1000), &p);
+    assert_eq!(t.peer_failed, 1 << L1);
+    let t = d.heartbeat_numbered(L1, ms(2000), L1, 0, Seq(5000), &p);
+    assert_eq!(t.peer_recovered, 1 << L1);
+    // Left before the last one taken: its link works, its down bits are old.
+    let t = d.heartbeat_numbered(L0, ms(2001), L0, 1 << L1, Seq(4900), &p);
+    assert!(t.is_empty(), "{t:?}");
+    assert_eq!(d.usable(), 0b11);
+    assert_eq!(d.endpoints[L0].rx_heartbeats, 1);
+    // One that left with no frame between (the same number) is news.
+    let t = d.heartbeat_numbered(L0, ms(2002), L0, 1 << L1, Seq(5000), &p);
+    assert_eq!(t.peer_failed, 1 << L1);
+    let t = d.heartbeat_numbered(L1, ms(4000), L1, 0, Seq(6000), &p);
+    assert_eq!(t.peer_recovered, 1 << L1);
+    // A peer that restarted numbers anew, lower: news again.
+    d.renumbered();
+    let t = d.heartbeat_numbered(L0, ms(4001), L0, 1 << L1, Seq(3), &p);
+    assert_eq!(t.peer_failed, 1 << L1);
+    // So is a number far behind (a peer that forgot us starts from 0).
+    let t = d.heartbeat_numbered(L1, ms(6000), L1, 0, Seq(10 + HB_REORDER as u32), &p);
+    assert_eq!(t.peer_recovered, 1 << L1);
+    let t = d.heartbeat_numbered(L0, ms(6001), L0, 1 << L1, Seq(9), &p);
+    assert_eq!(t.peer_failed, 1 << L1);
+    // And one a little behind that comes SLOW_TOUT after the newest: a
+    // peer that forgot us early on (its numbers below 65536 too) and
+    // numbers from 0 again, in the same epoch. Its news is never ignored
+    // for longer than that.
+    let t = d.heartbeat_numbered(L1, ms(8000), L1, 0, Seq(500), &p);
+    assert_eq!(t.peer_recovered, 1 << L1);
+    let t = d.heartbeat_numbered(L0, ms(8050), L0, 1 << L1, Seq(2), &p);
+    assert!(t.is_empty(), "within SLOW_TOUT it is taken for a late one: {t:?}");
+    let t = d.heartbeat_numbered(L0, ms(8100), L0, 1 << L1, Seq(3), &p);
+    assert_eq!(t.peer_failed, 1 << L1, "SLOW_TOUT after the newest, it is news");
+    let t = d.heartbeat_numbered(L1, ms(10100), L1, 0, Seq(4), &p);
+    assert_eq!(t.peer_recovered, 1 << L1);
+    // Numbers wrap.
+    let t = d.heartbeat_numbered(L0, ms(12100), L0, 1 << L1, Seq(u32::MAX - 5), &p);
+    assert_eq!(t.peer_failed, 1 << L1);
+    let t = d.heartbeat_numbered(L1, ms(12101), L1, 0, Seq(3), &p);
+    assert_eq!(t.peer_recovered, 1 << L1, "3 is after u32::MAX - 5");
+    let t = d.heartbeat_numbered(L0, ms(12102), L0, 1 << L1, Seq(u32::MAX - 4), &p);
+    assert!(t.is_empty(), "u32::MAX - 4 is before 3: {t:?}");
+}
+
+#[test]
 fn flapping_is_counted() {
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
