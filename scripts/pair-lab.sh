@@ -11,11 +11,14 @@
 #
 #   PAIR_RATE=100mbit|none PAIR_SIZES="64 4096 16384" PAIR_ROUNDS=5
 #   PAIR_SECS=2 PAIR_TSO=on|off (the plain link's; off: MTU frames)
+#   PAIR_BULK=10 (also one bulk TCP stream n1 -> n2 of that many seconds
+#   per round and path: goodput, and busy CPU-seconds per GB at n1 and n2;
+#   PAIR_SIZES="" for bulk alone)
 # Prints each round's mean round trips (µs), then per size the median of
 # the rounds' ratios ri2n0 / one link, and the median of each.
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
-rate=${PAIR_RATE:-100mbit} sizes=${PAIR_SIZES:-64 4096 16384} rounds=${PAIR_ROUNDS:-5} secs=${PAIR_SECS:-2}
+rate=${PAIR_RATE:-100mbit} sizes=${PAIR_SIZES-64 4096 16384} rounds=${PAIR_ROUNDS:-5} secs=${PAIR_SECS:-2}
 lab_up 2 3
 for n in n1 n2; do
 	on $n modprobe ri2n slaves=eth0,eth1 ${RI2N_PARAMS:-}
@@ -35,11 +38,28 @@ on n1 ping -c 3 -q 10.0.0.2 >/dev/null || fail "no ping over ri2n0"
 on n1 ping -c 3 -q 10.3.0.2 >/dev/null || fail "no ping over eth2"
 out=$LAB_DIR/pair.txt
 rtt() { on n1 ri2n-pingpong client "$1" --sizes "$2:$2" --time "$secs" | awk '!/^#/ && NF {print $3; exit}'; }
+busy_ms() { on "$1" awk '/^cpu / {print int(($2 + $3 + $4 + $7 + $8) * 1000 / 100)}' /proc/stat; }
+# bulk DST: "Mbit/s tx_s_per_gb rx_s_per_gb" of one stream n1 -> DST.
+bulk() {
+	local r0 r1 s0 s1 c0 c1 g
+	r0=$(on n2 nstat -az IpExtInOctets | awk '$1 == "IpExtInOctets" {print $2}')
+	s0=$(busy_ms n1) c0=$(busy_ms n2)
+	g=$(goodput n1 "$1" "$PAIR_BULK")
+	s1=$(busy_ms n1) c1=$(busy_ms n2)
+	r1=$(on n2 nstat -az IpExtInOctets | awk '$1 == "IpExtInOctets" {print $2}')
+	awk -v g="$g" -v s=$((s1 - s0)) -v c=$((c1 - c0)) -v r=$((r1 - r0)) 'BEGIN {b = r / 1e9; printf "%s %.1f %.1f", g, (b > 0 ? s / 1000 / b : 0), (b > 0 ? c / 1000 / b : 0)}'
+}
+[ -z "${PAIR_BULK:-}" ] || on n2 iperf3 -s -D
 for ((r = 1; r <= rounds; r++)); do
 	for s in $sizes; do
 		one=$(rtt 10.3.0.2 "$s") ri2n=$(rtt 10.0.0.2 "$s")
 		echo "round $r size $s one $one ri2n $ri2n ratio $(awk -v a="$ri2n" -v b="$one" 'BEGIN {printf "%.3f", a / b}')" | tee -a "$out"
 	done
+	if [ -n "${PAIR_BULK:-}" ]; then
+		read -r og ot orx < <(bulk 10.3.0.2)
+		read -r rg rt rrx < <(bulk 10.0.0.2)
+		echo "round $r bulk one $og ri2n $rg ratio $(awk -v a="$rg" -v b="$og" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}') cpu_per_gb one $ot $orx ri2n $rt $rrx" | tee -a "$out"
+	fi
 done
 echo "rate $rate, plain link TSO ${PAIR_TSO:-on}, $rounds rounds of $secs s per size and path"
 for s in $sizes; do
@@ -50,4 +70,7 @@ for s in $sizes; do
 		}
 		END {printf "size %s: median ratio ri2n0 / one link %.3f (one link %.1f us, ri2n0 %.1f us, medians)\n", s, med(q, n), med(one, n), med(ri2n, n)}' "$out"
 done
+[ -z "${PAIR_BULK:-}" ] || awk '$3 == "bulk" {n++; one += $5; ri2n += $7; q += $9; ot += $12; orx += $13; rt += $15; rrx += $16}
+	END {if (n) printf "bulk, means of %d rounds: one link %.1f Mbit/s, ri2n0 %.1f (ratio %.3f); busy CPU s/GB sender one %.1f ri2n0 %.1f (%.2f), receiver one %.1f ri2n0 %.1f (%.2f)\n",
+		n, one / n, ri2n / n, q / n, ot / n, rt / n, rt / ot, orx / n, rrx / n, rrx / orx}' "$out"
 finish
