@@ -423,6 +423,7 @@ impl Driver for Ri2n {
             return set_one_switch(dev, v);
         }
         let mut st = dev.data().lock_state();
+        let hbspan = st.params().hbspan().as_ms();
         if let Err(e) = st.set_param(p, v) {
             drop(st);
             pr_err!(
@@ -434,7 +435,7 @@ impl Driver for Ri2n {
         // The heartbeat timer may sleep for up to the old HBSPAN: a shorter
         // one wakes it within a phase of the new (under the lock, as `stop`
         // is, so that a device going down stays unarmed).
-        if p == Param::Hbspan && st.is_up() {
+        if p == Param::Hbspan && (v as u64) < hbspan && st.is_up() {
             dev.data().hb_timer.reduce_ms(v / crate::ri2n_state::HB_PHASES as u32);
         }
         drop(st);

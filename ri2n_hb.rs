@@ -71,23 +71,29 @@ pub(crate) fn kick_locked(dev: &Ri2nDev, st: &mut State) {
 /// every link that is up to the peers of the phases since the last tick.
 pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
     let d = dev.data();
-    let tick = {
+    let phases = {
         let mut st = d.lock_state();
         if !st.is_up() {
             return;
         }
-        let phases = st.hb_tick() as u64;
-        (st.params().hbspan().as_ms() * phases / HB_PHASES as u64) as u32
+        st.hb_tick() as u64
     };
-    if send_pending(dev) {
+    let more = send_pending(dev);
+    let mut st = d.lock_state();
+    if more {
         // More peers' heartbeats than one call sends: the sweep sends the
         // rest, a period from now at the latest.
-        let mut st = d.lock_state();
         if let Some(ms) = st.sweep_within_period() {
             d.sweep_timer.reduce_ms(ms);
         }
     }
-    d.hb_timer.arm_ms(tick.max(1));
+    // Re-armed under the lock, with the HBSPAN of now: a device gone down
+    // stays unarmed, and a shorter HBSPAN stored meanwhile (whose wake
+    // found the timer running) is not undone by the old one's wait.
+    if st.is_up() {
+        let tick = (st.params().hbspan().as_ms() * phases / HB_PHASES as u64) as u32;
+        d.hb_timer.arm_ms(tick.max(1));
+    }
 }
 
 /// `sweep_timer`: FAST_TOUT and loss releases for every peer; probes;

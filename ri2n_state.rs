@@ -136,8 +136,8 @@ impl Slave {
     }
 }
 
-/// Phases of the heartbeat timer per HBSPAN (see [`State::hb_tick`]): at
-/// the default 2 s, one every 31 ms, to 1/64 of the peers.
+/// Phases of HBSPAN (see [`State::hb_tick`]): at the default 2 s, one is
+/// 31 ms long and holds 1/64 of the table's slots.
 pub(crate) const HB_PHASES: usize = crate::proto::phases::PHASES;
 
 /// Marks of a table slot (`State::marks`).

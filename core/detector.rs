@@ -269,7 +269,9 @@ impl Transitions {
 pub struct Detector {
     /// Indexed by link.
     pub endpoints: [Endpoint; MAX_LINKS],
-    nlinks: usize,
+    /// Links in use (at most `MAX_LINKS`): a byte, so that the struct keeps
+    /// its size (`PEER_BYTES`).
+    nlinks: u8,
     /// Our link for each of the peer's links, + 1 (0: not yet learned).
     peer_link: [u8; MAX_LINKS],
     /// Links asked for a heartbeat in the current probe round (0: none).
@@ -280,9 +282,9 @@ pub struct Detector {
     retried: Instant,
     /// Our links the peer's last heartbeat said were down.
     down_seen: u8,
-    /// When `hb_next` was taken, in ms, wrapping at 16 bits; 0: no number
-    /// held (a time of 0 is kept as 1).
-    hb_taken_ms: u16,
+    /// When `hb_next` was taken, in ms, wrapping at 32 bits (49 days); 0:
+    /// no number held (a time of 0 is kept as 1).
+    hb_taken_ms: u32,
     /// The number the newest heartbeat taken carried
     /// ([`Detector::heartbeat_numbered`]).
     hb_next: Seq,
@@ -299,7 +301,7 @@ impl Detector {
         }
         Detector {
             endpoints,
-            nlinks: nlinks.min(MAX_LINKS),
+            nlinks: nlinks.min(MAX_LINKS) as u8,
             peer_link: [0; MAX_LINKS],
             probing: 0,
             probed: Instant(0),
@@ -308,6 +310,11 @@ impl Detector {
             hb_taken_ms: 0,
             hb_next: Seq(0),
         }
+    }
+
+    /// Links in use.
+    fn n(&self) -> usize {
+        self.nlinks as usize
     }
 
     /// Resets to `nlinks` fresh endpoints for a peer first heard of at `now`.
@@ -322,7 +329,7 @@ impl Detector {
     pub fn set_links(&mut self, nlinks: usize, vacated: u8, now: Instant) {
         let nlinks = nlinks.min(MAX_LINKS);
         for l in 0..MAX_LINKS {
-            if l >= self.nlinks || vacated & (1 << l) != 0 {
+            if l >= self.n() || vacated & (1 << l) != 0 {
                 self.endpoints[l] = Endpoint { last_rx: now, changed: now, ..Endpoint::default() };
                 self.probing &= !(1 << l);
                 for p in self.peer_link.iter_mut() {
@@ -332,7 +339,7 @@ impl Detector {
                 }
             }
         }
-        self.nlinks = nlinks;
+        self.nlinks = nlinks as u8;
     }
 
     /// Whether, at `now`, a usable link among `up` has been silent for
@@ -419,7 +426,7 @@ impl Detector {
         let fresh = Duration::from_ms(LOSS_FRESH_MS);
         let mut v = [0u32; MAX_LINKS];
         let mut n = 0;
-        for (l, e) in self.endpoints[..self.nlinks].iter().enumerate() {
+        for (l, e) in self.endpoints[..self.n()].iter().enumerate() {
             if l != link && e.usable() && e.measured && now.since(e.sampled) < fresh {
                 v[n] = e.loss_bp;
                 n += 1;
@@ -547,7 +554,8 @@ impl Detector {
             return 0;
         }
         let mut due = 0;
-        for (l, e) in self.endpoints[..self.nlinks].iter_mut().enumerate() {
+        let n = self.n();
+        for (l, e) in self.endpoints[..n].iter_mut().enumerate() {
             if up & (1 << l) == 0 || e.failed || e.peer_failed {
                 continue;
             }
@@ -588,7 +596,7 @@ impl Detector {
 
     fn mask(&self, f: impl Fn(&Endpoint) -> bool) -> u8 {
         let mut m = 0;
-        for (l, e) in self.endpoints[..self.nlinks].iter().enumerate() {
+        for (l, e) in self.endpoints[..self.n()].iter().enumerate() {
             if f(e) {
                 m |= 1 << l;
             }
@@ -654,7 +662,7 @@ impl Detector {
         // A queue delays a heartbeat for a fraction of SLOW_TOUT: one
         // behind that came later than that is new numbering (a peer that
         // forgot us, in the same epoch, starts from 0), and taken.
-        let now_ms = ((now.0 / 1_000_000) as u16).max(1);
+        let now_ms = ((now.0 / 1_000_000) as u32).max(1);
         let recent = self.hb_taken_ms != 0 && (now_ms.wrapping_sub(self.hb_taken_ms) as u64) < p.slow_tout().as_ms();
         let behind = next.diff(self.hb_next);
         let old = recent && behind < 0 && behind > -HB_REORDER;
@@ -696,7 +704,7 @@ impl Detector {
         // The peer's down bits, by our link indices.
         let mut claimed = 0u8;
         for (j, &ours) in self.peer_link.iter().enumerate() {
-            if ours != 0 && (ours as usize) <= self.nlinks && down & (1 << j) != 0 {
+            if ours != 0 && (ours as usize) <= self.n() && down & (1 << j) != 0 {
                 claimed |= 1 << (ours - 1);
             }
         }
@@ -708,7 +716,7 @@ impl Detector {
         self.down_seen = claimed;
         let defer = newly != 0 && !confirmed && self.usable() & !newly == 0 && self.usable() != 0;
         for (j, &ours) in self.peer_link.iter().enumerate() {
-            if ours == 0 || ours as usize > self.nlinks {
+            if ours == 0 || ours as usize > self.n() {
                 continue;
             }
             let l = ours as usize - 1;
@@ -764,7 +772,7 @@ impl Detector {
         let answered = self.probing & self.mask(|e| e.last_rx.0 >= probed.0);
         let suspects = self.probing & self.mask(|e| probed.since(e.last_rx) >= p.slow_tout());
         if answered != 0 {
-            for l in 0..self.nlinks {
+            for l in 0..self.n() {
                 let e = &mut self.endpoints[l];
                 if suspects & !answered & (1 << l) != 0 && !e.failed {
                     e.set(true, e.peer_failed, now);
@@ -809,7 +817,7 @@ impl Detector {
             // for SLOW_TOUT: from the first one's silence until the last's.
             let live = self.usable() & up;
             let silent_at = |e: &Endpoint| e.last_rx.plus(p.slow_tout());
-            let eps = self.endpoints[..self.nlinks].iter().enumerate().filter(|(l, _)| live & (1 << l) != 0);
+            let eps = self.endpoints[..self.n()].iter().enumerate().filter(|(l, _)| live & (1 << l) != 0);
             let first = eps.clone().map(|(_, e)| silent_at(e)).min();
             let last = eps.map(|(_, e)| silent_at(e)).max();
             if let (Some(first), Some(last)) = (first, last) {
@@ -823,7 +831,7 @@ impl Detector {
             at(self.retried.plus(Duration(p.hbspan().0 / 8)));
         }
         if p.loss_thresh_bp() != 0 {
-            for (l, e) in self.endpoints[..self.nlinks].iter().enumerate() {
+            for (l, e) in self.endpoints[..self.n()].iter().enumerate() {
                 if up & (1 << l) == 0 || e.failed || e.peer_failed {
                     continue;
                 }
@@ -842,7 +850,8 @@ impl Detector {
 
     /// The judgement (§4.4): runs when a counter exceeds FT_HTHRESH.
     fn judge(&mut self, now: Instant, p: &Params) -> Transitions {
-        let eps = &mut self.endpoints[..self.nlinks];
+        let n = self.n();
+        let eps = &mut self.endpoints[..n];
         if !eps.iter().any(|e| e.counter > p.ft_hthresh()) {
             return Transitions::default();
         }

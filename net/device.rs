@@ -1122,6 +1122,8 @@ unsafe extern "C" fn setup<T: Driver>(dev: *mut bindings::net_device) {
         // registration (`NetDevice::count_tx`).
         (*dev).set_pcpu_stat_type(bindings::netdev_stat_type_NETDEV_PCPU_STAT_TSTATS);
         // The data not yet there: `from_raw` and `of` refuse the device.
+        // `Priv::ptr`'s contract: `dev` is live, allocated for `setup::<T>`
+        // (`alloc_netdev_mqs` with room for a `Priv<T>`).
         (*Priv::<T>::ptr(dev)).ready = false;
     }
     T::setup(&Setup(d));

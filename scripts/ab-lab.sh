@@ -57,6 +57,7 @@ local_bulk() {
 	read -r o0 r0 < <(on n2 nstat -az TcpOutSegs IpExtInOctets | awk '{v[$1] = $2} END {print v["TcpOutSegs"], v["IpExtInOctets"]}')
 	s0=$(busy_ms n1) c0=$(busy_ms n2)
 	g=$(goodput n1 10.0.0.2 "$AB_BULK")
+	g=${g:-0}
 	s1=$(busy_ms n1) c1=$(busy_ms n2)
 	read -r o1 r1 < <(on n2 nstat -az TcpOutSegs IpExtInOctets | awk '{v[$1] = $2} END {print v["TcpOutSegs"], v["IpExtInOctets"]}')
 	line+=" bulk_mbit $g acks_per_mib $(awk -v o=$((o1 - o0)) -v r=$((r1 - r0)) 'BEGIN {printf "%.1f", (r > 0 ? o / (r / 1048576) : 0)}')"

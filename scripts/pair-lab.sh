@@ -45,6 +45,7 @@ bulk() {
 	r0=$(on n2 nstat -az IpExtInOctets | awk '$1 == "IpExtInOctets" {print $2}')
 	s0=$(busy_ms n1) c0=$(busy_ms n2)
 	g=$(goodput n1 "$1" "$PAIR_BULK")
+	g=${g:-0}
 	s1=$(busy_ms n1) c1=$(busy_ms n2)
 	r1=$(on n2 nstat -az IpExtInOctets | awk '$1 == "IpExtInOctets" {print $2}')
 	awk -v g="$g" -v s=$((s1 - s0)) -v c=$((c1 - c0)) -v r=$((r1 - r0)) 'BEGIN {b = r / 1e9; printf "%s %.1f %.1f", g, (b > 0 ? s / 1000 / b : 0), (b > 0 ? c / 1000 / b : 0)}'
@@ -72,5 +73,5 @@ for s in $sizes; do
 done
 [ -z "${PAIR_BULK:-}" ] || awk '$3 == "bulk" {n++; one += $5; ri2n += $7; q += $9; ot += $12; orx += $13; rt += $15; rrx += $16}
 	END {if (n) printf "bulk, means of %d rounds: one link %.1f Mbit/s, ri2n0 %.1f (ratio %.3f); busy CPU s/GB sender one %.1f ri2n0 %.1f (%.2f), receiver one %.1f ri2n0 %.1f (%.2f)\n",
-		n, one / n, ri2n / n, q / n, ot / n, rt / n, rt / ot, orx / n, rrx / n, rrx / orx}' "$out"
+		n, one / n, ri2n / n, q / n, ot / n, rt / n, (ot ? rt / ot : 0), orx / n, rrx / n, (orx ? rrx / orx : 0)}' "$out"
 finish

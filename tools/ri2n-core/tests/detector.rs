@@ -166,6 +166,10 @@ fn a_heartbeat_overtaken_by_a_later_one_does_not_undo_its_news() {
     assert_eq!(t.peer_recovered, 1 << L1, "3 is after u32::MAX - 5");
     let t = d.heartbeat_numbered(L0, ms(12102), L0, 1 << L1, Seq(u32::MAX - 4), &p);
     assert!(t.is_empty(), "u32::MAX - 4 is before 3: {t:?}");
+    // Time is kept in whole milliseconds over 49 days: 65.536 s after the
+    // newest, a number behind is news (a 16-bit clock took it for late).
+    let t = d.heartbeat_numbered(L0, ms(12101 + 65_536), L0, 1 << L1, Seq(2), &p);
+    assert_eq!(t.peer_failed, 1 << L1);
 }
 
 #[test]
