@@ -10,8 +10,16 @@
 //!
 //! Heartbeats go every HBSPAN on every endpoint, failed ones included. One
 //! received on a failed endpoint recovers it; on a healthy one it adds
-//! HBWEIGHT to the counter, so an idle or stalled peer still reaches
-//! FT_HTHRESH and a dead link is found.
+//! HBWEIGHT to the counter, so a slow stream still reaches FT_HTHRESH.
+//!
+//! A link's silence counts only within a run of arrivals from the peer,
+//! which a gap of [`Params::run_gap`] on every link ends. A node that
+//! stops for a while (a descheduled vCPU, a softirq held off) sees every
+//! link fall silent, then takes its NICs' queues one after the other: the
+//! first NIC's frames pushed a counter past FT_HTHRESH while the second
+//! NIC's still waited, and failed a healthy link (ri2n_stall; the CI at
+//! 3dcf83e). After such a gap, and for a peer that only heartbeats, the
+//! probe round below judges instead: it waits FAST_TOUT for the others.
 //!
 //! Receiving only sees one direction. A heartbeat therefore also carries the
 //! sender's unusable links (`Heartbeat::down`): failed by its detector,
@@ -99,6 +107,11 @@ pub const LOSS_SAMPLE_MS: u64 = 500;
 pub const LOSS_STRIKES: u8 = 3;
 /// How recent another link's loss must be to compare a link with it.
 pub const LOSS_FRESH_MS: u64 = 2000;
+
+/// `now` in ms, wrapping at 32 bits (49 days).
+fn ms(now: Instant) -> u32 {
+    (now.0 / 1_000_000) as u32
+}
 
 /// Whether a link losing `loss_bp` (basis points) is lossy next to the
 /// other links in use, which lose `others_bp`, at threshold `thresh_bp`:
@@ -288,6 +301,9 @@ pub struct Detector {
     /// The number the newest heartbeat taken carried
     /// ([`Detector::heartbeat_numbered`]).
     hb_next: Seq,
+    /// When the current run of arrivals from the peer began, in ms,
+    /// wrapping ([`Detector::arrived`]); kept at most SLOW_TOUT old.
+    run_ms: u32,
 }
 
 impl Detector {
@@ -309,6 +325,7 @@ impl Detector {
             down_seen: 0,
             hb_taken_ms: 0,
             hb_next: Seq(0),
+            run_ms: ms(now),
         }
     }
 
@@ -608,6 +625,7 @@ impl Detector {
     /// traffic for the judgement, not in the frame counts (the peer sent
     /// it to every node).
     pub fn bcast(&mut self, link: usize, now: Instant, p: &Params) -> Transitions {
+        self.arrived(now, p);
         let e = &mut self.endpoints[link];
         e.rx_bcast += 1;
         e.counter = e.counter.saturating_add(1);
@@ -623,6 +641,7 @@ impl Detector {
     /// `n` data packets arrived at once on `link` at `now` (merged by the
     /// slave's GRO): each counts, as the peer counted each sent.
     pub fn data_run(&mut self, link: usize, n: u32, now: Instant, p: &Params) -> Transitions {
+        self.arrived(now, p);
         let e = &mut self.endpoints[link];
         e.rx_packets += n as u64;
         e.counter = e.counter.saturating_add(n);
@@ -662,7 +681,7 @@ impl Detector {
         // A queue delays a heartbeat for a fraction of SLOW_TOUT: one
         // behind that came later than that is new numbering (a peer that
         // forgot us, in the same epoch, starts from 0), and taken.
-        let now_ms = ((now.0 / 1_000_000) as u32).max(1);
+        let now_ms = ms(now).max(1);
         let recent = self.hb_taken_ms != 0 && (now_ms.wrapping_sub(self.hb_taken_ms) as u64) < p.slow_tout().as_ms();
         let behind = next.diff(self.hb_next);
         let old = recent && behind < 0 && behind > -HB_REORDER;
@@ -685,6 +704,7 @@ impl Detector {
         if peer_link < MAX_LINKS {
             self.peer_link[peer_link] = link as u8 + 1;
         }
+        self.arrived(now, p);
         let e = &mut self.endpoints[link];
         e.rx_heartbeats += 1;
         e.last_rx = now;
@@ -848,16 +868,37 @@ impl Detector {
         due
     }
 
+    /// Something arrived from the peer at `now` (before its endpoint's
+    /// `last_rx` moves). After a gap of [`Params::run_gap`] on every link a
+    /// new run of arrivals begins: the judgement counts a link's silence
+    /// only within one ([`Detector::judge`]).
+    fn arrived(&mut self, now: Instant, p: &Params) {
+        let last = self.endpoints[..self.n()].iter().map(|e| e.last_rx).max().unwrap_or(now);
+        let slow_ms = p.slow_tout().as_ms() as u32;
+        if now.since(last) >= p.run_gap() {
+            self.run_ms = ms(now);
+        } else if ms(now).wrapping_sub(self.run_ms) > slow_ms {
+            // Old enough; kept so, so that the clock never wraps past it.
+            self.run_ms = ms(now).wrapping_sub(slow_ms);
+        }
+    }
+
     /// The judgement (§4.4): runs when a counter exceeds FT_HTHRESH.
     fn judge(&mut self, now: Instant, p: &Params) -> Transitions {
         let n = self.n();
-        let eps = &mut self.endpoints[..n];
-        if !eps.iter().any(|e| e.counter > p.ft_hthresh()) {
+        if !self.endpoints[..n].iter().any(|e| e.counter > p.ft_hthresh()) {
             return Transitions::default();
         }
+        // A link is silent for SLOW_TOUT only while the peer's other links
+        // were heard throughout: after a gap on all of them (this node
+        // stopped, or the peer did), the links' queues come in one after
+        // the other, and one first is no sign of the others' death. Probe
+        // rounds judge such a link (`probe_due`).
+        let in_run = ms(now).wrapping_sub(self.run_ms) as u64 >= p.slow_tout().as_ms();
+        let eps = &mut self.endpoints[..n];
         let mut t = Transitions::default();
         for (l, e) in eps.iter_mut().enumerate() {
-            if !e.failed && e.counter <= p.ft_lthresh() && now.since(e.last_rx) >= p.slow_tout() {
+            if !e.failed && in_run && e.counter <= p.ft_lthresh() && now.since(e.last_rx) >= p.slow_tout() {
                 e.set(true, e.peer_failed, now);
                 e.fails += 1;
                 t.failed |= 1 << l;

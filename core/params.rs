@@ -228,6 +228,17 @@ impl Params {
     pub fn level_after(&self) -> Duration {
         Duration(self.slow_tout().0 / 8)
     }
+    /// The gap in a peer's arrivals, on all links together, that ends a
+    /// run of them ([`crate::detector::Detector`]): SLOW_TOUT / 4. A
+    /// node that stops (a descheduled vCPU, a softirq held off) sees
+    /// every link fall silent at once, then takes its NICs' queues one
+    /// NIC after the other; the judgement counts silence only within a
+    /// run, so a stop is no link's silence. A quarter leaves a healthy
+    /// link's longest silence ([`Params::level_after`], some SLOW_TOUT / 2
+    /// at worst) a margin, should a stop of less come on top of it.
+    pub fn run_gap(&self) -> Duration {
+        Duration(self.slow_tout().0 / 4)
+    }
     /// HBSPAN.
     pub fn hbspan(&self) -> Duration {
         Duration::from_ms(self.get(Param::Hbspan) as u64)
