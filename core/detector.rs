@@ -10,16 +10,23 @@
 //!
 //! Heartbeats go every HBSPAN on every endpoint, failed ones included. One
 //! received on a failed endpoint recovers it; on a healthy one it adds
-//! HBWEIGHT to the counter, so a slow stream still reaches FT_HTHRESH.
+//! HBWEIGHT to the counter, so an idle or stalled peer still reaches
+//! FT_HTHRESH and a dead link is found.
 //!
-//! A link's silence counts only within a run of arrivals from the peer,
-//! which a gap of [`Params::run_gap`] on every link ends. A node that
-//! stops for a while (a descheduled vCPU, a softirq held off) sees every
-//! link fall silent, then takes its NICs' queues one after the other: the
-//! first NIC's frames pushed a counter past FT_HTHRESH while the second
-//! NIC's still waited, and failed a healthy link (ri2n_stall; the CI at
-//! 3dcf83e). After such a gap, and for a peer that only heartbeats, the
-//! probe round below judges instead: it waits FAST_TOUT for the others.
+//! When a whole node stops for a while (a descheduled vCPU, a softirq held
+//! off), on either side, every link falls silent at once, then the frames
+//! queued meanwhile come one link's after the other's: the first link's
+//! pushed a counter past FT_HTHRESH while the second's still waited, and
+//! failed a healthy link (ri2n_stall; the CI at 3dcf83e). So after a gap
+//! of [`Params::run_gap`] on every link, a link that delivered until
+//! SLOW_TOUT / 2 before the gap (a healthy link's longest silence,
+//! [`Params::level_after`]) is held: the counters do not judge it for
+//! SLOW_TOUT after the gap, its silence may be the stop's. A probe round
+//! judges it instead, with the peer's answers (a held link out of probes,
+//! lossy or without carrier, waits for the hold to end). A link silent
+//! for longer before the gap (a cut cable, then TCP paused in recovery)
+//! is judged at once. Where a node's NICs are served by different CPUs,
+//! one stopped CPU silences only some links: no gap, no hold.
 //!
 //! Receiving only sees one direction. A heartbeat therefore also carries the
 //! sender's unusable links (`Heartbeat::down`): failed by its detector,
@@ -304,6 +311,9 @@ pub struct Detector {
     /// When the current run of arrivals from the peer began, in ms,
     /// wrapping ([`Detector::arrived`]); kept at most SLOW_TOUT old.
     run_ms: u32,
+    /// The links that delivered until the gap before the current run
+    /// began: in the run's first SLOW_TOUT their silence may be a stop's.
+    held: u8,
 }
 
 impl Detector {
@@ -326,6 +336,7 @@ impl Detector {
             hb_taken_ms: 0,
             hb_next: Seq(0),
             run_ms: ms(now),
+            held: 0,
         }
     }
 
@@ -870,16 +881,27 @@ impl Detector {
 
     /// Something arrived from the peer at `now` (before its endpoint's
     /// `last_rx` moves). After a gap of [`Params::run_gap`] on every link a
-    /// new run of arrivals begins: the judgement counts a link's silence
-    /// only within one ([`Detector::judge`]).
+    /// new run of arrivals begins; the links that delivered until SLOW_TOUT
+    /// / 2 before the gap are held ([`Detector::judge`]). Only what
+    /// arrived counts: a new endpoint's `last_rx` is when it was made.
     fn arrived(&mut self, now: Instant, p: &Params) {
-        let last = self.endpoints[..self.n()].iter().map(|e| e.last_rx).max().unwrap_or(now);
+        let heard = |e: &Endpoint| e.rx_packets | e.rx_heartbeats | e.rx_bcast != 0;
+        let last = self.endpoints[..self.n()].iter().filter(|e| heard(e)).map(|e| e.last_rx).max();
         let slow_ms = p.slow_tout().as_ms() as u32;
-        if now.since(last) >= p.run_gap() {
-            self.run_ms = ms(now);
-        } else if ms(now).wrapping_sub(self.run_ms) > slow_ms {
-            // Old enough; kept so, so that the clock never wraps past it.
-            self.run_ms = ms(now).wrapping_sub(slow_ms);
+        match last {
+            Some(last) if now.since(last) < p.run_gap() => {
+                if ms(now).wrapping_sub(self.run_ms) > slow_ms {
+                    // Clamped to SLOW_TOUT old, so that the 32-bit
+                    // difference never wraps; the hold is over.
+                    self.run_ms = ms(now).wrapping_sub(slow_ms);
+                    self.held = 0;
+                }
+            }
+            _ => {
+                self.run_ms = ms(now);
+                let before = Duration(p.slow_tout().0 / 2);
+                self.held = last.map_or(0, |last| self.mask(|e| heard(e) && last.since(e.last_rx) < before));
+            }
         }
     }
 
@@ -889,16 +911,15 @@ impl Detector {
         if !self.endpoints[..n].iter().any(|e| e.counter > p.ft_hthresh()) {
             return Transitions::default();
         }
-        // A link is silent for SLOW_TOUT only while the peer's other links
-        // were heard throughout: after a gap on all of them (this node
-        // stopped, or the peer did), the links' queues come in one after
-        // the other, and one first is no sign of the others' death. Probe
-        // rounds judge such a link (`probe_due`).
-        let in_run = ms(now).wrapping_sub(self.run_ms) as u64 >= p.slow_tout().as_ms();
+        // After a gap on every link (this node stopped, or the peer did)
+        // the links' queues come in one after the other, and one first is
+        // no sign of the others' death: a held link is left to probe
+        // rounds (`probe_due`) for SLOW_TOUT after the gap.
+        let held = if ms(now).wrapping_sub(self.run_ms) as u64 >= p.slow_tout().as_ms() { 0 } else { self.held };
         let eps = &mut self.endpoints[..n];
         let mut t = Transitions::default();
         for (l, e) in eps.iter_mut().enumerate() {
-            if !e.failed && in_run && e.counter <= p.ft_lthresh() && now.since(e.last_rx) >= p.slow_tout() {
+            if !e.failed && held & (1 << l) == 0 && e.counter <= p.ft_lthresh() && now.since(e.last_rx) >= p.slow_tout() {
                 e.set(true, e.peer_failed, now);
                 e.fails += 1;
                 t.failed |= 1 << l;

@@ -229,13 +229,13 @@ impl Params {
         Duration(self.slow_tout().0 / 8)
     }
     /// The gap in a peer's arrivals, on all links together, that ends a
-    /// run of them ([`crate::detector::Detector`]): SLOW_TOUT / 4. A
-    /// node that stops (a descheduled vCPU, a softirq held off) sees
-    /// every link fall silent at once, then takes its NICs' queues one
-    /// NIC after the other; the judgement counts silence only within a
-    /// run, so a stop is no link's silence. A quarter leaves a healthy
-    /// link's longest silence ([`Params::level_after`], some SLOW_TOUT / 2
-    /// at worst) a margin, should a stop of less come on top of it.
+    /// run of them ([`crate::detector::Detector`]): SLOW_TOUT / 4. After
+    /// a stop of either node every link falls silent at once, then the
+    /// queued frames come one link's after the other's; a link that
+    /// delivered until SLOW_TOUT / 2 before the gap is left to probe rounds
+    /// for SLOW_TOUT. A quarter is no gap in a stream, and a stop shorter
+    /// than it would need a healthy link silent for three quarters of
+    /// SLOW_TOUT before it to fail that link.
     pub fn run_gap(&self) -> Duration {
         Duration(self.slow_tout().0 / 4)
     }

@@ -11,14 +11,18 @@
 #   3. failover timelines (Fig. 15): bulk TCP, one link cut at 10 s and
 #      restored at 20 s, sampled every 0.1 s, as carrier loss and as a silent
 #      blackhole, ri2n and bonding;
-#   4. OpenMPI ping-pong over ri2n0 and over one link (Fig. 14).
+#   4. OpenMPI ping-pong over ri2n0 and over one link (Fig. 14);
+#   5. paired rounds (scripts/pair-lab.sh): ri2n0, one link and bonding,
+#      both with TSO off, in one lab by turns, shaped and unshaped, so that
+#      issue 13's ratios do not depend on which minute each configuration
+#      drew (this host's speed drifts by tens of percent over minutes).
 #
 # Shaping: tbf at BENCH_RATE on every tap's egress on the host side (the
 # link into each guest), as a switch port's line rate limits a NIC: the
 # links, not the guests' emulated CPUs, are then the bottleneck, and the
 # guests pay nothing for the shaping. "none" is unshaped, CPU-bound.
 #
-# BENCH_ONLY=pingpong,bulk,failover,mpi selects parts (all by default;
+# BENCH_ONLY=pingpong,bulk,failover,mpi,paired selects parts (all by default;
 # "profile", the guests' perf profiles of 64-byte and 16 KiB ping-pong and
 # unshaped bulk, PROF_CFGS and PROF_WORK, only when asked: make profile,
 # summarised by scripts/profile-report.sh);
@@ -32,7 +36,7 @@ set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
 RATE=${BENCH_RATE:-100mbit}
 SECS=${BENCH_SECS:-10}
-ONLY=${BENCH_ONLY:-pingpong,bulk,failover,mpi}
+ONLY=${BENCH_ONLY:-pingpong,bulk,failover,mpi,paired}
 RAW=${BENCH_RAW:-$RI2N_ROOT/bench/results/raw}
 mkdir -p "$RAW"
 
@@ -375,6 +379,20 @@ mpi() {
 	done_lab "MPI $cfg"
 }
 
+# --- 5. paired rounds ---------------------------------------------------------
+
+# paired RATE: scripts/pair-lab.sh in a lab of its own (its own process, so
+# its own netns), BENCH_PAIR_ROUNDS rounds; rounds and summary in
+# raw/paired-RATE.txt.
+paired() {
+	[ "$LAB_NODES" = 0 ] || lab_down
+	pretty BENCH "paired rounds, rate $1"
+	LAB_DIR=$(mktemp -d /tmp/ri2n-lab.XXXXXX) PAIR_RATE=$1 PAIR_TSO=off PAIR_BOND=1 \
+		PAIR_SIZES="${BENCH_PAIR_SIZES:-64 4096 16384 65536}" PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-5} \
+		PAIR_SECS=${BENCH_PAIR_SECS:-2} PAIR_BULK=${BENCH_PAIR_BULK:-$SECS} PAIR_OUT="$RAW/paired-$1.txt" \
+		bash "$RI2N_ROOT/scripts/pair-lab.sh" >&2 || fail "paired rounds at $1"
+}
+
 {
 	echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "commit $(git -C "$RI2N_ROOT" rev-parse --short HEAD)$(git -C "$RI2N_ROOT" diff --quiet HEAD -- . ':!bench' || echo '+dirty')"
@@ -410,6 +428,9 @@ if want failover; then
 fi
 if want mpi; then
 	for cfg in single ri2n; do mpi $cfg; done
+fi
+if want paired; then
+	for rate in "$RATE" none; do paired "$rate"; done
 fi
 if want profile; then
 	for work in ${PROF_WORK:-rr64 rr16384 bulk}; do

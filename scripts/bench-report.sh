@@ -62,6 +62,46 @@ cfg_name() {
 # pp_table RATE: latency and throughput of every configuration measured.
 # issue13_rows CONFIG LABEL: issue 13's targets for one ri2n configuration
 # against MTU-frame references (LABEL prefixes each row).
+# paired_rows RATE: issue 13's targets again from scripts/pair-lab.sh's
+# rounds (raw/paired-RATE.txt): ri2n0, one link and bonding, both with TSO
+# off, by turns in one lab, so that the host's drift over minutes falls on
+# all alike; each figure is the median of the rounds' ratios.
+paired_rows() {
+	local f=$RAW/paired-$1.txt
+	[ -f "$f" ] || return 0
+	awk -v rate="$1" '
+		function med(a, n,   i, j, t) {
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		function v(ok) { return ok ? "met" : "**missed**" }
+		$1 == "round" && $3 == "size" {s = $4; if (!(s in ns)) order[++nsz] = s; k = ++ns[s]; q[s, k] = $10; qb[s, k] = $14; one[s, k] = $6; r2[s, k] = $8}
+		$1 == "round" && $3 == "bulk" {n++; bq[n] = $9; bb[n] = $22; ct[n] = ($12 > 0 ? $15 / $12 : 0); cr[n] = ($13 > 0 ? $16 / $13 : 0); mo += $5; mr += $7; mb += $18}
+		END {
+			tag = "paired, " (rate == "none" ? "unshaped" : rate) ", " (n ? n : ns[order[1]]) " rounds"
+			if (n && rate == "none") {
+				x = med(bq, n); printf "| %s: bulk ≥ 1.0 × one link with TSO off | %.3f (means %.1f vs %.1f Mbit/s) | %s |\n", tag, x, mr / n, mo / n, v(x >= 1.0)
+				x = med(bb, n); printf "| %s: bulk ≥ 1.3 × bonding with TSO off | %.3f (bonding %.1f Mbit/s) | %s |\n", tag, x, mb / n, v(x >= 1.3)
+				x = med(ct, n); printf "| %s: CPU per GB at the sender ≤ one link with TSO off | %.2f (busy s/GB) | %s |\n", tag, x, v(x <= 1.0)
+				x = med(cr, n); printf "| %s: CPU per GB at the receiver ≤ one link with TSO off | %.2f (busy s/GB) | %s |\n", tag, x, v(x <= 1.0)
+			} else if (n) {
+				x = med(bq, n) / 2; printf "| %s: bulk, 2 links ≥ 0.98 × 2 × one link | %.3f (means %.1f vs 2 × %.1f Mbit/s) | %s |\n", tag, x, mr / n, mo / n, v(x >= 0.98)
+			}
+			if (64 in ns) {
+				for (k = 1; k <= ns[64]; k++) {a[k] = q[64, k]; o[k] = one[64, k]; b[k] = r2[64, k]}
+				x = med(a, ns[64]); printf "| %s: 64 B round trip ≤ one link + 5 %% | %.3f (medians %.1f vs %.1f µs) | %s |\n", tag, x, med(b, ns[64]), med(o, ns[64]), v(x <= 1.05)
+			}
+			w = ""; list = ""
+			for (i = 1; i <= nsz; i++) {
+				s = order[i]; if (s < 4096) continue
+				for (k = 1; k <= ns[s]; k++) a[k] = qb[s, k]
+				x = med(a, ns[s]); list = list (list == "" ? "" : ", ") sprintf("%s B %.3f", s, x)
+				if (w == "" || x < w) w = x
+			}
+			if (w != "" && w > 0) printf "| %s: ping-pong ≥ bonding with TSO off at every size ≥ 4 KiB (bonding / ri2n0 round trip) | %s | %s |\n", tag, list, v(w >= 1.0)
+		}' "$f"
+}
+
 issue13_rows() {
 	if [ -n "$(mbit $1 2 none 1)" ]; then
 		g=$(mbit $1 2 none 1) s15=$(mbit single-1500 2 none 1) b15=$(mbit bond-1500 2 none 1)
@@ -298,6 +338,8 @@ EOF
 	# stripes), against MTU-frame references.
 	issue13_rows ri2n ""
 	issue13_rows ri2n-seg "tx_gso=0, "
+	paired_rows "$RATE"
+	paired_rows none
 	if [ -f "$RAW/failover-ri2n-carrier.tsv" ]; then
 		# The timeline (one failover each) and, when there, the repeated cuts.
 		w=$RAW/failover-ri2n-carrier.watch

@@ -1,33 +1,47 @@
 #!/usr/bin/env bash
 # scripts/lab run scripts/pair-lab.sh: ping-pong round trips over ri2n0 (two
-# links) and over one plain link in the same lab, by turns, so that the
-# host's noise (which swings a TCG round trip by tens of percent from one
-# lab to the next, and within one over minutes) falls on both alike. The
-# benchmark's "64 B round trip <= one link + 5 %" compares runs in
-# different labs; this pairs them round by round.
+# links), over one plain link and over bonding balance-rr (two links, TSO
+# off) in the same lab, by turns, so that the host's noise (which swings a
+# TCG round trip by tens of percent from one lab to the next, and within
+# one over minutes) falls on all alike. The benchmark's targets compare
+# runs in different labs; this pairs them round by round.
 #
 #   n1 eth0, eth1 -- ri2n0 10.0.0.x -- eth0, eth1 n2
 #   n1 eth2 ------- one link 10.3.0.x ------- eth2 n2
+#   n1 eth3, eth4 -- bond0 10.4.0.x -- eth3, eth4 n2   (PAIR_BOND=0: none)
 #
 #   PAIR_RATE=100mbit|none PAIR_SIZES="64 4096 16384" PAIR_ROUNDS=5
 #   PAIR_SECS=2 PAIR_TSO=on|off (the plain link's; off: MTU frames)
 #   PAIR_BULK=10 (also one bulk TCP stream n1 -> n2 of that many seconds
 #   per round and path: goodput, and busy CPU-seconds per GB at n1 and n2;
 #   PAIR_SIZES="" for bulk alone)
+#   PAIR_OUT=FILE: a copy of the rounds and the summary
 # Prints each round's mean round trips (µs), then per size the median of
-# the rounds' ratios ri2n0 / one link, and the median of each.
+# the rounds' ratios ri2n0 / one link and bond0 / ri2n0 (above 1: ri2n0
+# moves the messages faster), and the median of each.
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
 rate=${PAIR_RATE:-100mbit} sizes=${PAIR_SIZES-64 4096 16384} rounds=${PAIR_ROUNDS:-5} secs=${PAIR_SECS:-2}
-lab_up 2 3
+bond=${PAIR_BOND:-1}
+lab_up 2 $((bond ? 5 : 3))
 for n in n1 n2; do
 	on $n modprobe ri2n slaves=eth0,eth1 ${RI2N_PARAMS:-}
 	on $n ip link set ri2n0 up
 	on $n ip addr add 10.0.0.${n#n}/24 dev ri2n0
 	on $n ip addr add 10.3.0.${n#n}/24 dev eth2
 	on $n ethtool -K eth2 tso "${PAIR_TSO:-on}" >/dev/null 2>&1 || true
+	[ "$bond" = 1 ] || continue
+	on $n modprobe bonding max_bonds=0
+	on $n ip link add bond0 type bond mode balance-rr miimon 100
+	for l in 3 4; do
+		on $n ip link set eth$l down
+		on $n ethtool -K eth$l tso off
+		on $n ip link set eth$l master bond0
+	done
+	on $n ip link set bond0 up
+	on $n ip addr add 10.4.0.${n#n}/24 dev bond0
 done
-[ "$rate" = none ] || for n in n1 n2; do for l in 0 1 2; do link_shape $n $l "$rate"; done; done
+[ "$rate" = none ] || for n in n1 n2; do for ((l = 0; l < LAB_LINKS; l++)); do link_shape $n $l "$rate"; done; done
 for try in 1 2 3; do
 	on n2 pidof ri2n-pingpong >/dev/null 2>&1 && break
 	on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
@@ -36,6 +50,7 @@ done
 on n2 pidof ri2n-pingpong >/dev/null || fail "no ri2n-pingpong server on n2"
 on n1 ping -c 3 -q 10.0.0.2 >/dev/null || fail "no ping over ri2n0"
 on n1 ping -c 3 -q 10.3.0.2 >/dev/null || fail "no ping over eth2"
+[ "$bond" = 0 ] || on n1 ping -c 3 -q 10.4.0.2 >/dev/null || fail "no ping over bond0"
 out=$LAB_DIR/pair.txt
 rtt() { on n1 ri2n-pingpong client "$1" --sizes "$2:$2" --time "$secs" | awk '!/^#/ && NF {print $3; exit}'; }
 busy_ms() { on "$1" awk '/^cpu / {print int(($2 + $3 + $4 + $7 + $8) * 1000 / 100)}' /proc/stat; }
@@ -53,25 +68,41 @@ bulk() {
 [ -z "${PAIR_BULK:-}" ] || on n2 iperf3 -s -D
 for ((r = 1; r <= rounds; r++)); do
 	for s in $sizes; do
-		one=$(rtt 10.3.0.2 "$s") ri2n=$(rtt 10.0.0.2 "$s")
-		echo "round $r size $s one $one ri2n $ri2n ratio $(awk -v a="$ri2n" -v b="$one" 'BEGIN {printf "%.3f", a / b}')" | tee -a "$out"
+		one=$(rtt 10.3.0.2 "$s") ri2n=$(rtt 10.0.0.2 "$s") b=0
+		[ "$bond" = 0 ] || b=$(rtt 10.4.0.2 "$s")
+		echo "round $r size $s one $one ri2n $ri2n ratio $(awk -v a="$ri2n" -v b="$one" 'BEGIN {printf "%.3f", a / b}') bond $b bond_over_ri2n $(awk -v a="$b" -v b="$ri2n" 'BEGIN {printf "%.3f", a / b}')" | tee -a "$out"
 	done
 	if [ -n "${PAIR_BULK:-}" ]; then
 		read -r og ot orx < <(bulk 10.3.0.2)
 		read -r rg rt rrx < <(bulk 10.0.0.2)
-		echo "round $r bulk one $og ri2n $rg ratio $(awk -v a="$rg" -v b="$og" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}') cpu_per_gb one $ot $orx ri2n $rt $rrx" | tee -a "$out"
+		bg=0 bt=0 brx=0
+		[ "$bond" = 0 ] || read -r bg bt brx < <(bulk 10.4.0.2)
+		echo "round $r bulk one $og ri2n $rg ratio $(awk -v a="$rg" -v b="$og" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}') cpu_per_gb one $ot $orx ri2n $rt $rrx bond $bg $bt $brx ri2n_over_bond $(awk -v a="$rg" -v b="$bg" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}')" | tee -a "$out"
 	fi
 done
-echo "rate $rate, plain link TSO ${PAIR_TSO:-on}, $rounds rounds of $secs s per size and path"
+echo "rate $rate, plain link TSO ${PAIR_TSO:-on}, bonding $([ "$bond" = 1 ] && echo "balance-rr over 2 links, TSO off" || echo none), $rounds rounds of $secs s per size and path" | tee -a "$out.sum"
 for s in $sizes; do
-	awk -v s="$s" '$4 == s {one[++n] = $6; ri2n[n] = $8; q[n] = $10}
+	awk -v s="$s" '$4 == s {one[++n] = $6; ri2n[n] = $8; q[n] = $10; b[n] = $12; qb[n] = $14}
 		function med(a, n,   i, j, t) {
 			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
 			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 		}
-		END {printf "size %s: median ratio ri2n0 / one link %.3f (one link %.1f us, ri2n0 %.1f us, medians)\n", s, med(q, n), med(one, n), med(ri2n, n)}' "$out"
-done
-[ -z "${PAIR_BULK:-}" ] || awk '$3 == "bulk" {n++; one += $5; ri2n += $7; q += $9; ot += $12; orx += $13; rt += $15; rrx += $16}
-	END {if (n) printf "bulk, means of %d rounds: one link %.1f Mbit/s, ri2n0 %.1f (ratio %.3f); busy CPU s/GB sender one %.1f ri2n0 %.1f (%.2f), receiver one %.1f ri2n0 %.1f (%.2f)\n",
-		n, one / n, ri2n / n, q / n, ot / n, rt / n, (ot ? rt / ot : 0), orx / n, rrx / n, (orx ? rrx / orx : 0)}' "$out"
+		END {
+			printf "size %s: median ratio ri2n0 / one link %.3f (one link %.1f us, ri2n0 %.1f us, medians)", s, med(q, n), med(one, n), med(ri2n, n)
+			if (med(b, n) > 0) printf "; median ratio bond0 / ri2n0 %.3f (bond0 %.1f us)", med(qb, n), med(b, n)
+			printf "\n"
+		}' "$out"
+done | tee -a "$out.sum"
+[ -z "${PAIR_BULK:-}" ] || awk '$3 == "bulk" {n++; one += $5; ri2n += $7; ot += $12; orx += $13; rt += $15; rrx += $16; b += $18; bt += $19; brx += $20; q[n] = $9; qb[n] = $22}
+	function med(a, n,   i, j, t) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	END {
+		if (!n) exit
+		printf "bulk, means of %d rounds: one link %.1f Mbit/s, ri2n0 %.1f (median of the rounds'"'"' ratios %.3f); busy CPU s/GB sender one %.1f ri2n0 %.1f (%.2f), receiver one %.1f ri2n0 %.1f (%.2f)\n",
+			n, one / n, ri2n / n, med(q, n), ot / n, rt / n, (ot ? rt / ot : 0), orx / n, rrx / n, (orx ? rrx / orx : 0)
+		if (b > 0) printf "bulk, bonding: bond0 %.1f Mbit/s (ri2n0 / bond0, median of the rounds'"'"' ratios %.3f); busy CPU s/GB sender %.1f, receiver %.1f\n", b / n, med(qb, n), bt / n, brx / n
+	}' "$out" | tee -a "$out.sum"
+[ -z "${PAIR_OUT:-}" ] || cat "$out" "$out.sum" >"$PAIR_OUT"
 finish

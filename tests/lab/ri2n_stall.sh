@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# A node that stops for a while fails no link. A vCPU descheduled by its
-# host, a softirq held off by an interrupt storm: for a tenth of a second
-# or more the node processes nothing, then it takes what its NICs queued,
-# one NIC's batch after the other. The detector's judgement (a counter
-# past FT_HTHRESH, another link silent for SLOW_TOUT) ran within the first
-# NIC's batch, before the second NIC's frames were seen, and failed a
-# healthy link (the CI at 3dcf83e: "ri2n_congested: tx_gso=0, n2: no link
-# to n1 failed", on a busy host).
+# A node that stops for a while fails no link, on either side. A vCPU
+# descheduled by its host, a softirq held off: for a tenth of a second or
+# more a node sends and processes nothing, then the frames queued meanwhile
+# come in one link's after the other's (QEMU flushes one NIC's queue, then
+# the next; NAPI takes up to 64 frames of one NIC before the other's). The
+# detector's judgement (a counter past FT_HTHRESH, another link silent for
+# SLOW_TOUT) ran on the first link's frames and failed the other, healthy
+# link (the CI at 3dcf83e: "ri2n_congested: tx_gso=0, n2: no link to n1
+# failed", on a busy host).
 #
-# Here QEMU's monitor stops a guest (vCPUs and NICs) for 150 to 400 ms
-# while TCP runs through ri2n0, eight times each way. Checked: no endpoint
-# failed on either node. (That a link that dies is still found, under
-# traffic and idle, is ri2n_blackhole's.)
+# Here QEMU's monitor stops a guest (vCPUs, NICs and its clock) for 150 to
+# 400 ms while TCP runs through ri2n0, eight times each way. Checked: no
+# endpoint failed on either node. (That a link that dies is still found,
+# under traffic and idle, is ri2n_blackhole's.)
 set -u
 . "$(dirname "$0")/lib.sh"
 lab_up 2 2

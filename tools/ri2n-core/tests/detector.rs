@@ -97,6 +97,76 @@ fn a_link_that_dies_in_a_stop_is_found_by_a_probe_round_then_by_the_counters() {
 }
 
 #[test]
+fn within_a_run_the_verdict_is_at_once() {
+    // L1 dies at 200 ms in a stream: the first judgement 100 ms later
+    // fails it, without a probe round.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    stream(&mut d, 0, 200, &p);
+    let mut failed_at = None;
+    for t in 200..400 {
+        if d.data(L0, ms(t), &p).failed == 1 << L1 {
+            failed_at = Some(t);
+            break;
+        }
+    }
+    let t = failed_at.expect("L1 failed by the counters");
+    assert!((299..=311).contains(&t), "failed at {t} ms");
+    assert!(!d.probing());
+}
+
+#[test]
+fn a_link_silent_before_a_pause_of_the_peer_is_judged_at_once() {
+    // A cable cut at 200 ms under TCP: L0 delivers to 260 ms, TCP pauses
+    // in recovery until 300 ms, then L0 goes on. L1 was silent 60 ms before
+    // the gap began, over SLOW_TOUT / 2: no stop's silence, and the first
+    // judgement after SLOW_TOUT of it fails L1, without a probe round.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    stream(&mut d, 0, 200, &p);
+    for t in 200..260 {
+        assert!(d.data(L0, ms(t), &p).is_empty());
+    }
+    let mut failed_at = None;
+    for t in 300..400 {
+        if d.data(L0, ms(t), &p).failed == 1 << L1 {
+            failed_at = Some(t);
+            break;
+        }
+    }
+    let t = failed_at.expect("L1 failed by the counters");
+    assert!((300..=311).contains(&t), "failed at {t} ms");
+}
+
+#[test]
+fn a_healthy_link_silent_for_a_while_before_a_stop_is_held() {
+    // L1 starved for 40 ms (a trickle, core/sched.rs), then a stop of
+    // 120 ms, then L0's queue first: L1 is held, not failed.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    stream(&mut d, 0, 200, &p);
+    for t in 200..240 {
+        d.data(L0, ms(t), &p);
+    }
+    for _ in 0..30 {
+        assert!(d.data(L0, ms(360), &p).is_empty(), "L1 silent 160 ms, 120 of them the stop's");
+    }
+    assert!(d.data(L1, ms(361), &p).is_empty());
+}
+
+#[test]
+fn a_burst_from_a_new_peer_is_judged_at_once() {
+    // A peer made at 0 (by our sending) whose first frames come at 150 ms,
+    // all on L0: L1 never delivered, and nothing holds it.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    for t in 0..10 {
+        assert!(d.data(L0, ms(150 + t), &p).is_empty());
+    }
+    assert_eq!(d.data(L0, ms(160), &p).failed, 1 << L1);
+}
+
+#[test]
 fn the_run_clock_wraps() {
     // Runs are timed in 32-bit ms: a stream across the wrap is one run,
     // and a dead link in it is failed on time.
@@ -143,18 +213,18 @@ fn a_counter_above_ft_lthresh_is_not_failed() {
 }
 
 #[test]
-fn an_idle_peer_with_a_dead_link_is_judged_by_a_probe_round() {
-    // Only heartbeats, and only on L0, HBSPAN apart. Each follows a silence
-    // of the whole peer, so the counters fail nothing (that silence may be
-    // this node's own stop); L1 silent while L0 delivers opens a probe round
-    // at once, and it fails L1 FAST_TOUT later.
+fn heartbeats_weigh_hbweight_so_an_idle_peer_is_still_judged() {
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
-    for i in 1..=4 {
+    // Only heartbeats, and only on L0: 3 each; the 4th makes 12 > 10. Each
+    // follows a silence of the whole peer, but L1 was silent long before
+    // it: no stop's silence.
+    for i in 1..=3 {
         assert!(d.heartbeat(L0, ms(2000 * i), L0, 0, &p).is_empty());
     }
-    assert_eq!(d.probe_due(ms(8000), 0b11, &p), 0b11);
-    assert_eq!(d.probe_end(ms(8020), &p).failed, 1 << L1);
+    assert_eq!(d.endpoints[L0].counter, 9);
+    let t = d.heartbeat(L0, ms(8000), L0, 0, &p);
+    assert_eq!(t.failed, 1 << L1);
 }
 
 #[test]
