@@ -5,10 +5,12 @@
 //! Timers of each device, armed only while it is up ([`start`], [`stop`]):
 //!
 //! - `hb_timer`, at the next of HBSPAN's 64 phases that has a peer (at
-//!   least once per HBSPAN): a heartbeat is due to the peers of the phases
-//!   since the last tick (so every peer, each HBSPAN, spread over it) on
-//!   every link that is up, failed endpoints included (recovery needs
-//!   them). A node with a few peers wakes for them, not 64 times.
+//!   most HBSPAN apart, as far as the timer wheel keeps a wait that long:
+//!   it may fire a few percent late): a heartbeat is due to the peers of
+//!   the phases since the last tick (so every peer, each HBSPAN, spread
+//!   over it) on every link that is up, failed endpoints included
+//!   (recovery needs them). A node with a few peers wakes for them, not
+//!   64 times.
 //! - `sweep_timer`, at the next deadline of the peers on the sweep list
 //!   (`Peer::next_due`), no sooner than FAST_TOUT/4 (at least 1 ms) after
 //!   its last run and no later than 63 ms: hands up what waited FAST_TOUT
