@@ -311,8 +311,9 @@ pub struct Detector {
     /// When the current run of arrivals from the peer began, in ms,
     /// wrapping ([`Detector::arrived`]); kept at most SLOW_TOUT old.
     run_ms: u32,
-    /// The links that delivered until the gap before the current run
-    /// began: in the run's first SLOW_TOUT their silence may be a stop's.
+    /// The links that delivered until SLOW_TOUT / 2 before the gap that
+    /// began the current run; cleared SLOW_TOUT into it. Their silence
+    /// may be a stop's.
     held: u8,
 }
 
@@ -890,9 +891,10 @@ impl Detector {
         let slow_ms = p.slow_tout().as_ms() as u32;
         match last {
             Some(last) if now.since(last) < p.run_gap() => {
-                if ms(now).wrapping_sub(self.run_ms) > slow_ms {
-                    // Clamped to SLOW_TOUT old, so that the 32-bit
-                    // difference never wraps; the hold is over.
+                if ms(now).wrapping_sub(self.run_ms) >= slow_ms {
+                    // SLOW_TOUT into the run the hold is over; the start is
+                    // clamped there, so that the 32-bit difference never
+                    // wraps.
                     self.run_ms = ms(now).wrapping_sub(slow_ms);
                     self.held = 0;
                 }
@@ -914,8 +916,9 @@ impl Detector {
         // After a gap on every link (this node stopped, or the peer did)
         // the links' queues come in one after the other, and one first is
         // no sign of the others' death: a held link is left to probe
-        // rounds (`probe_due`) for SLOW_TOUT after the gap.
-        let held = if ms(now).wrapping_sub(self.run_ms) as u64 >= p.slow_tout().as_ms() { 0 } else { self.held };
+        // rounds (`probe_due`) for SLOW_TOUT after the gap (`arrived`,
+        // called with this `now`, ends the hold).
+        let held = self.held;
         let eps = &mut self.endpoints[..n];
         let mut t = Transitions::default();
         for (l, e) in eps.iter_mut().enumerate() {

@@ -40,6 +40,12 @@ fn run(d: &mut Detector, link: usize, from: u64, to: u64, p: &Params) {
     }
 }
 
+/// The first of `link`'s frames, one every millisecond over `from..to`
+/// ms, whose judgement failed a link: when, and which.
+fn first_failure(d: &mut Detector, link: usize, from: u64, to: u64, p: &Params) -> Option<(u64, u8)> {
+    (from..to).find_map(|t| Some(d.data(link, ms(t), p).failed).filter(|&f| f != 0).map(|f| (t, f)))
+}
+
 /// Both links deliver a frame each every millisecond over `from..to` ms.
 fn stream(d: &mut Detector, from: u64, to: u64, p: &Params) {
     for t in from..to {
@@ -85,14 +91,8 @@ fn a_link_that_dies_in_a_stop_is_found_by_a_probe_round_then_by_the_counters() {
     // lasted SLOW_TOUT (L1 frames every ms from 350 ms).
     let mut d = Detector::new(2, ms(0));
     stream(&mut d, 0, 200, &p);
-    let mut failed_at = None;
-    for t in 350..600 {
-        if d.data(L1, ms(t), &p).failed != 0 {
-            failed_at = Some(t);
-            break;
-        }
-    }
-    let t = failed_at.expect("L0 failed by the counters");
+    let (t, failed) = first_failure(&mut d, L1, 350, 600, &p).expect("L0 failed by the counters");
+    assert_eq!(failed, 1 << L0);
     assert!((450..=461).contains(&t), "failed at {t} ms: SLOW_TOUT into the run, at the next judgement");
 }
 
@@ -103,14 +103,8 @@ fn within_a_run_the_verdict_is_at_once() {
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
     stream(&mut d, 0, 200, &p);
-    let mut failed_at = None;
-    for t in 200..400 {
-        if d.data(L0, ms(t), &p).failed == 1 << L1 {
-            failed_at = Some(t);
-            break;
-        }
-    }
-    let t = failed_at.expect("L1 failed by the counters");
+    let (t, failed) = first_failure(&mut d, L0, 200, 400, &p).expect("L1 failed by the counters");
+    assert_eq!(failed, 1 << L1);
     assert!((299..=311).contains(&t), "failed at {t} ms");
     assert!(!d.probing());
 }
@@ -127,14 +121,8 @@ fn a_link_silent_before_a_pause_of_the_peer_is_judged_at_once() {
     for t in 200..260 {
         assert!(d.data(L0, ms(t), &p).is_empty());
     }
-    let mut failed_at = None;
-    for t in 300..400 {
-        if d.data(L0, ms(t), &p).failed == 1 << L1 {
-            failed_at = Some(t);
-            break;
-        }
-    }
-    let t = failed_at.expect("L1 failed by the counters");
+    let (t, failed) = first_failure(&mut d, L0, 300, 400, &p).expect("L1 failed by the counters");
+    assert_eq!(failed, 1 << L1);
     assert!((300..=311).contains(&t), "failed at {t} ms");
 }
 
@@ -173,14 +161,9 @@ fn the_run_clock_wraps() {
     let p = Params::default();
     let start = (1u64 << 32) - 50;
     let mut d = Detector::new(2, ms(start));
-    let mut failed_at = None;
-    for t in start..start + 300 {
-        if d.data(L0, ms(t), &p).failed != 0 {
-            failed_at = Some(t - start);
-            break;
-        }
-    }
-    let t = failed_at.expect("L1 failed by the counters");
+    let (t, failed) = first_failure(&mut d, L0, start, start + 300, &p).expect("L1 failed by the counters");
+    assert_eq!(failed, 1 << L1);
+    let t = t - start;
     assert!((100..=111).contains(&t), "failed {t} ms after the start");
 }
 
