@@ -919,10 +919,19 @@ impl Detector {
         // rounds (`probe_due`) for SLOW_TOUT after the gap (`arrived`,
         // called with this `now`, ends the hold).
         let held = self.held;
+        // A link the peer says hears nothing from us carries none of its
+        // data, only its retries (`retry_due`), HBSPAN / 8 apart: silence
+        // shorter than that beyond SLOW_TOUT is no sign of death.
+        let retried = Duration((p.hbspan().0 / 8).saturating_add(p.slow_tout().0));
         let eps = &mut self.endpoints[..n];
         let mut t = Transitions::default();
         for (l, e) in eps.iter_mut().enumerate() {
-            if !e.failed && held & (1 << l) == 0 && e.counter <= p.ft_lthresh() && now.since(e.last_rx) >= p.slow_tout() {
+            let silent = now.since(e.last_rx);
+            if !e.failed
+                && held & (1 << l) == 0
+                && e.counter <= p.ft_lthresh()
+                && silent >= if e.peer_failed { retried } else { p.slow_tout() }
+            {
                 e.set(true, e.peer_failed, now);
                 e.fails += 1;
                 t.failed |= 1 << l;

@@ -17,8 +17,17 @@
 //!
 //! A heartbeat also "passes": it carries the sender's next number for us, so
 //! every packet below it that was sent on the heartbeat's link has arrived.
+//!
+//! A link that leaves the active set still takes part for FAST_TOUT
+//! ([`LossDetector::taking_part`]): the peer sent on it until it heard (or
+//! we decided) otherwise, and what it sent is still on its way. A failure
+//! judged wrongly (a CPU that held one link's frames back, the peer's news
+//! that it hears nothing from us on a link its data still crosses) would
+//! otherwise give up packets that then arrive. Past FAST_TOUT the window's
+//! timeout releases them anyway, so the wait costs nothing beyond it.
 
 use super::seq::Seq;
+use super::time::{Duration, Instant};
 use super::MAX_LINKS;
 
 /// Per link, the highest number it has passed.
@@ -27,6 +36,12 @@ pub struct LossDetector {
     passed: [Seq; MAX_LINKS],
     /// Links that have passed anything.
     seen: u8,
+    /// The active set as last seen, and the links that left it since
+    /// `left_ms`, the last time one did (a wrapping millisecond clock,
+    /// which keeps a peer within its memory budget).
+    was_active: u8,
+    leaving: u8,
+    left_ms: u32,
 }
 
 impl LossDetector {
@@ -45,6 +60,24 @@ impl LossDetector {
     /// Links that have passed anything.
     pub fn seen(&self) -> u8 {
         self.seen
+    }
+
+    /// The links taking part in detection at `now`: the `active` ones, and
+    /// those that left the active set within `grace` (FAST_TOUT) of the
+    /// last departure.
+    pub fn taking_part(&mut self, active: u8, now: Instant, grace: Duration) -> u8 {
+        let now_ms = (now.0 / 1_000_000) as u32;
+        let left = self.was_active & !active;
+        if left != 0 {
+            self.leaving |= left;
+            self.left_ms = now_ms;
+        }
+        self.was_active = active;
+        self.leaving &= !active;
+        if self.leaving != 0 && now_ms.wrapping_sub(self.left_ms) as u64 >= grace.0 / 1_000_000 {
+            self.leaving = 0;
+        }
+        active | self.leaving
     }
 
     /// The highest number every active link has passed, if it is at or after

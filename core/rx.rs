@@ -2,8 +2,9 @@
 
 //! A peer's receive side: the reorder window fed by the loss detector.
 //!
-//! Every entry point takes the time, the links taking part in loss detection
-//! (`active`, see `loss.rs`), the pool of reorder buffers (`bufs`: a window
+//! Every entry point takes the time, the links the peer sends on (`active`;
+//! those that just left it still take part in loss detection, see
+//! `loss.rs`), the pool of reorder buffers (`bufs`: a window
 //! takes one only while it holds packets, and every entry point gives it
 //! back once nothing waits) and `up`, which receives the packets to hand to
 //! the stack, in order.
@@ -217,8 +218,9 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// Releases what the loss detector proved lost and what waited FAST_TOUT.
     /// Also the periodic sweep (every FAST_TOUT, or at the window's deadline).
     pub fn sweep(&mut self, now: Instant, active: u8, p: &Params, bufs: &mut impl Buffers<B>, up: &mut impl FnMut(P)) {
+        let taking_part = self.loss.taking_part(active, now, p.fast_tout());
         if self.window.held() > 0 {
-            if let Some(upto) = self.loss.lost_through(active, self.window.next_expected()) {
+            if let Some(upto) = self.loss.lost_through(taking_part, self.window.next_expected()) {
                 self.window.release_through(upto, Release::Loss, up);
             }
             self.window.expire(now, p.fast_tout(), up);

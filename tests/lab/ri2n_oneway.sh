@@ -16,4 +16,28 @@ check "n1 failed (n2, eth1) by its own detector" test "$(ep_state n1 n2 eth1)" =
 check "transfer n2 -> n1 completed, checksums equal" transfer_wait 120
 measure n2 n1 eth1 up 20 on n2 tc qdisc del dev eth1 root
 check "after the loss ends, n2 uses eth1 again within HBSPAN / 8 + 750 ms ($WATCHED ms)" lt "$WATCHED" 1000
+
+# The peer's news outruns the data still on the link. n1 streams to n2, and
+# its frames on eth1 take 5 ms longer (a longer path). When n2's frames on
+# eth1 are lost again, n1 fails (n2, eth1), stops sending on it and tells
+# n2 on both links: on eth0 the news arrives while 5 ms of n1's data are
+# still on eth1. n2 must wait for them, not give them up to the loss rule
+# (which then saw them arrive: late_loss, counted in ri2n_smp's CI at
+# b48f279, where a busy CPU made the failure).
+on n2 iperf3 -s -D -1
+sleep 0.3
+on n1 modprobe sch_netem
+on n1 tc qdisc replace dev eth1 root netem delay 5ms limit 10000
+ll=$(peer_counter n2 n1 late_loss) f2=$(peer_counter n2 n1 fails) l2=$(peer_counter n2 n1 late)
+on n1 iperf3 -u -c 10.0.0.2 -b 20M -l 1400 -t $((6 * LAB_TIME_SCALE)) >/dev/null &
+stream=$!
+sleep 1
+measure n2 n1 eth1 peer-failed 20 on n2 tc qdisc replace dev eth1 root netem loss 100%
+pretty INFO "streaming n1 -> n2, one-way loss n2 -> n1 on eth1 again: n2 heard of it after $WATCHED ms"
+wait $stream
+ll=$(($(peer_counter n2 n1 late_loss) - ll)) f2=$(($(peer_counter n2 n1 fails) - f2)) l2=$(($(peer_counter n2 n1 late) - l2))
+check "n2 gave up none of n1's packets still on eth1 when it heard n1 stopped using it (given up then late: $ll; late after FAST_TOUT: $l2; n2's own failures $f2)" \
+	test "$ll" = 0 -a "$f2" = 0 || on n2 sh -c 'cat /proc/net/ri2n/ri2n0; dmesg | grep ri2n0 | tail -8' >&2
+on n2 tc qdisc del dev eth1 root
+on n1 tc qdisc del dev eth1 root
 finish

@@ -55,7 +55,8 @@ two_senders() {
 		# As in ri2n_transfer: a packet given up then late is a fault unless
 		# a link was failed meanwhile (the rule then waits on fewer links).
 		check "$what: n1 -> $n from its own CPU: $pk datagrams, $lost lost (<= 1%; $full more the receiving socket had no room for), none given up then late ($late; endpoint failures $fails)" \
-			test "$pk" -gt $((1000 / LAB_TIME_SCALE)) -a $((lost * 100)) -le "$pk" -a \( "$late" = 0 -o "$fails" -gt 0 \)
+			test "$pk" -gt $((1000 / LAB_TIME_SCALE)) -a $((lost * 100)) -le "$pk" -a \( "$late" = 0 -o "$fails" -gt 0 \) ||
+			{ on $n sh -c 'cat /proc/net/ri2n/ri2n0; dmesg | grep ri2n0 | tail -12' >&2; on n1 sh -c 'dmesg | grep ri2n0 | tail -12' >&2; }
 	done
 	pretty INFO "$what: n1: $sent packets sent, $rounds rounds of the state lock, $contended of them contended; peer locks found held $peer_waits times"
 	if [ "$LAB_TIME_SCALE" = 1 ]; then

@@ -265,6 +265,31 @@ fn the_peer_reporting_a_link_down_stops_our_sending_on_it() {
 }
 
 #[test]
+fn a_link_the_peer_reports_down_is_judged_by_its_retries_not_its_data() {
+    // One-way failure under a stream on L0 (ri2n_oneway): the peer hears
+    // nothing from us on L1, so it sends us no data there, only its
+    // retries, every HBSPAN / 8. Their silence between is no failure
+    // (at 6f93310: failed and recovered every 250 ms).
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.heartbeat(L1, ms(0), L1, 1 << L1, &p);
+    assert!(d.endpoints[L1].peer_failed);
+    let retry = p.hbspan().as_ms() / 8;
+    for k in 0..8 {
+        let t0 = k * retry;
+        run(&mut d, L0, t0 + 1, t0 + retry - 1, &p);
+        d.heartbeat(L1, ms(t0 + retry), L1, 1 << L1, &p);
+    }
+    assert_eq!(d.endpoints[L1].fails, 0);
+    // The retries stop too (the link died both ways): failed once silent
+    // for HBSPAN / 8 beyond SLOW_TOUT.
+    let last = 8 * retry;
+    let (t, f) = first_failure(&mut d, L0, last + 1, last + 1000, &p).expect("L1 failed");
+    assert_eq!(f, 1 << L1);
+    assert!((last + retry + 100..=last + retry + 115).contains(&t), "failed at {} ms after the last retry", t - last);
+}
+
+#[test]
 fn a_heartbeat_overtaken_by_a_later_one_does_not_undo_its_news() {
     // The peer recovers L1 between two heartbeats: the one saying L1 is
     // down waited behind data on L0 and arrives after the one on L1 that
@@ -351,24 +376,26 @@ fn news_of_a_dead_link_arrives_on_another_link() {
 
 #[test]
 fn changed_marks_going_out_of_use_and_back_not_every_flag() {
-    // The peer reports L1 down at 5 ms; our own judgement fails it some
-    // 110 ms in: it left service at 5 ms, and returns when both flags clear.
+    // The peer reports L1 down at 5 ms; our own judgement fails it once
+    // silent for HBSPAN / 8 beyond SLOW_TOUT (no retry of the peer's came
+    // meanwhile): it left service at 5 ms, and returns when both flags
+    // clear.
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
     d.heartbeat(L0, ms(0), L0, 0, &p);
     d.heartbeat(L1, ms(0), L1, 0, &p);
     d.heartbeat(L0, ms(5), L0, 1 << L1, &p);
     assert_eq!(d.endpoints[L1].changed, ms(5));
-    run(&mut d, L0, 5, 180, &p);
+    run(&mut d, L0, 5, 400, &p);
     assert!(d.endpoints[L1].failed && d.endpoints[L1].peer_failed);
     assert_eq!(d.endpoints[L1].changed, ms(5), "failing an endpoint already out of use");
     // Its heartbeat recovers our side; the peer still says down.
-    d.heartbeat(L1, ms(300), L1, 1 << L1, &p);
+    d.heartbeat(L1, ms(500), L1, 1 << L1, &p);
     assert!(!d.endpoints[L1].failed);
     assert_eq!(d.endpoints[L1].changed, ms(5));
-    d.heartbeat(L0, ms(310), L0, 0, &p);
+    d.heartbeat(L0, ms(510), L0, 0, &p);
     assert_eq!(d.usable(), 0b11);
-    assert_eq!(d.endpoints[L1].changed, ms(310));
+    assert_eq!(d.endpoints[L1].changed, ms(510));
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! §4.5, §4.6, §5.5). Each step reads as a sentence of the spec.
 
 mod common;
-use common::Rx;
+use common::{Rx, MS};
 use ri2n_core::params::Param;
 use ri2n_core::seq::Seq;
 
@@ -160,9 +160,41 @@ fn a_failed_link_takes_no_part_in_loss_detection() {
     r.arrive(NIC1, 0, 0);
     r.arrive(NIC2, 1, 0);
     r.active = 1 << NIC1; // NIC2 failed
-    // 2 went on NIC2 before it failed and is lost; NIC1 alone decides.
-    assert_eq!(r.arrive(NIC1, 3, 1), [3]);
+    r.sweep(1);
+    // 2 went on NIC2 before it failed and is lost; FAST_TOUT after the
+    // failure, NIC1 alone decides.
+    let t = 1 + r.fast_tout().0 / MS;
+    assert_eq!(r.arrive(NIC1, 3, t), [3]);
     assert_eq!(r.rx.window.stats.loss, 1);
+}
+
+#[test]
+fn a_link_that_just_left_takes_part_for_fast_tout() {
+    // The peer stopped sending on NIC2 (it says it hears nothing from us
+    // there, or we judged NIC2 failed) while 2 was on its way on it.
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 0, 0);
+    r.arrive(NIC2, 1, 0);
+    r.active = 1 << NIC1;
+    assert_eq!(r.arrive(NIC1, 3, 1), [] as [u32; 0], "NIC2 may still bring 2");
+    assert_eq!(r.arrive(NIC1, 4, 2), [] as [u32; 0]);
+    assert_eq!(r.arrive(NIC2, 2, 3), [2, 3, 4], "in order, not given up then late");
+    assert_eq!((r.rx.window.stats.loss, r.rx.window.stats.late_loss), (0, 0));
+}
+
+#[test]
+fn a_link_that_left_and_brought_nothing_is_given_up_after_fast_tout() {
+    let mut r = Rx::new(2);
+    r.p.set(Param::FastTout, 50).unwrap();
+    r.arrive(NIC1, 0, 0);
+    r.arrive(NIC2, 1, 0);
+    r.active = 1 << NIC1;
+    r.sweep(1);
+    assert_eq!(r.arrive(NIC1, 3, 10), [] as [u32; 0]);
+    assert_eq!(r.sweep(50), [] as [u32; 0], "49 ms after NIC2 left");
+    // The loss rule, not the window's timeout (3 has waited 41 ms).
+    assert_eq!(r.sweep(51), [3]);
+    assert_eq!((r.rx.window.stats.loss, r.rx.window.stats.timeout), (1, 0));
 }
 
 #[test]
