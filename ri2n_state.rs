@@ -1141,6 +1141,7 @@ impl State {
                 tr.lossy |= loss.lossy;
                 tr.lossless |= loss.lossless;
                 let active = peer.det.active() & carrier;
+                peer.rx.loss.no_carrier(!carrier);
                 if peer.rx.heartbeat(l, next, epoch, t, active, &params, bufs, &mut deliver) == Epoch::Restarted
                     && crate::net::ratelimit()
                 {
@@ -1176,6 +1177,7 @@ impl State {
                 let tr = if credit { peer.det.data_run(l, frames, t, &params) } else { Transitions::default() };
                 peer.last_data = t;
                 let active = peer.det.active() & carrier;
+                peer.rx.loss.no_carrier(!carrier);
                 if let Some(s) = skb {
                     *held_bytes += s.truesize() as usize;
                     let replays = peer.rx.window.stats.replays;
@@ -1626,6 +1628,7 @@ impl SweepCx<'_> {
             p.hb_pending |= carrier;
         }
         let active = p.det.active() & carrier;
+        p.rx.loss.no_carrier(!carrier);
         let (stats, held_bytes, up) = (&mut *self.stats, &mut *self.held_bytes, &mut *self.up);
         p.rx.sweep(t, active, &params, self.bufs, &mut |s| {
             stats.rx_packets += 1;

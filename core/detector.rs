@@ -920,13 +920,16 @@ impl Detector {
         // called with this `now`, ends the hold).
         let held = self.held;
         // A link the peer says hears nothing from us carries none of its
-        // data, only its retries (`retry_due`), HBSPAN / 8 apart: silence
-        // shorter than that beyond SLOW_TOUT is no sign of death.
-        let retried = Duration((p.hbspan().0 / 8).saturating_add(p.slow_tout().0));
+        // data, only its retries (`retry_due`), HBSPAN / 8 apart, or up to
+        // twice that when its sweep slows down: silence shorter than that
+        // beyond SLOW_TOUT is no sign of death. A link that just came back
+        // into use (the peer's news of it first, on another link) is
+        // silent since then, not since its last frame.
+        let retried = Duration((p.hbspan().0 / 4).saturating_add(p.slow_tout().0));
         let eps = &mut self.endpoints[..n];
         let mut t = Transitions::default();
         for (l, e) in eps.iter_mut().enumerate() {
-            let silent = now.since(e.last_rx);
+            let silent = now.since(Instant(e.last_rx.0.max(e.changed.0)));
             if !e.failed
                 && held & (1 << l) == 0
                 && e.counter <= p.ft_lthresh()

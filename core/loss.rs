@@ -63,10 +63,15 @@ impl LossDetector {
     }
 
     /// The links taking part in detection at `now`: the `active` ones, and
-    /// those that left the active set within `grace` (FAST_TOUT) of the
-    /// last departure.
+    /// those that left the active set less than `grace` (FAST_TOUT) ago,
+    /// as this clock counts (in whole ms, so the grace may run up to 1 ms
+    /// long). Links that left together share a deadline: a later
+    /// departure extends it only for those still within theirs.
     pub fn taking_part(&mut self, active: u8, now: Instant, grace: Duration) -> u8 {
         let now_ms = (now.0 / 1_000_000) as u32;
+        if self.leaving != 0 && now_ms.wrapping_sub(self.left_ms) as u64 > grace.0 / 1_000_000 {
+            self.leaving = 0;
+        }
         let left = self.was_active & !active;
         if left != 0 {
             self.leaving |= left;
@@ -74,10 +79,13 @@ impl LossDetector {
         }
         self.was_active = active;
         self.leaving &= !active;
-        if self.leaving != 0 && now_ms.wrapping_sub(self.left_ms) as u64 >= grace.0 / 1_000_000 {
-            self.leaving = 0;
-        }
         active | self.leaving
+    }
+
+    /// Links whose slave lost its carrier: nothing more arrives on them,
+    /// so they do not take part after they leave.
+    pub fn no_carrier(&mut self, links: u8) {
+        self.leaving &= !links;
     }
 
     /// The highest number every active link has passed, if it is at or after

@@ -5,6 +5,7 @@ mod common;
 use common::{Rx, MS};
 use ri2n_core::params::Param;
 use ri2n_core::seq::Seq;
+use ri2n_core::time::Instant;
 
 const NIC1: usize = 0;
 const NIC2: usize = 1;
@@ -163,7 +164,7 @@ fn a_failed_link_takes_no_part_in_loss_detection() {
     r.sweep(1);
     // 2 went on NIC2 before it failed and is lost; FAST_TOUT after the
     // failure, NIC1 alone decides.
-    let t = 1 + r.fast_tout().0 / MS;
+    let t = 2 + r.fast_tout().0 / MS;
     assert_eq!(r.arrive(NIC1, 3, t), [3]);
     assert_eq!(r.rx.window.stats.loss, 1);
 }
@@ -191,10 +192,56 @@ fn a_link_that_left_and_brought_nothing_is_given_up_after_fast_tout() {
     r.active = 1 << NIC1;
     r.sweep(1);
     assert_eq!(r.arrive(NIC1, 3, 10), [] as [u32; 0]);
-    assert_eq!(r.sweep(50), [] as [u32; 0], "49 ms after NIC2 left");
-    // The loss rule, not the window's timeout (3 has waited 41 ms).
-    assert_eq!(r.sweep(51), [3]);
+    assert_eq!(r.sweep(51), [] as [u32; 0], "50 ms after NIC2 left");
+    // The loss rule, not the window's timeout (3 has waited 42 ms).
+    assert_eq!(r.sweep(52), [3]);
     assert_eq!((r.rx.window.stats.loss, r.rx.window.stats.timeout), (1, 0));
+}
+
+#[test]
+fn a_second_departure_does_not_bring_back_a_link_whose_grace_ran_out() {
+    let mut r = Rx::new(3);
+    r.p.set(Param::FastTout, 50).unwrap();
+    r.arrive(NIC1, 0, 0);
+    r.arrive(NIC2, 1, 0);
+    r.arrive(2, 2, 0);
+    r.active = 0b101; // NIC2 leaves at 1 ms
+    r.sweep(1);
+    // Nothing calls between (an idle peer): NIC2's grace ran out unseen.
+    r.active = 0b001; // the third leaves at 100 ms, its frame 4 on its way
+    r.sweep(100);
+    assert_eq!(r.arrive(NIC1, 5, 101), [] as [u32; 0], "the third may still bring 4");
+    // 3 was on NIC2, out of use for 99 ms: given up once the third passed it.
+    assert_eq!(r.arrive(2, 4, 102), [4, 5]);
+    assert_eq!(r.rx.window.stats.loss, 1);
+}
+
+#[test]
+fn a_link_that_leaves_in_a_heartbeat_takes_part_for_fast_tout() {
+    // The peer's news comes in a heartbeat on NIC1 (its detector's down
+    // bits), the data still on NIC2.
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 0, 0);
+    r.arrive(NIC2, 1, 0);
+    r.arrive(NIC1, 3, 1);
+    r.active = 1 << NIC1;
+    let (mut up, p) = (Vec::new(), r.p);
+    r.rx.heartbeat(NIC1, Seq(4), 7, Instant(2 * MS), r.active, &p, &mut r.bufs, &mut |x| up.push(x));
+    assert!(up.is_empty(), "2 may still come on NIC2");
+    assert_eq!(r.arrive(NIC2, 2, 3), [2, 3]);
+    assert_eq!(r.rx.window.stats.late_loss, 0);
+}
+
+#[test]
+fn the_grace_survives_the_millisecond_clock_wrapping() {
+    let mut r = Rx::new(2);
+    let t0 = (1u64 << 32) - 2; // ms: 2 before the 32-bit clock wraps
+    r.arrive(NIC1, 0, t0);
+    r.arrive(NIC2, 1, t0);
+    r.active = 1 << NIC1;
+    assert_eq!(r.arrive(NIC1, 3, t0 + 1), [] as [u32; 0]);
+    assert_eq!(r.arrive(NIC1, 4, t0 + 5), [] as [u32; 0], "3 ms after the wrap, within FAST_TOUT");
+    assert_eq!(r.arrive(NIC2, 2, t0 + 6), [2, 3, 4]);
 }
 
 #[test]
