@@ -924,12 +924,14 @@ impl Detector {
         // twice that when its sweep slows down: silence shorter than that
         // beyond SLOW_TOUT is no sign of death. A link that just came back
         // into use (the peer's news of it first, on another link) is
-        // silent since then, not since its last frame.
+        // silent since then, not since its last frame; one still reported
+        // down, since its last frame.
         let retried = Duration((p.hbspan().0 / 4).saturating_add(p.slow_tout().0));
         let eps = &mut self.endpoints[..n];
         let mut t = Transitions::default();
         for (l, e) in eps.iter_mut().enumerate() {
-            let silent = now.since(Instant(e.last_rx.0.max(e.changed.0)));
+            let since = if e.peer_failed { e.last_rx } else { Instant(e.last_rx.0.max(e.changed.0)) };
+            let silent = now.since(since);
             if !e.failed
                 && held & (1 << l) == 0
                 && e.counter <= p.ft_lthresh()

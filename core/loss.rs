@@ -42,6 +42,8 @@ pub struct LossDetector {
     was_active: u8,
     leaving: u8,
     left_ms: u32,
+    /// Links whose slave has no carrier ([`LossDetector::no_carrier`]).
+    gone: u8,
 }
 
 impl LossDetector {
@@ -72,20 +74,21 @@ impl LossDetector {
         if self.leaving != 0 && now_ms.wrapping_sub(self.left_ms) as u64 > grace.0 / 1_000_000 {
             self.leaving = 0;
         }
-        let left = self.was_active & !active;
+        let left = self.was_active & !active & !self.gone;
         if left != 0 {
             self.leaving |= left;
             self.left_ms = now_ms;
         }
         self.was_active = active;
-        self.leaving &= !active;
+        self.leaving &= !(active | self.gone);
         active | self.leaving
     }
 
-    /// Links whose slave lost its carrier: nothing more arrives on them,
-    /// so they do not take part after they leave.
+    /// The links whose slave has no carrier, before each
+    /// [`LossDetector::taking_part`]: nothing more arrives on them, so they
+    /// stop taking part as they leave.
     pub fn no_carrier(&mut self, links: u8) {
-        self.leaving &= !links;
+        self.gone = links;
     }
 
     /// The highest number every active link has passed, if it is at or after

@@ -184,6 +184,18 @@ fn a_link_that_just_left_takes_part_for_fast_tout() {
 }
 
 #[test]
+fn a_link_whose_slave_lost_carrier_leaves_at_once() {
+    let mut r = Rx::new(2);
+    r.arrive(NIC1, 0, 0);
+    r.arrive(NIC2, 1, 0);
+    r.active = 1 << NIC1;
+    r.rx.loss.no_carrier(1 << NIC2);
+    // 2 went on NIC2, whose slave lost carrier: it cannot come.
+    assert_eq!(r.arrive(NIC1, 3, 1), [3]);
+    assert_eq!(r.rx.window.stats.loss, 1);
+}
+
+#[test]
 fn a_link_that_left_and_brought_nothing_is_given_up_after_fast_tout() {
     let mut r = Rx::new(2);
     r.p.set(Param::FastTout, 50).unwrap();
