@@ -29,7 +29,7 @@ sleep 0.3
 on n1 modprobe sch_netem
 on n1 tc qdisc replace dev eth1 root netem delay 5ms limit 10000
 ll=$(peer_counter n2 n1 late_loss) f2=$(peer_counter n2 n1 fails) l2=$(peer_counter n2 n1 late)
-on n1 iperf3 -u -c 10.0.0.2 -b 20M -l 1400 -t $((6 * LAB_TIME_SCALE)) >/dev/null &
+on n1 iperf3 -u -c 10.0.0.2 -b $((20 / LAB_TIME_SCALE))M -l 1400 -t $((6 * LAB_TIME_SCALE)) >/dev/null &
 stream=$!
 sleep 1
 measure n2 n1 eth1 peer-failed 20 on n2 tc qdisc replace dev eth1 root netem loss 100%
