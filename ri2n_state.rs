@@ -1140,8 +1140,7 @@ impl State {
                 let mut tr = peer.det.heartbeat_numbered(l, t, peer_link as usize, down, next, &params);
                 tr.lossy |= loss.lossy;
                 tr.lossless |= loss.lossless;
-                let active = peer.det.active() & carrier;
-                peer.rx.loss.no_carrier(!carrier);
+                let active = peer.rx_active(carrier);
                 if peer.rx.heartbeat(l, next, epoch, t, active, &params, bufs, &mut deliver) == Epoch::Restarted
                     && crate::net::ratelimit()
                 {
@@ -1176,8 +1175,7 @@ impl State {
             RxKind::Data(seq) => {
                 let tr = if credit { peer.det.data_run(l, frames, t, &params) } else { Transitions::default() };
                 peer.last_data = t;
-                let active = peer.det.active() & carrier;
-                peer.rx.loss.no_carrier(!carrier);
+                let active = peer.rx_active(carrier);
                 if let Some(s) = skb {
                     *held_bytes += s.truesize() as usize;
                     let replays = peer.rx.window.stats.replays;
@@ -1627,8 +1625,7 @@ impl SweepCx<'_> {
         if !tr.is_empty() {
             p.hb_pending |= carrier;
         }
-        let active = p.det.active() & carrier;
-        p.rx.loss.no_carrier(!carrier);
+        let active = p.rx_active(carrier);
         let (stats, held_bytes, up) = (&mut *self.stats, &mut *self.held_bytes, &mut *self.up);
         p.rx.sweep(t, active, &params, self.bufs, &mut |s| {
             stats.rx_packets += 1;

@@ -117,7 +117,7 @@ pub const LOSS_FRESH_MS: u64 = 2000;
 
 /// `now` in ms, wrapping at 32 bits (49 days).
 fn ms(now: Instant) -> u32 {
-    (now.0 / 1_000_000) as u32
+    now.ms32()
 }
 
 /// Whether a link losing `loss_bp` (basis points) is lossy next to the
@@ -930,13 +930,9 @@ impl Detector {
         let eps = &mut self.endpoints[..n];
         let mut t = Transitions::default();
         for (l, e) in eps.iter_mut().enumerate() {
-            let since = if e.peer_failed { e.last_rx } else { Instant(e.last_rx.0.max(e.changed.0)) };
-            let silent = now.since(since);
-            if !e.failed
-                && held & (1 << l) == 0
-                && e.counter <= p.ft_lthresh()
-                && silent >= if e.peer_failed { retried } else { p.slow_tout() }
-            {
+            let (since, bound) =
+                if e.peer_failed { (e.last_rx, retried) } else { (e.last_rx.max(e.changed), p.slow_tout()) };
+            if !e.failed && held & (1 << l) == 0 && e.counter <= p.ft_lthresh() && now.since(since) >= bound {
                 e.set(true, e.peer_failed, now);
                 e.fails += 1;
                 t.failed |= 1 << l;

@@ -70,8 +70,8 @@ impl LossDetector {
     /// long). Links that left together share a deadline: a later
     /// departure extends it only for those still within theirs.
     pub fn taking_part(&mut self, active: u8, now: Instant, grace: Duration) -> u8 {
-        let now_ms = (now.0 / 1_000_000) as u32;
-        if self.leaving != 0 && now_ms.wrapping_sub(self.left_ms) as u64 > grace.0 / 1_000_000 {
+        let now_ms = now.ms32();
+        if self.leaving != 0 && now_ms.wrapping_sub(self.left_ms) as u64 > grace.as_ms() {
             self.leaving = 0;
         }
         let left = self.was_active & !active & !self.gone;

@@ -78,6 +78,14 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
 }
 
 impl<P, B> Peer<P, B> {
+    /// The links the peer sends on, among those with carrier (`carrier`):
+    /// the receive side's `active`. Tells its loss detector which links
+    /// have no carrier, so that those stop taking part as they leave.
+    pub fn rx_active(&mut self, carrier: u8) -> u8 {
+        self.rx.loss.no_carrier(!carrier);
+        self.det.active() & carrier
+    }
+
     /// What the periodic sweep has to do for this peer at `now`, over the
     /// links `up` (with carrier).
     pub fn sweep_need(&self, now: Instant, up: u8, p: &Params) -> SweepNeed {

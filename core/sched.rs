@@ -67,7 +67,7 @@ impl RoundRobin {
     /// than FT_HTHRESH frames on one link while another stayed silent for
     /// SLOW_TOUT): the caller passes an `idle` well below SLOW_TOUT.
     pub fn at(&mut self, now: Instant, idle: Duration) {
-        let now_ms = (now.0 / 1_000_000) as u32;
+        let now_ms = now.ms32();
         let idle_ms = idle.as_ms().clamp(1, u32::MAX as u64) as u32;
         if now_ms.wrapping_sub(self.period_ms) < idle_ms {
             return;

@@ -42,4 +42,10 @@ impl Instant {
     pub fn plus(self, d: Duration) -> Instant {
         Instant(self.0.saturating_add(d.0))
     }
+
+    /// In ms, wrapping at 32 bits (49 days): for state a peer keeps small.
+    #[inline]
+    pub fn ms32(self) -> u32 {
+        (self.0 / 1_000_000) as u32
+    }
 }

@@ -155,12 +155,17 @@ fn a_link_that_never_delivered_blocks_loss_detection() {
     assert_eq!(r.arrive(NIC2, 1, 2), [1, 2]);
 }
 
+/// 0 arrives on NIC1 and 1 on NIC2 at `t_ms`; then NIC2 goes out of use.
+fn nic2_leaves_after_1(r: &mut Rx, t_ms: u64) {
+    r.arrive(NIC1, 0, t_ms);
+    r.arrive(NIC2, 1, t_ms);
+    r.active = 1 << NIC1;
+}
+
 #[test]
 fn a_failed_link_takes_no_part_in_loss_detection() {
     let mut r = Rx::new(2);
-    r.arrive(NIC1, 0, 0);
-    r.arrive(NIC2, 1, 0);
-    r.active = 1 << NIC1; // NIC2 failed
+    nic2_leaves_after_1(&mut r, 0); // NIC2 failed
     r.sweep(1);
     // 2 went on NIC2 before it failed and is lost; FAST_TOUT after the
     // failure, NIC1 alone decides.
@@ -174,9 +179,7 @@ fn a_link_that_just_left_takes_part_for_fast_tout() {
     // The peer stopped sending on NIC2 (it says it hears nothing from us
     // there, or we judged NIC2 failed) while 2 was on its way on it.
     let mut r = Rx::new(2);
-    r.arrive(NIC1, 0, 0);
-    r.arrive(NIC2, 1, 0);
-    r.active = 1 << NIC1;
+    nic2_leaves_after_1(&mut r, 0);
     assert_eq!(r.arrive(NIC1, 3, 1), [] as [u32; 0], "NIC2 may still bring 2");
     assert_eq!(r.arrive(NIC1, 4, 2), [] as [u32; 0]);
     assert_eq!(r.arrive(NIC2, 2, 3), [2, 3, 4], "in order, not given up then late");
@@ -186,9 +189,7 @@ fn a_link_that_just_left_takes_part_for_fast_tout() {
 #[test]
 fn a_link_whose_slave_lost_carrier_leaves_at_once() {
     let mut r = Rx::new(2);
-    r.arrive(NIC1, 0, 0);
-    r.arrive(NIC2, 1, 0);
-    r.active = 1 << NIC1;
+    nic2_leaves_after_1(&mut r, 0);
     r.rx.loss.no_carrier(1 << NIC2);
     // 2 went on NIC2, whose slave lost carrier: it cannot come.
     assert_eq!(r.arrive(NIC1, 3, 1), [3]);
@@ -199,9 +200,7 @@ fn a_link_whose_slave_lost_carrier_leaves_at_once() {
 fn a_link_that_left_and_brought_nothing_is_given_up_after_fast_tout() {
     let mut r = Rx::new(2);
     r.p.set(Param::FastTout, 50).unwrap();
-    r.arrive(NIC1, 0, 0);
-    r.arrive(NIC2, 1, 0);
-    r.active = 1 << NIC1;
+    nic2_leaves_after_1(&mut r, 0);
     r.sweep(1);
     assert_eq!(r.arrive(NIC1, 3, 10), [] as [u32; 0]);
     assert_eq!(r.sweep(51), [] as [u32; 0], "50 ms after NIC2 left");
@@ -248,9 +247,7 @@ fn a_link_that_leaves_in_a_heartbeat_takes_part_for_fast_tout() {
 fn the_grace_survives_the_millisecond_clock_wrapping() {
     let mut r = Rx::new(2);
     let t0 = (1u64 << 32) - 2; // ms: 2 before the 32-bit clock wraps
-    r.arrive(NIC1, 0, t0);
-    r.arrive(NIC2, 1, t0);
-    r.active = 1 << NIC1;
+    nic2_leaves_after_1(&mut r, t0);
     assert_eq!(r.arrive(NIC1, 3, t0 + 1), [] as [u32; 0]);
     assert_eq!(r.arrive(NIC1, 4, t0 + 5), [] as [u32; 0], "3 ms after the wrap, within FAST_TOUT");
     assert_eq!(r.arrive(NIC2, 2, t0 + 6), [2, 3, 4]);
