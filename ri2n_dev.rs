@@ -45,7 +45,7 @@ pub(crate) struct Ri2n {
     pub(crate) sweep_timer: Timer,
     #[pin]
     pub(crate) state: SpinLockBh<State>,
-    #[pin]
+    /// ri2n0's GRO cells: the way up of what the windows release.
     pub(crate) gro: GroCells,
     /// Each link's transmit queue and slave (ri2n_txq.rs), outside the
     /// state lock.
@@ -231,7 +231,7 @@ impl Driver for Ri2n {
             sweep_timer <- Timer::new::<Ri2n, 1>(),
             tx: AtomicPtr::new(state.as_ref().map_or(core::ptr::null_mut(), |s| s.tx_slots().cast_mut())),
             state <- crate::new_spinlock_bh!(state?, "ri2n_state"),
-            gro <- GroCells::new(dev),
+            gro: GroCells::new(dev)?,
             txq: Default::default(),
             // Ordered by creation time, so that a replayed frame from
             // before a restart cannot take us back (core/auth.rs).

@@ -102,11 +102,10 @@ pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
 /// queued heartbeats.
 pub(crate) fn sweep_timer(dev: &Ri2nDev) {
     let d = dev.data();
-    let mut up = SkbList::new();
     let mut garbage = SkbList::new();
     let (pending, was_up) = {
         let mut st = d.lock_state();
-        (st.sweep(dev.name_str(), &mut up, &mut garbage), st.is_up())
+        (st.sweep(dev.name_str(), &d.gro, &mut garbage), st.is_up())
     };
     drop(garbage);
     let me = crate::net::task_id();
@@ -117,9 +116,6 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev) {
         return;
     }
     crate::ri2n_dev::Ri2n::update_carrier(dev);
-    for s in up {
-        d.gro.receive(s);
-    }
     if pending {
         send_pending(dev);
     }

@@ -46,14 +46,15 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
         );
     }
     let s = &st.stats_with(counted);
+    let up = d.gro.counts();
     seq_print!(
         m,
-        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {} rx_auth_fail {} rx_replays {} rx_mode_mismatch {} slave_mac_taken {} rx_merged {} rx_merged_frames {} lock_rounds {} lock_contended {} tx_peer_contended {} sweeps {}\n",
+        "\nCounters: rx_packets {} tx_packets {} rx_dropped {} tx_dropped {} tx_no_link {} tx_queue_full {} tx_loop {} rx_malformed {} rx_not_for_us {} rx_unordered {} rx_bcast_copies {} rx_duplicates {} peers_new {} peers_refused {} peers_evicted {} peers_aged {} rx_nobuf {} rx_held_full {} hb_sent {} rx_auth_fail {} rx_replays {} rx_mode_mismatch {} slave_mac_taken {} rx_merged {} rx_merged_frames {} lock_rounds {} lock_contended {} tx_peer_contended {} sweeps {} up_now {} up_gro {}\n",
         s.rx_packets, s.tx_packets, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
         s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
         s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
         s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames, s.lock_rounds, s.lock_contended,
-        s.tx_peer_contended, s.sweeps
+        s.tx_peer_contended, s.sweeps, up.now, up.polled
     );
     let (cap, bufs, bufs_max, held) = st.memory();
     seq_print!(
@@ -231,14 +232,15 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
         );
     }
     let s = &st.stats_with(counted);
+    let up = d.gro.counts();
     seq_print!(
         m,
-        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={} rx_auth_fail={} rx_replays={} rx_mode_mismatch={} slave_mac_taken={} rx_merged={} rx_merged_frames={} lock_rounds={} lock_contended={} tx_peer_contended={} sweeps={}\n",
+        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={} rx_auth_fail={} rx_replays={} rx_mode_mismatch={} slave_mac_taken={} rx_merged={} rx_merged_frames={} lock_rounds={} lock_contended={} tx_peer_contended={} sweeps={} up_now={} up_gro={}\n",
         s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
         s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
         s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
         s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames, s.lock_rounds, s.lock_contended,
-        s.tx_peer_contended, s.sweeps
+        s.tx_peer_contended, s.sweeps, up.now, up.polled
     );
     let (on, key_id, accept_id) = key_ids(&st);
     seq_print!(m, "auth state={} key_id={} accept_id={}\n", on, key_id, accept_id);

@@ -8,7 +8,8 @@
 //! its endpoint (peer = source MAC, link = receiving slave) and goes to the
 //! peer's reorder window (data), broadcast filter (broadcast) or failure
 //! detector (heartbeat). What the window releases reaches the stack through
-//! ri2n0's GRO cells, in order, after the state lock is dropped.
+//! its peer's GRO cell, queued under the state lock so that it goes up in
+//! order; short packets at once, when that cell is idle.
 //!
 //! Frames addressed to another of ri2n0's addresses (a macvlan's, synced to
 //! the slaves) or, while promiscuous (ri2n0 in a bridge), to another host
@@ -164,7 +165,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     }
 
     let (mut up, mut done, mut garbage) = (SkbList::new(), SkbList::new(), SkbList::new());
-    let after = {
+    let (after, claim) = {
         let mut st = d.lock_state();
         let Some(link) = st.link_of(port) else {
             // A slave being released: its handler is about to go.
@@ -174,17 +175,33 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
             return RxHandled::Consumed;
         };
         let wire = origin.map(|o| Wire { src: wire_src, link: o.link as usize, to_port });
-        let after = st.rx_frame(dev.name_str(), link, &src, wire, kind, sealed, skb, &mut up, &mut done, &mut garbage);
+        let short_max = dev.mtu() / 2;
+        let after = st.rx_frame(dev.name_str(), link, &src, wire, kind, sealed, skb, short_max, &mut up, &mut done, &mut garbage);
         if let Some(ms) = after.pull_ms {
             // Under the lock, as the sweep re-arms: never later than
             // armed, and never once ri2n0 is down (`rx_frame` pulls only
             // while up).
             d.sweep_timer.reduce_ms(ms);
         }
-        after
+        // Into the peer's cell under the lock, so that the cell hands its
+        // packets up in the order the window released them, whichever CPU
+        // did. Short ones go up at once if the cell is idle: GRO merges
+        // only runs of full segments, which a short one ends, and the
+        // cell's NAPI round is a cost on every small message (issue 13's
+        // 64-byte round trip). The claim keeps the cell's poll off until
+        // they are up.
+        let claim = after.cell.and_then(|i| if after.short { d.gro.claim(i) } else { None });
+        if let (Some(i), None) = (after.cell, &claim) {
+            for s in core::mem::take(&mut up) {
+                d.gro.queue(i, s);
+            }
+        }
+        (after, claim)
     };
-    for s in up {
-        d.gro.receive(s);
+    if let Some(claim) = claim {
+        for s in up {
+            claim.deliver(s);
+        }
     }
     done.for_each(Skb::consume);
     drop(garbage);

@@ -12,6 +12,7 @@
 //! be handed up goes to another list the caller delivers.
 
 use crate::net::device::Device;
+use crate::net::gro::GroCells;
 use crate::net::skb::{Skb, SkbList};
 use crate::net::{Mac, MacFmt};
 use crate::net::cache::Cache;
@@ -217,9 +218,21 @@ pub(crate) struct Sealed {
 pub(crate) struct RxAfter {
     /// Send queued heartbeats now (probe answers, news of a failure).
     pub(crate) kick: bool,
+    /// The GRO cell of the peer (ri2n_rx.rs), if its window released
+    /// packets (`up`), and whether all of them are short: at most
+    /// `short_max` bytes, not GSO.
+    pub(crate) cell: Option<usize>,
+    pub(crate) short: bool,
     /// The sweep is due sooner than its timer is armed for: milliseconds
     /// from now, for `Timer::reduce_ms`.
     pub(crate) pull_ms: Option<u32>,
+}
+
+/// The GRO cell that takes what the peer in `slot` releases: one per peer,
+/// so that its packets go up in the order released, whichever CPU
+/// released them (net/gro.rs); peers spread over the cells.
+pub(crate) fn cell_of(slot: usize) -> usize {
+    slot
 }
 
 /// See the module documentation.
@@ -1010,6 +1023,7 @@ impl State {
         kind: RxKind,
         sealed: Option<Sealed>,
         skb: Option<Skb>,
+        short_max: u32,
         up: &mut SkbList,
         done: &mut SkbList,
         garbage: &mut SkbList,
@@ -1111,10 +1125,12 @@ impl State {
         // Truesize of what left the windows (a `Cell`: read while the
         // closure lives).
         let out_bytes = core::cell::Cell::new(0usize);
+        let short = core::cell::Cell::new(true);
         let mut deliver = |s: Skb| {
             stats.rx_packets += span_of(&s) as u64;
             stats.rx_bytes += s.len() as u64;
             out_bytes.set(out_bytes.get() + s.truesize() as usize);
+            short.set(short.get() && !s.is_gso() && s.len() <= short_max);
             up.push(s);
         };
         peer.rx.window.set_strict(epoch.is_some());
@@ -1218,6 +1234,10 @@ impl State {
                 after.kick = true;
             }
             log_transitions(dev_name, slaves, src, &tr, t, &peer.det);
+        }
+        if !up.is_empty() {
+            after.cell = Some(cell_of(slot));
+            after.short = short.get();
         }
         c.publish(&peer.det);
         match peer.sweep_need(t, carrier, &params) {
@@ -1368,7 +1388,7 @@ impl State {
     /// was proved lost, into `up`, for the peers on the sweep list only;
     /// ages out silent peers (their packets into `garbage`). Returns
     /// whether heartbeats are pending.
-    pub(crate) fn sweep(&mut self, dev_name: &str, up: &mut SkbList, garbage: &mut SkbList) -> bool {
+    pub(crate) fn sweep(&mut self, dev_name: &str, gro: &GroCells, garbage: &mut SkbList) -> bool {
         if !self.up {
             return false;
         }
@@ -1401,7 +1421,7 @@ impl State {
             bufs: &mut self.bufs,
             stats: &mut self.stats,
             held_bytes: &mut self.held_bytes,
-            up,
+            gro,
             lossy_every: loss_probe_every(self.lossy_peers),
             lossy_peers: 0,
             // More to age out: soon again.
@@ -1586,7 +1606,8 @@ struct SweepCx<'a> {
     bufs: &'a mut BufPool,
     stats: &'a mut DevStats,
     held_bytes: &'a mut usize,
-    up: &'a mut SkbList,
+    /// Releases go up through their peer's cell.
+    gro: &'a GroCells,
     /// How often each lossy link is probed, from the last sweep's count.
     lossy_every: Duration,
     /// Peers with a lossy link seen in this sweep.
@@ -1626,12 +1647,13 @@ impl SweepCx<'_> {
             p.hb_pending |= carrier;
         }
         let active = p.rx_active(carrier);
-        let (stats, held_bytes, up) = (&mut *self.stats, &mut *self.held_bytes, &mut *self.up);
+        let (stats, held_bytes, gro) = (&mut *self.stats, &mut *self.held_bytes, self.gro);
+        // Queued under the state lock, as receive queues: in order.
         p.rx.sweep(t, active, &params, self.bufs, &mut |s| {
             stats.rx_packets += 1;
             stats.rx_bytes += s.len() as u64;
             *held_bytes = held_bytes.saturating_sub(s.truesize() as usize);
-            up.push(s);
+            gro.queue(cell_of(slot), s);
         });
         if p.hb_pending & carrier != 0 {
             enqueue(marks, hb_queue, ON_HB_QUEUE, slot);

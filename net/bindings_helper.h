@@ -20,7 +20,7 @@
 #include <linux/timer.h>
 #include <linux/timekeeping.h>
 #include <net/gro.h>
-#include <net/gro_cells.h>
+#include <net/hotdata.h>
 #include <net/gso.h>
 #include <net/net_namespace.h>
 #include <net/netdev_lock.h>

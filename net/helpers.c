@@ -72,3 +72,18 @@ netdev_features_t rnet_netif_f_hw_gso(void) { return NETIF_F_ALL_TSO | NETIF_F_G
 void *rnet_skb_gro_header(struct sk_buff *skb, unsigned int hlen, unsigned int offset) { return skb_gro_header(skb, hlen, offset); }
 void rnet_skb_gro_postpull_rcsum(struct sk_buff *skb, const void *start, unsigned int len) { skb_gro_postpull_rcsum(skb, start, len); }
 unsigned int rnet_skb_gso_tcp_udp(void) { return SKB_GSO_TCPV4 | SKB_GSO_TCPV6 | SKB_GSO_TCP_ECN | SKB_GSO_TCP_FIXEDID | SKB_GSO_UDP_L4; }
+void *rnet___alloc_percpu(size_t size, size_t align) { return __alloc_percpu(size, align); }
+unsigned int rnet_nr_cpu_ids(void) { return nr_cpu_ids; }
+bool rnet_cpu_possible(unsigned int cpu) { return cpu_possible(cpu); }
+void *rnet_per_cpu_ptr(void __percpu *p, unsigned int cpu) { return per_cpu_ptr(p, cpu); }
+void *rnet_this_cpu_ptr(void __percpu *p) { return this_cpu_ptr(p); }
+void rnet_skb_queue_head_init(struct sk_buff_head *q) { skb_queue_head_init(q); }
+void rnet_skb_queue_purge(struct sk_buff_head *q) { skb_queue_purge(q); }
+void rnet_napi_set_no_busy_poll(struct napi_struct *n) { set_bit(NAPI_STATE_NO_BUSY_POLL, &n->state); }
+void rnet_netif_napi_add(struct net_device *dev, struct napi_struct *n, int (*poll)(struct napi_struct *, int)) { netif_napi_add(dev, n, poll); }
+void rnet___netif_napi_del(struct napi_struct *n) { __netif_napi_del(n); }
+void rnet_napi_schedule(struct napi_struct *n) { napi_schedule(n); }
+void rnet_napi_gro_receive(struct napi_struct *n, struct sk_buff *skb) { napi_gro_receive(n, skb); }
+int rnet_max_backlog(void) { return READ_ONCE(net_hotdata.max_backlog); }
+void rnet_dev_core_stats_rx_dropped_inc(struct net_device *dev) { dev_core_stats_rx_dropped_inc(dev); }
+void rnet_skb_unset_transport_header(struct sk_buff *skb) { skb_unset_transport_header(skb); }

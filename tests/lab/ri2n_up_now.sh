@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# A peer's packets go up in the order its window released them, on a
+# receiver with 2 CPUs, and short ones at once (issue 13).
+#
+# The window orders under the state lock, but handed its releases up after
+# the lock, on the GRO cell of whichever CPU released them; two CPUs
+# releasing one after the other raced, and the later could go up first.
+# Now each peer has one cell (net/gro.rs), its packets queued there under
+# the lock: one poll of a cell runs at a time and flushes its GRO before
+# the next. A short packet (at most half the MTU: GRO merges only runs of
+# full segments, which a short one ends) goes up at once if its peer's
+# cell is idle, through a claim that keeps the cell's poll off meanwhile,
+# saving a NAPI round on every small message.
+#
+# Checked, on n2 (2 vCPUs): 64-byte ping-pong goes up at once (`up_now`);
+# bulk TCP through the cell (`up_gro`); n2's TCP sees (nearly) nothing out
+# of order (TcpExtTCPOFOQueue) in bulk, in a stream whose short segments
+# follow full ones in the same poll (n2 rx_gro=0), and in the same with
+# every segment on the next link and each link's interrupt on its own
+# CPU. cad671a's module (kernel gro_cells, each CPU's own): 112, 134 and
+# 418 out of order; with the idle test taken out of an earlier version of
+# this change (short ones up at once always, 1 vCPU): 7 and 466.
+set -u
+. "$(dirname "$0")/lib.sh"
+LAB_SMP=2 lab_up 2 2
+ri2n_up n1 n2 || fail "ri2n_up"
+on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
+# (0 from a driver without them.)
+now() { local v; v=$(proc_counter "$1" up_now); echo "${v:-0}"; }
+gro() { local v; v=$(proc_counter "$1" up_gro); echo "${v:-0}"; }
+
+n0=$(now n2) g0=$(gro n2)
+on n1 ping -q -i 0.002 -s 16 -c 1000 -w 20 10.0.0.2 >"$LAB_DIR/pingpong.out"
+n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0))
+pretty INFO "64-byte ping-pong, n2: up at once $n1, through the cell $g1; $(grep -o '[0-9]* received' "$LAB_DIR/pingpong.out")"
+check "64-byte ping-pong: n2 hands nearly all up at once ($n1 of $((n1 + g1)), >= 95 %)" \
+	test "$n1" -ge 950 -a $((n1 * 100)) -ge $(((n1 + g1) * 95))
+
+on n2 iperf3 -s -D
+sleep 0.3
+on n2 nstat -n
+n0=$(now n2) g0=$(gro n2)
+rel() { echo "timeout $(peer_counter n2 n1 timeout) loss $(peer_counter n2 n1 loss) late $(peer_counter n2 n1 late)"; }
+r0=$(rel)
+bw=$(on n1 iperf3 -c 10.0.0.2 -t 3 -J | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.0f", $2 / 1e6; exit}')
+n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0))
+ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
+pretty INFO "bulk TCP n1 -> n2, ${bw:-0} Mbit/s: n2 up at once $n1, through the cell $g1; n2's window: $r0 -> $(rel)"
+check "bulk TCP: full segments through the cell ($g1 through it, $n1 at once)" test "$g1" -gt "$n1"
+# (One run of six here saw 8, with no window release by timeout or loss:
+# not explained yet. cad671a's module, which handed releases up on the
+# receiving CPU's cell after the state lock, saw 112.)
+check "  ... at most 20 out of order at n2's TCP (${ofo:-0})" test "${ofo:-0}" -le 20
+
+# n2 again with rx_gro=0: n1's slave cuts each GSO packet into frames
+# that n2 now takes one by one, so a short tail (iperf3 -N -l 1500: writes
+# of a full segment and 60 bytes) comes right after full segments that its
+# window released into the cell in the same poll.
+on n2 rmmod ri2n || fail "rmmod on n2"
+RI2N_PARAMS="rx_gro=0" ri2n_up n2 || fail "ri2n_up n2 rx_gro=0"
+on n2 iperf3 -s -D
+on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
+on n2 nstat -n
+n0=$(now n2) g0=$(gro n2)
+on n1 iperf3 -c 10.0.0.2 -t 4 -N -l 1500 >/dev/null
+n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0))
+ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
+pretty INFO "full and short segments in turn (iperf3 -N -l 1500, n2 rx_gro=0), n2: up at once $n1, through the cell $g1, out of order ${ofo:-0}"
+check "full and short segments in turn: both ways up used ($n1 at once, $g1 through the cell)" test "$n1" -gt 0 -a "$g1" -gt 0
+check "  ... none out of order at n2's TCP (${ofo:-0})" test "${ofo:-0}" = 0
+
+# Across CPUs: n2's eth0 interrupts on CPU 0, eth1's on CPU 1, and n1
+# sends every segment to the next link (tx_gso=0 stripe_segs=1), so a
+# full segment goes into one CPU's cell and the short one after it
+# arrives on the other CPU, whose cell is idle. It must not go up at once
+# (core/peers.rs UpVia): the full one may still be queued.
+for n in n1 n2; do on $n rmmod ri2n || fail "rmmod on $n"; done
+RI2N_PARAMS="tx_gso=0 stripe_segs=1" ri2n_up n1 || fail "ri2n_up n1 tx_gso=0 stripe_segs=1"
+RI2N_PARAMS="rx_gro=0" ri2n_up n2 || fail "ri2n_up n2 rx_gro=0"
+for l in 0 1; do
+	irq=$(on n2 sh -c "awk -v d=\$(basename \$(readlink /sys/class/net/eth$l/device))-input '\$NF ~ d {sub(\":\", \"\", \$1); print \$1}' /proc/interrupts")
+	on n2 sh -c "echo $((l + 1)) > /proc/irq/$irq/smp_affinity" || fail "eth$l's interrupt (irq ${irq:-none}) to CPU $l"
+done
+on n2 iperf3 -s -D
+on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
+cpu_rx() { on n2 awk '$1 == "NET_RX:" {print $2 "/" $3}' /proc/softirqs; }
+c0=$(cpu_rx)
+on n2 nstat -n
+n0=$(now n2) g0=$(gro n2)
+on n1 iperf3 -c 10.0.0.2 -t 4 -N -l 1500 >/dev/null
+n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0))
+ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
+pretty INFO "across CPUs (n2 NET_RX softirqs per CPU $c0 -> $(cpu_rx)): up at once $n1, through the cells $g1, out of order ${ofo:-0}"
+check "across CPUs: none out of order at n2's TCP (${ofo:-0})" test "${ofo:-0}" = 0
+finish
