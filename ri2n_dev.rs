@@ -347,12 +347,13 @@ impl Driver for Ri2n {
         let counted = dev.counted_tx();
         let st = dev.data().lock_state();
         let s = &st.stats_with(counted);
+        let up = dev.data().gro.counts();
         let dev_vals = [
             s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link,
             s.tx_queue_full, s.tx_loop, s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates,
             s.peers_new, s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent,
             s.rx_auth_fail, s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames,
-            s.lock_rounds, s.lock_contended, s.tx_peer_contended, s.sweeps,
+            s.lock_rounds, s.lock_contended, s.tx_peer_contended, s.sweeps, up.now, up.polled,
         ];
         let mut i = 0;
         for v in dev_vals {
@@ -581,12 +582,12 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
 }
 
 /// `ethtool -S` device counters, in `stats_values` order.
-const DEV_STATS: [&str; 31] = [
+const DEV_STATS: [&str; 33] = [
     "rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_dropped", "tx_dropped", "tx_no_link",
     "tx_queue_full", "tx_loop", "rx_malformed", "rx_not_for_us", "rx_unordered", "rx_bcast_copies", "rx_duplicates",
     "peers_new", "peers_refused", "peers_evicted", "peers_aged", "rx_nobuf", "rx_held_full", "hb_sent",
     "rx_auth_fail", "rx_replays", "rx_mode_mismatch", "slave_mac_taken", "rx_merged", "rx_merged_frames",
-    "lock_rounds", "lock_contended", "tx_peer_contended", "sweeps",
+    "lock_rounds", "lock_contended", "tx_peer_contended", "sweeps", "up_now", "up_gro",
 ];
 /// `ethtool -S` per-link counters, after the device's.
 const LINK_STATS: [&str; 4] = ["rx_packets", "tx_packets", "tx_dropped", "tx_whole"];

@@ -192,9 +192,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         // they are up.
         let claim = after.cell.and_then(|i| if after.short { d.gro.claim(i) } else { None });
         if let (Some(i), None) = (after.cell, &claim) {
-            for s in core::mem::take(&mut up) {
-                d.gro.queue(i, s);
-            }
+            d.gro.queue(i, core::mem::take(&mut up));
         }
         (after, claim)
     };

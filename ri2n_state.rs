@@ -1647,14 +1647,18 @@ impl SweepCx<'_> {
             p.hb_pending |= carrier;
         }
         let active = p.rx_active(carrier);
-        let (stats, held_bytes, gro) = (&mut *self.stats, &mut *self.held_bytes, self.gro);
-        // Queued under the state lock, as receive queues: in order.
+        let (stats, held_bytes) = (&mut *self.stats, &mut *self.held_bytes);
+        let mut up = SkbList::new();
         p.rx.sweep(t, active, &params, self.bufs, &mut |s| {
             stats.rx_packets += 1;
             stats.rx_bytes += s.len() as u64;
             *held_bytes = held_bytes.saturating_sub(s.truesize() as usize);
-            gro.queue(cell_of(slot), s);
+            up.push(s);
         });
+        if !up.is_empty() {
+            // Under the state lock, as receive queues: in order.
+            self.gro.queue(cell_of(slot), up);
+        }
         if p.hb_pending & carrier != 0 {
             enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
         }

@@ -17,7 +17,7 @@
 
 use super::bindings;
 use super::device::Device;
-use super::skb::{DropReason, Skb};
+use super::skb::{DropReason, Skb, SkbList};
 use core::ffi::{c_int, c_void};
 use core::ptr;
 use core::marker::PhantomData;
@@ -25,21 +25,23 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
-/// One CPU's cell.
+/// A cell: a queue of packets and the NAPI context whose poll hands them
+/// up through GRO. Any CPU may queue on it, claim it or run its poll.
 ///
 /// # Invariants
 ///
 /// Once [`GroCells::new`] returns: `queue` is initialised, `napi` added to
-/// the device and enabled, until [`GroCells::destroy`].
+/// the device and enabled, until [`GroCells::destroy`]. `queue` is only
+/// touched under its lock, in softirq or with BH off (a threaded poll); a
+/// packet that finds it empty schedules the poll, and the poll completes
+/// only once it found it empty: so a queued packet always has a poll to
+/// come.
 #[repr(C)]
 struct Cell {
     /// First: `poll` finds the cell from it.
     napi: Opaque<bindings::napi_struct>,
-    /// Packets waiting for the poll; its own lock keeps them safe when the
-    /// poll runs in a thread, maybe on another CPU (threaded NAPI).
     queue: Opaque<bindings::sk_buff_head>,
-    /// Packets handed up at once (by this CPU) and through the poll (by
-    /// the one poll that runs at a time), read by `counts`.
+    /// Packets handed up at once (by claims) and through the poll.
     now: AtomicU64,
     polled: AtomicU64,
 }
@@ -55,26 +57,50 @@ impl Cell {
         unsafe { ptr::read_volatile(&raw const (*self.queue.get()).qlen) }
     }
 
-    /// Queues `skb` for the poll.
-    fn queue(&self, skb: Skb) {
-        if !up(&skb) {
-            return skb.drop_reason(DropReason::DevReady);
-        }
+    /// Runs `f` on the queue under its lock.
+    fn locked<R>(&self, f: impl FnOnce(*mut bindings::sk_buff_head) -> R) -> R {
+        let q = self.queue.get();
+        // SAFETY: An initialised queue (invariant); BH is off in every
+        // context that takes this lock, so a plain spin_lock suffices.
+        unsafe { bindings::spin_lock(&raw mut (*q).lock) };
+        let r = f(q);
+        // SAFETY: Taken above.
+        unsafe { bindings::spin_unlock(&raw mut (*q).lock) };
+        r
+    }
+
+    /// Queues `skbs` for the poll, in one round of the queue's lock.
+    fn queue(&self, skbs: SkbList) {
         // As gro_cells.c: a poll that cannot keep up drops, not hoards.
         // SAFETY: A read of a tunable.
-        if self.qlen() > unsafe { bindings::max_backlog() } as u32 {
+        let max = unsafe { bindings::max_backlog() } as u32;
+        let (was_empty, mut dropped) = self.locked(|q| {
+            // SAFETY: The queue, locked.
+            let was_empty = unsafe { (*q).qlen } == 0;
+            let mut dropped = SkbList::new();
+            for skb in skbs {
+                // SAFETY: As above; __skb_queue_tail takes the skb.
+                unsafe {
+                    if !up(&skb) || (*q).qlen > max {
+                        dropped.push(skb);
+                        continue;
+                    }
+                    bindings::skb_unset_transport_header(skb.as_raw());
+                    bindings::__skb_queue_tail(q, skb.into_raw());
+                }
+            }
+            (was_empty, dropped)
+        });
+        if was_empty && self.qlen() != 0 {
+            // SAFETY: An initialised NAPI context (invariant). It schedules
+            // the poll, or finds it scheduled (a poll about to complete, or
+            // a claim) and sets MISSED, so that it polls again.
+            unsafe { bindings::napi_schedule(self.napi()) };
+        }
+        while let Some(skb) = dropped.pop() {
             // SAFETY: The skb's device (ri2n0) is alive while its packets are.
             unsafe { bindings::dev_core_stats_rx_dropped_inc(super::skb::dev_of(skb.as_raw())) };
-            return skb.drop_reason(DropReason::Full);
-        }
-        // SAFETY: An initialised cell (invariant); skb_queue_tail takes the
-        // skb under the queue's lock. napi_schedule either schedules the
-        // poll or finds it scheduled (or claimed) and sets MISSED, so that
-        // it polls again once done.
-        unsafe {
-            bindings::skb_unset_transport_header(skb.as_raw());
-            bindings::skb_queue_tail(self.queue.get(), skb.into_raw());
-            bindings::napi_schedule(self.napi());
+            skb.drop_reason(DropReason::Full);
         }
     }
 }
@@ -87,8 +113,10 @@ impl Cell {
 /// [`Cell`]) for a device that outlives this, until `dead` is set; freed
 /// on drop. The device's teardown leaves that until an RCU grace period
 /// after `destroy` (its private data goes in `priv_destructor`), or, when
-/// registration failed, until no NAPI of it was ever listed. `cpus` lists
-/// the possible CPUs, at least one.
+/// registration failed, at once: the device was never published, and
+/// its cells have no NAPI id and no netpoll. `cpus` lists the possible
+/// CPUs, at least one: cell `i` lives in CPU `cpus[i]`'s slot, for
+/// memory's sake only (any CPU uses any cell).
 pub struct GroCells {
     cells: *mut c_void,
     cpus: KVec<u32>,
@@ -171,20 +199,21 @@ impl GroCells {
     /// Hands `skb` to the stack through this CPU's cell (softirq context),
     /// for packets that need no order with others.
     pub fn receive(&self, skb: Skb) {
+        let mut l = SkbList::new();
+        l.push(skb);
         match self.this_cell() {
-            Some(c) => c.queue(skb),
-            None => skb.drop_reason(DropReason::DevReady),
+            Some(c) => c.queue(l),
+            None => drop(l),
         }
     }
 
-    /// Hands `skb` to the stack through cell `i` (softirq context): after
+    /// Hands `skbs` to the stack through cell `i` (softirq context): after
     /// everything queued on that cell before, from any CPU. It only queues
     /// and schedules, so the caller may hold its own lock, which then
     /// orders what the cell hands up.
-    pub fn queue(&self, i: usize, skb: Skb) {
-        match self.cell(i) {
-            Some(c) => c.queue(skb),
-            None => skb.drop_reason(DropReason::DevReady),
+    pub fn queue(&self, i: usize, skbs: SkbList) {
+        if let Some(c) = self.cell(i) {
+            c.queue(skbs);
         }
     }
 
@@ -197,10 +226,11 @@ impl GroCells {
         let c = self.cell(i)?;
         // SAFETY: An initialised NAPI context (invariant). Taking SCHED
         // (napi_schedule_prep) keeps every poll of it off until we give it
-        // back; a poll that held packets with a flush timeout left them in
+        // back (netpoll, which polls regardless, is off for ri2n0); a poll that held packets with a flush timeout left them in
         // its GRO, and those go first: schedule it, and queue behind.
         unsafe {
-            if !bindings::napi_schedule_prep(c.napi()) {
+            // Busy: no need to tell the poll (prep would set MISSED).
+            if bindings::napi_is_scheduled(c.napi()) || !bindings::napi_schedule_prep(c.napi()) {
                 return None;
             }
             if c.qlen() != 0 || ptr::read_volatile(&raw const (*c.napi()).gro.bitmask) != 0 {
@@ -282,7 +312,12 @@ impl Drop for Claim<'_> {
         // its GRO and the cell on no poll list: napi_complete_done gives
         // the bit back, or, if a packet was queued meanwhile (its
         // napi_schedule found the bit taken and set MISSED), schedules the
-        // poll for it.
+        // poll for it. It would return early, leaving SCHED set, while
+        // netpoll or busy polling service the context (NPSVC,
+        // IN_BUSY_POLL): neither can, as the cells have no NAPI id
+        // (NO_BUSY_POLL) and the device no netpoll (IFF_DISABLE_NETPOLL).
+        // With a GRO flush timeout set on ri2n0 it may arm the watchdog,
+        // which then polls an empty cell once.
         unsafe { bindings::napi_complete_done(self.cell.napi(), 0) };
     }
 }
@@ -296,7 +331,7 @@ fn up(skb: &Skb) -> bool {
 }
 
 /// A cell's NAPI poll (softirq, or its thread): up to `budget` packets
-/// through GRO.
+/// through GRO, taken off the queue in one round of its lock.
 ///
 /// GRO may steal a packet's head or frags: the driver hands up packets
 /// whose head is its own (`Skb::strip_shim` makes it writable).
@@ -304,18 +339,24 @@ unsafe extern "C" fn poll(napi: *mut bindings::napi_struct, budget: c_int) -> c_
     // SAFETY: `napi` is the first field of a live cell (repr(C)): NAPI
     // polls only while enabled, and `destroy` disables it first.
     let c = unsafe { &*napi.cast::<Cell>() };
-    let mut done = 0;
-    while done < budget {
-        // SAFETY: An initialised queue; skb_dequeue takes its lock.
-        let skb = unsafe { bindings::skb_dequeue(c.queue.get()) };
-        if skb.is_null() {
-            break;
+    let mut batch = SkbList::new();
+    c.locked(|q| {
+        while (batch.len() as c_int) < budget {
+            // SAFETY: The queue, locked; __skb_dequeue hands us the skb.
+            match unsafe { Skb::from_raw(bindings::__skb_dequeue(q)) } {
+                Some(skb) => batch.push(skb),
+                None => break,
+            }
         }
+    });
+    let done = batch.len() as c_int;
+    for skb in batch {
         // SAFETY: GRO takes the skb; we are the cell's poll.
-        unsafe { bindings::napi_gro_receive(napi, skb) };
-        done += 1;
+        unsafe { bindings::napi_gro_receive(napi, skb.into_raw()) };
     }
     c.polled.fetch_add(done as u64, Ordering::Relaxed);
+    // With the queue found empty (fewer than the budget), complete: a
+    // packet queued since then scheduled the poll again (MISSED).
     if done < budget {
         // SAFETY: Our poll, done with less than its budget.
         unsafe { bindings::napi_complete_done(napi, done) };

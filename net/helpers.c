@@ -87,3 +87,8 @@ void rnet_napi_gro_receive(struct napi_struct *n, struct sk_buff *skb) { napi_gr
 int rnet_max_backlog(void) { return READ_ONCE(net_hotdata.max_backlog); }
 void rnet_dev_core_stats_rx_dropped_inc(struct net_device *dev) { dev_core_stats_rx_dropped_inc(dev); }
 void rnet_skb_unset_transport_header(struct sk_buff *skb) { skb_unset_transport_header(skb); }
+void rnet_spin_lock(spinlock_t *lock) { spin_lock(lock); }
+void rnet_spin_unlock(spinlock_t *lock) { spin_unlock(lock); }
+void rnet___skb_queue_tail(struct sk_buff_head *q, struct sk_buff *skb) { __skb_queue_tail(q, skb); }
+struct sk_buff *rnet___skb_dequeue(struct sk_buff_head *q) { return __skb_dequeue(q); }
+bool rnet_napi_is_scheduled(struct napi_struct *n) { return napi_is_scheduled(n); }

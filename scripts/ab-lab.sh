@@ -65,7 +65,11 @@ local_bulk() {
 }
 out=$LAB_DIR/ab.txt
 for ((r = 1; r <= rounds; r++)); do
-	for v in old new; do
+	# Old first in odd rounds, new first in even ones: the second module
+	# of a round may fare worse for being second (a lab's order effect).
+	order="old new"
+	((r % 2)) || order="new old"
+	for v in $order; do
 		up $v
 		line="round $r $v"
 		for s in $sizes; do
@@ -81,6 +85,10 @@ for ((r = 1; r <= rounds; r++)); do
 		down
 	done
 done
+# The median over the rounds of each figure's ratio new / old.
+awk '{k = $2; for (i = 4; i <= NF; i += 2) {f[i] = $i; x[k, $3, i] = $(i + 1)}; r[k] = 1}
+	END {printf "median new/old:"; for (i = 4; i in f; i += 2) {n = 0; for (k in r) if (x[k, "old", i] > 0) q[++n] = x[k, "new", i] / x[k, "old", i];
+		asort(q); m = n % 2 ? q[(n + 1) / 2] : (q[n / 2] + q[n / 2 + 1]) / 2; printf " %s %.3f", f[i], m; delete q}; print ""}' "$out"
 for v in old new; do
 	awk -v v=$v '$3 == v {for (i = 4; i <= NF; i += 2) {k[i] = $i; s[i] += $(i + 1); n[i]++}}
 		END {printf "mean %s rtt_us:", v; for (i = 4; i in k; i += 2) printf " %s %.0f", k[i], s[i] / n[i]; print ""}' "$out"
