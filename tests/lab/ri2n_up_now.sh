@@ -13,8 +13,9 @@
 # saving a NAPI round on every small message.
 #
 # Checked, on n2 (2 vCPUs): 64-byte ping-pong goes up at once (`up_now`);
-# bulk TCP through the cell (`up_gro`); n2's TCP sees (nearly) nothing out
-# of order (TcpExtTCPOFOQueue) in bulk, in a stream whose short segments
+# bulk TCP through the cell (`up_gro`); n2's TCP sees nothing out of order
+# (TcpExtTCPOFOQueue) beyond what the window itself handed up out of turn
+# (a gap given up, a late packet) in bulk, in a stream whose short segments
 # follow full ones in the same poll (n2 rx_gro=0), and in the same with
 # every segment on the next link and each link's interrupt on its own
 # CPU. cad671a's module (kernel gro_cells, each CPU's own): 112, 134 and
@@ -28,6 +29,16 @@ on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
 # (0 from a driver without them.)
 now() { local v; v=$(proc_counter "$1" up_now); echo "${v:-0}"; }
 gro() { local v; v=$(proc_counter "$1" up_gro); echo "${v:-0}"; }
+# What n2's window for n1 handed up out of turn: FAST_TOUT and loss
+# releases, flushes, jumps, and late packets. TCP may see that much out of
+# order (the debug kernel's guests are slow enough for FAST_TOUT); the
+# cells must add none.
+rel() {
+	local k
+	for k in timeout loss flushes jumps late; do printf '%s %s ' $k "$(peer_counter n2 n1 $k)"; done
+}
+out_of_turn() { peer_counter n2 n1 "$1"; }
+turns() { echo $(($(out_of_turn timeout) + $(out_of_turn loss) + $(out_of_turn flushes) + $(out_of_turn jumps) + $(out_of_turn late))); }
 
 n0=$(now n2) g0=$(gro n2)
 on n1 ping -q -i 0.002 -s 16 -c 1000 -w 20 10.0.0.2 >"$LAB_DIR/pingpong.out"
@@ -40,22 +51,14 @@ on n2 iperf3 -s -D
 sleep 0.3
 on n2 nstat -n
 n0=$(now n2) g0=$(gro n2)
-rel() {
-	local k
-	for k in timeout loss flushes jumps late; do printf '%s %s ' $k "$(peer_counter n2 n1 $k)"; done
-}
-r0=$(rel)
+r0=$(rel) t0=$(turns)
 bw=$(on n1 iperf3 -c 10.0.0.2 -t 3 -J | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.0f", $2 / 1e6; exit}')
 n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0))
 ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
 pretty INFO "bulk TCP n1 -> n2, ${bw:-0} Mbit/s: n2 up at once $n1, through the cell $g1; n2's window: $r0 -> $(rel)"
 check "bulk TCP: full segments through the cell ($g1 through it, $n1 at once)" test "$g1" -gt "$n1"
-# (Two runs of seven here saw 8 and 14, the second with 15 packets late at
-# n2's window, neither timeout nor loss releases: the window moved past
-# them otherwise (the counters now printed say how). cad671a's module,
-# which handed releases up on the receiving CPU's cell after the state
-# lock, saw 112.)
-check "  ... at most 20 out of order at n2's TCP (${ofo:-0})" test "${ofo:-0}" -le 20
+t1=$(($(turns) - t0))
+check "  ... none out of order at n2's TCP but what the window handed up out of turn (${ofo:-0} <= $t1)" test "${ofo:-0}" -le "$t1"
 
 # n2 again with rx_gro=0: n1's slave cuts each GSO packet into frames
 # that n2 now takes one by one, so a short tail (iperf3 -N -l 1500: writes
@@ -66,13 +69,13 @@ RI2N_PARAMS="rx_gro=0" ri2n_up n2 || fail "ri2n_up n2 rx_gro=0"
 on n2 iperf3 -s -D
 on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
 on n2 nstat -n
-n0=$(now n2) g0=$(gro n2)
+n0=$(now n2) g0=$(gro n2) t0=$(turns)
 on n1 iperf3 -c 10.0.0.2 -t 4 -N -l 1500 >/dev/null
-n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0))
+n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0)) t1=$(($(turns) - t0))
 ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
-pretty INFO "full and short segments in turn (iperf3 -N -l 1500, n2 rx_gro=0), n2: up at once $n1, through the cell $g1, out of order ${ofo:-0}"
+pretty INFO "full and short segments in turn (iperf3 -N -l 1500, n2 rx_gro=0), n2: up at once $n1, through the cell $g1, out of order ${ofo:-0}; window: $(rel)"
 check "full and short segments in turn: both ways up used ($n1 at once, $g1 through the cell)" test "$n1" -gt 0 -a "$g1" -gt 0
-check "  ... none out of order at n2's TCP (${ofo:-0})" test "${ofo:-0}" = 0
+check "  ... none out of order at n2's TCP but what the window handed up out of turn (${ofo:-0} <= $t1)" test "${ofo:-0}" -le "$t1"
 
 # Across CPUs: n2's eth0 interrupts on CPU 0, eth1's on CPU 1, and n1
 # sends every segment to the next link (tx_gso=0 stripe_segs=1), so a
@@ -91,10 +94,10 @@ on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
 cpu_rx() { on n2 awk '$1 == "NET_RX:" {print $2 "/" $3}' /proc/softirqs; }
 c0=$(cpu_rx)
 on n2 nstat -n
-n0=$(now n2) g0=$(gro n2)
+n0=$(now n2) g0=$(gro n2) t0=$(turns)
 on n1 iperf3 -c 10.0.0.2 -t 4 -N -l 1500 >/dev/null
-n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0))
+n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0)) t1=$(($(turns) - t0))
 ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
-pretty INFO "across CPUs (n2 NET_RX softirqs per CPU $c0 -> $(cpu_rx)): up at once $n1, through the cells $g1, out of order ${ofo:-0}"
-check "across CPUs: none out of order at n2's TCP (${ofo:-0})" test "${ofo:-0}" = 0
+pretty INFO "across CPUs (n2 NET_RX softirqs per CPU $c0 -> $(cpu_rx)): up at once $n1, through the cells $g1, out of order ${ofo:-0}; window: $(rel)"
+check "across CPUs: none out of order at n2's TCP but what the window handed up out of turn (${ofo:-0} <= $t1)" test "${ofo:-0}" -le "$t1"
 finish
