@@ -9,7 +9,8 @@
 //! peer's reorder window (data), broadcast filter (broadcast) or failure
 //! detector (heartbeat). What the window releases reaches the stack through
 //! its peer's GRO cell, queued under the state lock so that it goes up in
-//! order; short packets at once, when that cell is idle.
+//! order; packets that end a GRO run (short ones, a message's last) at
+//! once, when that cell is idle.
 //!
 //! Frames addressed to another of ri2n0's addresses (a macvlan's, synced to
 //! the slaves) or, while promiscuous (ri2n0 in a bridge), to another host
@@ -185,12 +186,12 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         }
         // Into the peer's cell under the lock, so that the cell hands its
         // packets up in the order the window released them, whichever CPU
-        // did. Short ones go up at once if the cell is idle: GRO merges
-        // only runs of full segments, which a short one ends, and the
-        // cell's NAPI round is a cost on every small message (issue 13's
-        // 64-byte round trip). The claim keeps the cell's poll off until
-        // they are up.
-        let claim = after.cell.and_then(|i| if after.short { d.gro.claim(i) } else { None });
+        // did. Packets that end any run GRO could merge (short ones, the
+        // last of a message) go up at once if the cell is idle: with
+        // nothing held to join and nothing to follow, the cell's NAPI round
+        // would be a cost on every message for nothing (issue 13's round
+        // trips). The claim keeps the cell's poll off until they are up.
+        let claim = after.cell.and_then(|i| if after.ends_runs { d.gro.claim(i) } else { None });
         if let (Some(i), None) = (after.cell, &claim) {
             d.gro.queue(i, core::mem::take(&mut up));
         }

@@ -219,10 +219,10 @@ pub(crate) struct RxAfter {
     /// Send queued heartbeats now (probe answers, news of a failure).
     pub(crate) kick: bool,
     /// The GRO cell of the peer (ri2n_rx.rs), if its window released
-    /// packets (`up`), and whether all of them are short: at most
-    /// `short_max` bytes, not GSO.
+    /// packets (`up`), and whether each of them ends any run GRO could
+    /// merge ([`ends_gro_run`]).
     pub(crate) cell: Option<usize>,
-    pub(crate) short: bool,
+    pub(crate) ends_runs: bool,
     /// The sweep is due sooner than its timer is armed for: milliseconds
     /// from now, for `Timer::reduce_ms`.
     pub(crate) pull_ms: Option<u32>,
@@ -233,6 +233,16 @@ pub(crate) struct RxAfter {
 /// released them (net/gro.rs); peers spread over the cells.
 pub(crate) fn cell_of(slot: usize) -> usize {
     slot
+}
+
+/// Whether GRO would merge nothing into or after `s`, so that it may skip
+/// an idle GRO cell (ri2n_rx.rs): a short packet (at most `short_max`
+/// bytes, not GSO: GRO merges runs of full segments, which a short one
+/// ends), or a TCP segment whose flags make GRO flush the run it ends
+/// (PSH, as the last segment of a message has; URG, RST, SYN, FIN).
+fn ends_gro_run(s: &mut Skb, short_max: u32) -> bool {
+    const FLUSHING: u8 = 0x01 | 0x02 | 0x04 | 0x08 | 0x20;
+    (!s.is_gso() && s.len() <= short_max) || s.tcp_flags().is_some_and(|f| f & FLUSHING != 0)
 }
 
 /// See the module documentation.
@@ -1125,12 +1135,12 @@ impl State {
         // Truesize of what left the windows (a `Cell`: read while the
         // closure lives).
         let out_bytes = core::cell::Cell::new(0usize);
-        let short = core::cell::Cell::new(true);
-        let mut deliver = |s: Skb| {
+        let ends_runs = core::cell::Cell::new(true);
+        let mut deliver = |mut s: Skb| {
             stats.rx_packets += span_of(&s) as u64;
             stats.rx_bytes += s.len() as u64;
             out_bytes.set(out_bytes.get() + s.truesize() as usize);
-            short.set(short.get() && !s.is_gso() && s.len() <= short_max);
+            ends_runs.set(ends_runs.get() && ends_gro_run(&mut s, short_max));
             up.push(s);
         };
         peer.rx.window.set_strict(epoch.is_some());
@@ -1237,7 +1247,7 @@ impl State {
         }
         if !up.is_empty() {
             after.cell = Some(cell_of(slot));
-            after.short = short.get();
+            after.ends_runs = ends_runs.get();
         }
         c.publish(&peer.det);
         match peer.sweep_need(t, carrier, &params) {

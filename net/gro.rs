@@ -181,7 +181,9 @@ impl GroCells {
         if self.dead.load(Ordering::Acquire) {
             return None;
         }
-        let cpu = self.cpus[i % self.cpus.len()];
+        // No panicking `%` (objtool does not know core's rem_by_zero panic
+        // as noreturn); `cpus` is never empty (invariant).
+        let cpu = *i.checked_rem(self.cpus.len()).and_then(|j| self.cpus.get(j))?;
         // SAFETY: The cells are live until drop (invariant).
         Some(unsafe { &*bindings::per_cpu_ptr(self.cells, cpu).cast::<Cell>() })
     }

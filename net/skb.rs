@@ -197,6 +197,38 @@ impl Skb {
         unsafe { bindings::pskb_may_pull(self.as_raw(), len) }
     }
 
+    /// The flags byte of the TCP header of a received packet whose data
+    /// starts at its IPv4 or IPv6 header (`eth_type_trans` done), or
+    /// `None` if it is not an unfragmented TCP segment without IPv6
+    /// extension headers.
+    pub fn tcp_flags(&mut self) -> Option<u8> {
+        const TCP: u8 = 6;
+        let ip = match self.protocol() {
+            p if p == bindings::ETH_P_IP as u16 => {
+                if !self.may_pull(20) {
+                    return None;
+                }
+                let d = self.data();
+                // Not a fragment (offset and "more fragments" clear).
+                if d[9] != TCP || u16::from_be_bytes([d[6], d[7]]) & 0x3fff != 0 {
+                    return None;
+                }
+                (d[0] & 0xf) as u32 * 4
+            }
+            p if p == bindings::ETH_P_IPV6 as u16 => {
+                if !self.may_pull(40) || self.data()[6] != TCP {
+                    return None;
+                }
+                40
+            }
+            _ => return None,
+        };
+        if ip < 20 || !self.may_pull(ip + 14) {
+            return None;
+        }
+        Some(self.data()[ip as usize + 13])
+    }
+
     /// The linear data from `skb->data`.
     pub fn data(&self) -> &[u8] {
         // SAFETY: We own it; `data` has `headlen` linear bytes, valid while
