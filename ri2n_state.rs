@@ -235,11 +235,13 @@ pub(crate) fn cell_of(slot: usize) -> usize {
     slot
 }
 
-/// Whether GRO would merge nothing into or after `s`, so that it may skip
-/// an idle GRO cell (ri2n_rx.rs): a short packet (at most `short_max`
-/// bytes, not GSO: GRO merges runs of full segments, which a short one
-/// ends), or a TCP segment whose flags make GRO flush the run it ends
-/// (PSH, as the last segment of a message has; URG, RST, SYN, FIN).
+/// Whether `s` may skip an idle GRO cell (ri2n_rx.rs) at little or no
+/// cost in merging: a TCP segment whose flags make GRO flush the run it
+/// ends (PSH, as the last segment of a message has; URG, RST, SYN, FIN),
+/// or a short packet (at most `short_max` bytes, not GSO). Order is the
+/// claim's business, not this: an idle cell holds nothing of the peer.
+/// (A short TCP segment without those flags, rare, would be held by GRO
+/// and could take later ones of its size: that merge is lost.)
 fn ends_gro_run(s: &mut Skb, short_max: u32) -> bool {
     const FLUSHING: u8 = 0x01 | 0x02 | 0x04 | 0x08 | 0x20;
     (!s.is_gso() && s.len() <= short_max) || s.tcp_flags().is_some_and(|f| f & FLUSHING != 0)
@@ -1140,6 +1142,7 @@ impl State {
             stats.rx_packets += span_of(&s) as u64;
             stats.rx_bytes += s.len() as u64;
             out_bytes.set(out_bytes.get() + s.truesize() as usize);
+            // After truesize is counted: parsing may pull, which can grow it.
             ends_runs.set(ends_runs.get() && ends_gro_run(&mut s, short_max));
             up.push(s);
         };
