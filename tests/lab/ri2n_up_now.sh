@@ -77,6 +77,18 @@ check "bulk TCP: runs not ended through the cell ($g1 through it, $n1 at once)" 
 t1=$(($(turns) - t0))
 check "  ... none out of order at n2's TCP but what the window handed up out of turn (${ofo:-0} <= $t1)" test "${ofo:-0}" -le "$t1"
 
+# short_after_full: 4 s of writes of a full segment and 60 bytes (iperf3
+# -N -l 1500) n1 -> n2; sets n1 and g1 (n2's packets up at once and
+# through the cell), t1 (out of turn at n2's window) and ofo (n2's TCP).
+short_after_full() {
+	local n0 g0 t0
+	on n2 nstat -n
+	n0=$(now n2) g0=$(gro n2) t0=$(turns)
+	on n1 iperf3 -c 10.0.0.2 -t 4 -N -l 1500 >/dev/null
+	n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0)) t1=$(($(turns) - t0))
+	ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
+}
+
 # n2 again with rx_gro=0: n1's slave cuts each GSO packet into frames
 # that n2 now takes one by one, so a short tail (iperf3 -N -l 1500: writes
 # of a full segment and 60 bytes) comes right after full segments that its
@@ -85,11 +97,7 @@ on n2 rmmod ri2n || fail "rmmod on n2"
 RI2N_PARAMS="rx_gro=0" ri2n_up n2 || fail "ri2n_up n2 rx_gro=0"
 on n2 iperf3 -s -D
 on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
-on n2 nstat -n
-n0=$(now n2) g0=$(gro n2) t0=$(turns)
-on n1 iperf3 -c 10.0.0.2 -t 4 -N -l 1500 >/dev/null
-n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0)) t1=$(($(turns) - t0))
-ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
+short_after_full
 pretty INFO "full and short segments in turn (iperf3 -N -l 1500, n2 rx_gro=0), n2: up at once $n1, through the cell $g1, out of order ${ofo:-0}; window: $(rel)"
 check "full and short segments in turn: both ways up used ($n1 at once, $g1 through the cell)" test "$n1" -gt 0 -a "$g1" -gt 0
 check "  ... none out of order at n2's TCP but what the window handed up out of turn (${ofo:-0} <= $t1)" test "${ofo:-0}" -le "$t1"
@@ -97,8 +105,9 @@ check "  ... none out of order at n2's TCP but what the window handed up out of 
 # Across CPUs: n2's eth0 interrupts on CPU 0, eth1's on CPU 1, and n1
 # sends every segment to the next link (tx_gso=0 stripe_segs=1), so a
 # full segment goes into one CPU's cell and the short one after it
-# arrives on the other CPU, whose cell is idle. It must not go up at once
-# (core/peers.rs UpVia): the full one may still be queued.
+# arrives on the other CPU. Both go through the peer's one cell (or the
+# short one up at once only if that cell is idle): the full one may still
+# be queued.
 for n in n1 n2; do on $n rmmod ri2n || fail "rmmod on $n"; done
 RI2N_PARAMS="tx_gso=0 stripe_segs=1" ri2n_up n1 || fail "ri2n_up n1 tx_gso=0 stripe_segs=1"
 RI2N_PARAMS="rx_gro=0" ri2n_up n2 || fail "ri2n_up n2 rx_gro=0"
@@ -110,11 +119,7 @@ on n2 iperf3 -s -D
 on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
 cpu_rx() { on n2 awk '$1 == "NET_RX:" {print $2 "/" $3}' /proc/softirqs; }
 c0=$(cpu_rx)
-on n2 nstat -n
-n0=$(now n2) g0=$(gro n2) t0=$(turns)
-on n1 iperf3 -c 10.0.0.2 -t 4 -N -l 1500 >/dev/null
-n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0)) t1=$(($(turns) - t0))
-ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
+short_after_full
 pretty INFO "across CPUs (n2 NET_RX softirqs per CPU $c0 -> $(cpu_rx)): up at once $n1, through the cells $g1, out of order ${ofo:-0}; window: $(rel)"
 check "across CPUs: none out of order at n2's TCP but what the window handed up out of turn (${ofo:-0} <= $t1)" test "${ofo:-0}" -le "$t1"
 finish
