@@ -66,18 +66,37 @@ bulk() {
 	awk -v g="$g" -v s=$((s1 - s0)) -v c=$((c1 - c0)) -v r=$((r1 - r0)) 'BEGIN {b = r / 1e9; printf "%s %.1f %.1f", g, (b > 0 ? s / 1000 / b : 0), (b > 0 ? c / 1000 / b : 0)}'
 }
 [ -z "${PAIR_BULK:-}" ] || on n2 iperf3 -s -D
+# Each round measures the paths in another order (one, ri2n, bond; then
+# ri2n, bond, one; ...), so that no path always runs first or last in a
+# round; the summary gives each path's median round trip by its place.
+paths=(one ri2n)
+[ "$bond" = 0 ] || paths+=(bond)
+addr_one=10.3.0.2 addr_ri2n=10.0.0.2 addr_bond=10.4.0.2
+order() {
+	local i k=$((($1 - 1) % ${#paths[@]}))
+	for ((i = 0; i < ${#paths[@]}; i++)); do echo "${paths[(i + k) % ${#paths[@]}]}"; done
+}
 for ((r = 1; r <= rounds; r++)); do
+	mapfile -t turn < <(order "$r")
 	for s in $sizes; do
-		one=$(rtt 10.3.0.2 "$s") ri2n=$(rtt 10.0.0.2 "$s") b=0
-		[ "$bond" = 0 ] || b=$(rtt 10.4.0.2 "$s")
-		echo "round $r size $s one $one ri2n $ri2n ratio $(awk -v a="$ri2n" -v b="$one" 'BEGIN {printf "%.3f", a / b}') bond $b bond_over_ri2n $(awk -v a="$b" -v b="$ri2n" 'BEGIN {printf "%.3f", a / b}')" | tee -a "$out"
+		one=0 ri2n=0 b=0
+		for p in "${turn[@]}"; do
+			a=addr_$p v=$(rtt "${!a}" "$s")
+			case $p in one) one=$v ;; ri2n) ri2n=$v ;; bond) b=$v ;; esac
+		done
+		echo "round $r size $s one $one ri2n $ri2n ratio $(awk -v a="$ri2n" -v b="$one" 'BEGIN {printf "%.3f", a / b}') bond $b bond_over_ri2n $(awk -v a="$b" -v b="$ri2n" 'BEGIN {printf "%.3f", a / b}') order ${turn[*]}" | tee -a "$out"
 	done
 	if [ -n "${PAIR_BULK:-}" ]; then
-		read -r og ot orx < <(bulk 10.3.0.2)
-		read -r rg rt rrx < <(bulk 10.0.0.2)
 		bg=0 bt=0 brx=0
-		[ "$bond" = 0 ] || read -r bg bt brx < <(bulk 10.4.0.2)
-		echo "round $r bulk one $og ri2n $rg ratio $(awk -v a="$rg" -v b="$og" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}') cpu_per_gb one $ot $orx ri2n $rt $rrx bond $bg $bt $brx ri2n_over_bond $(awk -v a="$rg" -v b="$bg" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}')" | tee -a "$out"
+		for p in "${turn[@]}"; do
+			a=addr_$p
+			case $p in
+			one) read -r og ot orx < <(bulk "${!a}") ;;
+			ri2n) read -r rg rt rrx < <(bulk "${!a}") ;;
+			bond) read -r bg bt brx < <(bulk "${!a}") ;;
+			esac
+		done
+		echo "round $r bulk one $og ri2n $rg ratio $(awk -v a="$rg" -v b="$og" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}') cpu_per_gb one $ot $orx ri2n $rt $rrx bond $bg $bt $brx ri2n_over_bond $(awk -v a="$rg" -v b="$bg" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}') order ${turn[*]}" | tee -a "$out"
 	fi
 done
 echo "rate $rate, plain link TSO ${PAIR_TSO:-on}, bonding $([ "$bond" = 1 ] && echo "balance-rr over 2 links, TSO off" || echo none), $rounds rounds of $secs s per size and path" | tee -a "$out.sum"
@@ -90,6 +109,22 @@ for s in $sizes; do
 		END {
 			printf "size %s: median ratio ri2n0 / one link %.3f (one link %.1f us, ri2n0 %.1f us, medians)", s, med(q, n), med(one, n), med(ri2n, n)
 			if (med(b, n) > 0) printf "; median ratio bond0 / ri2n0 %.3f (bond0 %.1f us)", med(qb, n), med(b, n)
+			printf "\n"
+		}' "$out"
+done | tee -a "$out.sum"
+for s in $sizes; do
+	awk -v s="$s" '$4 == s && $15 == "order" {
+			for (i = 16; i <= NF; i++) {k = $i SUBSEP (i - 15); v[k, ++c[k]] = ($i == "one" ? $6 : $i == "ri2n" ? $8 : $12)}
+		}
+		function med(k,   i, j, t, a, n) {
+			n = c[k]; for (i = 1; i <= n; i++) a[i] = v[k, i]
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		END {
+			printf "size %s by place in the round (median us, rounds):", s
+			split("one ri2n bond", p, " ")
+			for (i = 1; i <= 3; i++) for (j = 1; j <= 3; j++) if (c[p[i] SUBSEP j]) printf " %s #%d %.1f (%d)", p[i], j, med(p[i] SUBSEP j), c[p[i] SUBSEP j]
 			printf "\n"
 		}' "$out"
 done | tee -a "$out.sum"
