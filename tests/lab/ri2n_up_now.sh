@@ -60,7 +60,7 @@ n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0))
 on n2 sh -c 'kill $(pidof ri2n-pingpong)' 2>/dev/null
 pretty INFO "4 KiB ping-pong, ${trips:-0} round trips: n2 up at once $n1, through the cell $g1"
 check "4 KiB ping-pong: n2 hands a packet a message up at once ($n1 at once for ${trips:-0} messages, >= 90 %)" \
-	test "${trips:-0}" -gt 100 -a $((n1 * 10)) -ge $((${trips:-0} * 9))
+	test "${trips:-0}" -gt $((100 / LAB_TIME_SCALE)) -a $((n1 * 10)) -ge $((${trips:-0} * 9))
 
 on n2 iperf3 -s -D
 sleep 0.3
