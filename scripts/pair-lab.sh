@@ -21,26 +21,10 @@
 # moves the messages faster), and the median of each.
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
+. "$RI2N_ROOT/scripts/paths-lab.sh"
 rate=${PAIR_RATE:-100mbit} sizes=${PAIR_SIZES-64 4096 16384} rounds=${PAIR_ROUNDS:-5} secs=${PAIR_SECS:-2}
 bond=${PAIR_BOND:-1}
-lab_up 2 $((bond ? 5 : 3))
-for n in n1 n2; do
-	on $n modprobe ri2n slaves=eth0,eth1 ${RI2N_PARAMS:-}
-	on $n ip link set ri2n0 up
-	on $n ip addr add 10.0.0.${n#n}/24 dev ri2n0
-	on $n ip addr add 10.3.0.${n#n}/24 dev eth2
-	on $n ethtool -K eth2 tso "${PAIR_TSO:-on}" >/dev/null 2>&1 || true
-	[ "$bond" = 1 ] || continue
-	on $n modprobe bonding max_bonds=0
-	on $n ip link add bond0 type bond mode balance-rr miimon 100
-	for l in 3 4; do
-		on $n ip link set eth$l down
-		on $n ethtool -K eth$l tso off
-		on $n ip link set eth$l master bond0
-	done
-	on $n ip link set bond0 up
-	on $n ip addr add 10.4.0.${n#n}/24 dev bond0
-done
+paths_up "$bond" "${PAIR_TSO:-on}"
 [ "$rate" = none ] || for n in n1 n2; do for ((l = 0; l < LAB_LINKS; l++)); do link_shape $n $l "$rate"; done; done
 for try in 1 2 3; do
 	on n2 pidof ri2n-pingpong >/dev/null 2>&1 && break

@@ -7,19 +7,8 @@
 # with the host; event counts do not.
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
-lab_up 2 5
-for n in n1 n2; do
-	on $n modprobe ri2n slaves=eth0,eth1
-	on $n ip link set ri2n0 up
-	on $n ip addr add 10.0.0.${n#n}/24 dev ri2n0
-	on $n ip addr add 10.3.0.${n#n}/24 dev eth2
-	on $n ethtool -K eth2 tso off
-	on $n modprobe bonding max_bonds=0
-	on $n ip link add bond0 type bond mode balance-rr miimon 100
-	for l in 3 4; do on $n ip link set eth$l down; on $n ethtool -K eth$l tso off; on $n ip link set eth$l master bond0; done
-	on $n ip link set bond0 up
-	on $n ip addr add 10.4.0.${n#n}/24 dev bond0
-done
+. "$RI2N_ROOT/scripts/paths-lab.sh"
+paths_up 1 off
 on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
 sleep 1
 for a in 10.0.0.2 10.3.0.2 10.4.0.2; do on n1 ping -c 2 -q $a >/dev/null; done
