@@ -45,7 +45,7 @@
 //! driver asks for a heartbeat on every usable link at once ([`probe_due`],
 //! at most one round per SLOW_TOUT); FAST_TOUT later, the longest one link
 //! may lag another, a link silent since before the round that brought
-//! nothing while another link did is failed ([`probe_end`]). A link that
+//! nothing while another link answered is failed ([`probe_end`]). A link that
 //! answers is spared whatever its counter, and so is one that delivered
 //! within SLOW_TOUT before the round: the answer it owes may wait behind a
 //! full switch queue for longer than FAST_TOUT.
@@ -296,6 +296,9 @@ pub struct Detector {
     peer_link: [u8; MAX_LINKS],
     /// Links asked for a heartbeat in the current probe round (0: none).
     probing: u8,
+    /// Links of the current round on which a heartbeat came since it
+    /// began: answers, not frames that were queued before it.
+    answered: u8,
     /// When the current or last probe round started.
     probed: Instant,
     /// When failed links were last probed for recovery.
@@ -331,6 +334,7 @@ impl Detector {
             nlinks: nlinks.min(MAX_LINKS) as u8,
             peer_link: [0; MAX_LINKS],
             probing: 0,
+            answered: 0,
             probed: Instant(0),
             retried: Instant(0),
             down_seen: 0,
@@ -717,6 +721,7 @@ impl Detector {
             self.peer_link[peer_link] = link as u8 + 1;
         }
         self.arrived(now, p);
+        self.answered |= self.probing & bit;
         let e = &mut self.endpoints[link];
         e.rx_heartbeats += 1;
         e.last_rx = now;
@@ -785,28 +790,36 @@ impl Detector {
             return 0;
         }
         self.probing = live;
+        self.answered = 0;
         self.probed = now;
         live
     }
 
     /// Ends the probe round FAST_TOUT after it started: every probed link
     /// that was silent for SLOW_TOUT when it started and brought nothing
-    /// since, while another probed link did, fails. A link that delivered
-    /// within SLOW_TOUT before the round is no suspect: behind a full queue
-    /// its answer may take longer than FAST_TOUT (the next round judges
-    /// it if it stays silent).
+    /// since, while another probed link answered (a heartbeat), fails. A
+    /// link that delivered within SLOW_TOUT before the round is no
+    /// suspect: behind a full queue its answer may take longer than
+    /// FAST_TOUT (the next round judges it if it stays silent).
+    ///
+    /// Only a heartbeat is an answer. Frames that waited in this node's
+    /// receive queues, one NIC's taken before the other's (a node resumed
+    /// from a stop on a busy host, its receive softirq behind a task),
+    /// prove nothing about the other link: the peer's answers go out on
+    /// every link at once and come in behind both queues (the CI at
+    /// 797f661, ri2n_stall: "failed, nothing received for 272 ms").
     pub fn probe_end(&mut self, now: Instant, p: &Params) -> Transitions {
         let mut t = Transitions::default();
         if self.probing == 0 || now.since(self.probed) < p.fast_tout() {
             return t;
         }
         let probed = self.probed;
-        let answered = self.probing & self.mask(|e| e.last_rx.0 >= probed.0);
+        let delivered = self.probing & self.mask(|e| e.last_rx.0 >= probed.0);
         let suspects = self.probing & self.mask(|e| probed.since(e.last_rx) >= p.slow_tout());
-        if answered != 0 {
+        if self.probing & self.answered != 0 {
             for l in 0..self.n() {
                 let e = &mut self.endpoints[l];
-                if suspects & !answered & (1 << l) != 0 && !e.failed {
+                if suspects & !delivered & (1 << l) != 0 && !e.failed {
                     e.set(true, e.peer_failed, now);
                     e.fails += 1;
                     t.failed |= 1 << l;

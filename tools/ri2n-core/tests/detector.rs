@@ -84,7 +84,7 @@ fn a_link_that_dies_in_a_stop_is_found_by_a_probe_round_then_by_the_counters() {
         assert!(d.data(L1, ms(350), &p).is_empty());
     }
     assert_eq!(d.probe_due(ms(350), 0b11, &p), 0b11);
-    d.data(L1, ms(352), &p);
+    d.heartbeat(L1, ms(352), L1, 0, &p);
     assert_eq!(d.probe_end(ms(370), &p).failed, 1 << L0, "L1 answered, L0 did not");
 
     // Without the probe round, the counters take over once the run has
@@ -94,6 +94,30 @@ fn a_link_that_dies_in_a_stop_is_found_by_a_probe_round_then_by_the_counters() {
     let (t, failed) = first_failure(&mut d, L1, 350, 600, &p).expect("L0 failed by the counters");
     assert_eq!(failed, 1 << L0);
     assert!((450..=461).contains(&t), "failed at {t} ms: SLOW_TOUT into the run, at the next judgement");
+}
+
+#[test]
+fn frames_queued_before_a_probe_round_are_no_answer_to_it() {
+    // The CI at 797f661 (ri2n_stall, "failed, nothing received for 272
+    // ms"): this node resumed from a stop of 250 ms and took L0's queued
+    // frames; a probe round opened; L1's queued frames waited for the
+    // receive softirq beyond FAST_TOUT on a busy host. L0's frames were
+    // sent before the round: no answer, no verdict against L1.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    stream(&mut d, 0, 200, &p);
+    for _ in 0..8 {
+        assert!(d.data(L0, ms(450), &p).is_empty());
+    }
+    assert_eq!(d.probe_due(ms(450), BOTH, &p), BOTH);
+    d.data(L0, ms(455), &p);
+    assert!(d.probe_end(ms(472), &p).is_empty(), "L1's queue may still be waiting");
+    for _ in 0..8 {
+        assert!(d.data(L1, ms(478), &p).is_empty());
+    }
+    stream(&mut d, 479, 700, &p);
+    assert_eq!(d.usable(), BOTH);
+    assert_eq!(d.endpoints[L0].fails + d.endpoints[L1].fails, 0);
 }
 
 #[test]
