@@ -1166,7 +1166,8 @@ impl State {
                     peer.det.renumbered();
                 }
                 // Its down bits only if no later heartbeat was taken.
-                let mut tr = peer.det.heartbeat_numbered(l, t, peer_link as usize, down, next, &params);
+                let echo = counts.map(|c| c.echo_tx);
+                let mut tr = peer.det.heartbeat_echoed(l, t, peer_link as usize, down, next, echo, &params);
                 tr.lossy |= loss.lossy;
                 tr.lossless |= loss.lossless;
                 let active = peer.rx_active(carrier);

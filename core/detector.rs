@@ -23,7 +23,9 @@
 //! [`Params::level_after`]) is held: the counters do not judge it for
 //! SLOW_TOUT after the gap, its silence may be the stop's. A probe round
 //! judges it instead, with the peer's answers (a held link out of probes,
-//! lossy or without carrier, waits for the hold to end). A link silent
+//! lossy or without carrier, waits for the hold to end). A second gap
+//! within the hold (the node resumed, took one link's queue and stopped
+//! again) keeps the links it held. A link silent
 //! for longer before the gap (a cut cable, then TCP paused in recovery)
 //! is judged at once. Where a node's NICs are served by different CPUs,
 //! one stopped CPU silences only some links: no gap, no hold.
@@ -45,10 +47,13 @@
 //! driver asks for a heartbeat on every usable link at once ([`probe_due`],
 //! at most one round per SLOW_TOUT); FAST_TOUT later, the longest one link
 //! may lag another, a link silent since before the round that brought
-//! nothing while another link answered is failed ([`probe_end`]). A link that
-//! answers is spared whatever its counter, and so is one that delivered
-//! within SLOW_TOUT before the round: the answer it owes may wait behind a
-//! full switch queue for longer than FAST_TOUT.
+//! nothing while another link answered is failed ([`probe_end`]). An
+//! answer is a heartbeat from a peer that had heard one of ours sent in
+//! the round (its counts' echo), not what waited in our receive queues
+//! meanwhile. A link that brings anything in the round is spared whatever
+//! its counter, and so is one that delivered within SLOW_TOUT before the
+//! round: the answer it owes may wait behind a full switch queue for
+//! longer than FAST_TOUT.
 //! Failed links are probed every HBSPAN / 8 ([`retry_due`]), so that one
 //! that heals is back within a fraction of HBSPAN.
 //!
@@ -296,9 +301,13 @@ pub struct Detector {
     peer_link: [u8; MAX_LINKS],
     /// Links asked for a heartbeat in the current probe round (0: none).
     probing: u8,
-    /// Links of the current round on which a heartbeat came since it
-    /// began: answers, not frames that were queued before it.
+    /// Links of the current round on which an answer came: a heartbeat
+    /// whose sender had heard one of ours sent since the round began.
     answered: u8,
+    /// Each link's `tx_frames` when the current round began: a heartbeat
+    /// that echoes a `tx` this far or further is an answer
+    /// ([`Detector::heartbeat_echoed`]).
+    probe_tx: [u32; MAX_LINKS],
     /// When the current or last probe round started.
     probed: Instant,
     /// When failed links were last probed for recovery.
@@ -315,8 +324,8 @@ pub struct Detector {
     /// wrapping ([`Detector::arrived`]); kept at most SLOW_TOUT old.
     run_ms: u32,
     /// The links that delivered until SLOW_TOUT / 2 before the gap that
-    /// began the current run; cleared SLOW_TOUT into it. Their silence
-    /// may be a stop's.
+    /// began the current run, and those a gap within the last hold kept;
+    /// cleared SLOW_TOUT into the run. Their silence may be a stop's.
     held: u8,
 }
 
@@ -335,6 +344,7 @@ impl Detector {
             peer_link: [0; MAX_LINKS],
             probing: 0,
             answered: 0,
+            probe_tx: [0; MAX_LINKS],
             probed: Instant(0),
             retried: Instant(0),
             down_seen: 0,
@@ -668,8 +678,10 @@ impl Detector {
     /// A heartbeat from the peer arrived on our `link` at `now`; it left on
     /// the peer's link `peer_link`, and `down` are the peer's links unusable
     /// toward us (by its indices).
+    /// It answers a probe round on its link: without counts, nothing
+    /// tells when it left.
     pub fn heartbeat(&mut self, link: usize, now: Instant, peer_link: usize, down: u8, p: &Params) -> Transitions {
-        self.heartbeat_down(link, now, peer_link, Some(down), p)
+        self.heartbeat_down(link, now, peer_link, Some(down), true, p)
     }
 
     /// [`Detector::heartbeat`] for a heartbeat that carried `next`, the
@@ -694,6 +706,25 @@ impl Detector {
         next: Seq,
         p: &Params,
     ) -> Transitions {
+        self.heartbeat_echoed(link, now, peer_link, down, next, None, p)
+    }
+
+    /// [`Detector::heartbeat_numbered`] for a heartbeat whose counts echo
+    /// `echo_tx` (`Counts::echo_tx`, if it had counts): it answers a probe
+    /// round on its link only if its sender had heard one of our
+    /// heartbeats sent since the round began ([`Detector::probe_end`]),
+    /// and only if it did not leave before a heartbeat already taken.
+    #[allow(clippy::too_many_arguments)]
+    pub fn heartbeat_echoed(
+        &mut self,
+        link: usize,
+        now: Instant,
+        peer_link: usize,
+        down: u8,
+        next: Seq,
+        echo_tx: Option<u32>,
+        p: &Params,
+    ) -> Transitions {
         // A queue delays a heartbeat for a fraction of SLOW_TOUT: one
         // behind that came later than that is new numbering (a peer that
         // forgot us, in the same epoch, starts from 0), and taken.
@@ -705,7 +736,8 @@ impl Detector {
             self.hb_next = next;
             self.hb_taken_ms = now_ms;
         }
-        self.heartbeat_down(link, now, peer_link, (!old).then_some(down), p)
+        let fresh = echo_tx.is_none_or(|x| x.wrapping_sub(self.probe_tx[link]) as i32 >= 0);
+        self.heartbeat_down(link, now, peer_link, (!old).then_some(down), !old && fresh, p)
     }
 
     /// The peer numbers anew (a new epoch): the next heartbeat's number is
@@ -714,14 +746,24 @@ impl Detector {
         self.hb_taken_ms = 0;
     }
 
-    fn heartbeat_down(&mut self, link: usize, now: Instant, peer_link: usize, down: Option<u8>, p: &Params) -> Transitions {
+    fn heartbeat_down(
+        &mut self,
+        link: usize,
+        now: Instant,
+        peer_link: usize,
+        down: Option<u8>,
+        answers: bool,
+        p: &Params,
+    ) -> Transitions {
         let mut t = Transitions::default();
         let bit = 1u8 << link;
         if peer_link < MAX_LINKS {
             self.peer_link[peer_link] = link as u8 + 1;
         }
         self.arrived(now, p);
-        self.answered |= self.probing & bit;
+        if answers {
+            self.answered |= self.probing & bit;
+        }
         let e = &mut self.endpoints[link];
         e.rx_heartbeats += 1;
         e.last_rx = now;
@@ -791,6 +833,9 @@ impl Detector {
         }
         self.probing = live;
         self.answered = 0;
+        for (l, e) in self.endpoints.iter().enumerate() {
+            self.probe_tx[l] = e.tx_frames;
+        }
         self.probed = now;
         live
     }
@@ -802,12 +847,15 @@ impl Detector {
     /// suspect: behind a full queue its answer may take longer than
     /// FAST_TOUT (the next round judges it if it stays silent).
     ///
-    /// Only a heartbeat is an answer. Frames that waited in this node's
-    /// receive queues, one NIC's taken before the other's (a node resumed
-    /// from a stop on a busy host, its receive softirq behind a task),
-    /// prove nothing about the other link: the peer's answers go out on
-    /// every link at once and come in behind both queues (the CI at
-    /// 797f661, ri2n_stall: "failed, nothing received for 272 ms").
+    /// An answer is a heartbeat whose sender had heard one of ours sent
+    /// since the round began (its counts' `echo_tx`): what waited in this
+    /// node's receive queues, one NIC's taken before the other's (a node
+    /// resumed from a stop on a busy host, its receive softirq behind a
+    /// task), left the peer before the round and proves nothing about the
+    /// other link, data or heartbeats (under load, the answers to our
+    /// loss reports). The peer's answers go out on every link at once and
+    /// come in behind both queues (the CI at 797f661, ri2n_stall: "failed,
+    /// nothing received for 272 ms").
     pub fn probe_end(&mut self, now: Instant, p: &Params) -> Transitions {
         let mut t = Transitions::default();
         if self.probing == 0 || now.since(self.probed) < p.fast_tout() {
@@ -913,9 +961,13 @@ impl Detector {
                 }
             }
             _ => {
+                // A second stop within the hold (the node resumed, took one
+                // link's queue, and stopped again) keeps what the first
+                // held: their silence is still the first stop's.
+                let kept = if ms(now).wrapping_sub(self.run_ms) < slow_ms { self.held } else { 0 };
                 self.run_ms = ms(now);
                 let before = Duration(p.slow_tout().0 / 2);
-                self.held = last.map_or(0, |last| self.mask(|e| heard(e) && last.since(e.last_rx) < before));
+                self.held = kept | last.map_or(0, |last| self.mask(|e| heard(e) && last.since(e.last_rx) < before));
             }
         }
     }

@@ -12,15 +12,15 @@ lab_up 4 2
 count() { local v; v=$(proc_counter "$@"); echo "${v:-0}"; } # 0 if the driver lacks it
 hb=200 # HBSPAN (ms): idle limit 3 x, age limit 8 x
 if on n1 modinfo -p ri2n | grep -q '^peer_mem'; then
-	# Two peers and one reorder buffer: 8192 + 2 x 1769 bytes (procfs
+	# Two peers and one reorder buffer: 8192 + 2 x 1801 bytes (procfs
 	# shows the table's size; checked below).
-	small="peer_mem=11800"
+	small="peer_mem=12000"
 else
 	small="max_peers=2" # the driver before issue 10
 fi
 RI2N_PARAMS="hbspan=$hb $small" ri2n_up n1 || fail "ri2n_up n1"
 RI2N_PARAMS="hbspan=$hb" ri2n_up n2 n3 n4 || fail "ri2n_up"
-if [ "$small" = peer_mem=11800 ]; then
+if [ "$small" = peer_mem=12000 ]; then
 	check "n1's table holds two peers" out_has n1 "^Peers: [0-9]+ of 2 " cat /proc/net/ri2n/ri2n0
 fi
 check "n1 -> n2" on n1 ping -c 2 -i 0.2 -W 2 -q 10.0.0.2

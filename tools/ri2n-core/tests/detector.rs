@@ -6,6 +6,7 @@ use ri2n_core::detector::{Detector, Transitions};
 use ri2n_core::header::Counts;
 use ri2n_core::params::{Param, Params};
 use ri2n_core::time::Instant;
+use ri2n_core::seq::Seq;
 
 const L0: usize = 0;
 const L1: usize = 1;
@@ -97,6 +98,28 @@ fn a_link_that_dies_in_a_stop_is_found_by_a_probe_round_then_by_the_counters() {
 }
 
 #[test]
+fn a_second_stop_within_the_hold_keeps_it() {
+    // This node stops for 150 ms, resumes and takes L0's queue, and stops
+    // again for 40 ms before it took L1's (a host that took the vCPU back).
+    // L1 delivered until the first gap: the second gap, which began after
+    // L0's queue, must not make its silence look like its own.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    stream(&mut d, 0, 200, &p);
+    for _ in 0..5 {
+        assert!(d.data(L0, ms(350), &p).is_empty());
+    }
+    for _ in 0..30 {
+        assert!(d.data(L0, ms(392), &p).is_empty(), "L1 held across the second stop");
+    }
+    for _ in 0..30 {
+        assert!(d.data(L1, ms(393), &p).is_empty());
+    }
+    stream(&mut d, 394, 600, &p);
+    assert_eq!(d.endpoints[L0].fails + d.endpoints[L1].fails, 0);
+}
+
+#[test]
 fn frames_queued_before_a_probe_round_are_no_answer_to_it() {
     // The CI at 797f661 (ri2n_stall, "failed, nothing received for 272
     // ms"): this node resumed from a stop of 250 ms and took L0's queued
@@ -118,6 +141,49 @@ fn frames_queued_before_a_probe_round_are_no_answer_to_it() {
     stream(&mut d, 479, 700, &p);
     assert_eq!(d.usable(), BOTH);
     assert_eq!(d.endpoints[L0].fails + d.endpoints[L1].fails, 0);
+}
+
+#[test]
+fn a_heartbeat_that_left_before_the_round_is_no_answer() {
+    // As above, with a heartbeat in L0's queue: the peer's answer to one of
+    // our loss reports before the stop (under load, every 100 ms). It
+    // echoes a heartbeat of ours from before the round; only one that
+    // echoes ours of the round answers it.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    stream(&mut d, 0, 200, &p);
+    for _ in 0..100 {
+        d.sent(L0);
+        d.sent(L1);
+    }
+    for _ in 0..8 {
+        assert!(d.data(L0, ms(450), &p).is_empty());
+    }
+    assert_eq!(d.probe_due(ms(450), BOTH, &p), BOTH);
+    d.heartbeat_echoed(L0, ms(452), L0, 0, Seq(10), Some(60), &p);
+    assert!(d.probe_end(ms(472), &p).is_empty(), "the heartbeat echoed our 60th frame, sent before the round (100)");
+    // A round later, L1 still silent: L0's answer echoes this round's
+    // heartbeat (sent as the 100th frame or later).
+    d.data(L0, ms(560), &p);
+    assert_eq!(d.probe_due(ms(560), BOTH, &p), BOTH);
+    d.heartbeat_echoed(L0, ms(562), L0, 0, Seq(11), Some(100), &p);
+    assert_eq!(d.probe_end(ms(580), &p).failed, 1 << L1);
+}
+
+#[test]
+fn an_overtaken_heartbeat_is_no_answer() {
+    // A heartbeat that left before one already taken (it waited in a
+    // longer queue) left before the round too.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    d.heartbeat_numbered(L1, ms(0), L1, 0, Seq(500), &p);
+    d.heartbeat_numbered(L0, ms(0), L0, 0, Seq(500), &p);
+    d.heartbeat_numbered(L0, ms(149), L0, 0, Seq(1000), &p);
+    d.data(L0, ms(150), &p);
+    assert_eq!(d.probe_due(ms(150), BOTH, &p), BOTH);
+    d.heartbeat_numbered(L0, ms(152), L0, 0, Seq(900), &p);
+    assert!(d.probe_end(ms(170), &p).is_empty());
+    assert_eq!(d.usable(), BOTH);
 }
 
 #[test]
@@ -338,7 +404,6 @@ fn a_heartbeat_overtaken_by_a_later_one_does_not_undo_its_news() {
     // says it is up (make demo: "peer receives nothing from us" half a
     // millisecond after "receives again").
     use ri2n_core::detector::HB_REORDER;
-    use ri2n_core::seq::Seq;
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
     let t = d.heartbeat_numbered(L1, ms(10), L1, 1 << L1, Seq(1000), &p);
