@@ -25,7 +25,9 @@
 //! judges it instead, with the peer's answers (a held link out of probes,
 //! lossy or without carrier, waits for the hold to end). A second gap
 //! within the hold (the node resumed, took one link's queue and stopped
-//! again) keeps the links it held. A link silent
+//! again) keeps the links it held for SLOW_TOUT from it, once: traffic
+//! with gaps (a ping every 50 ms) must not keep a dead link held. A link
+//! silent
 //! for longer before the gap (a cut cable, then TCP paused in recovery)
 //! is judged at once. Where a node's NICs are served by different CPUs,
 //! one stopped CPU silences only some links: no gap, no hold.
@@ -327,6 +329,10 @@ pub struct Detector {
     /// began the current run, and those a gap within the last hold kept;
     /// cleared SLOW_TOUT into the run. Their silence may be a stop's.
     held: u8,
+    /// Whether the current hold was kept across a second gap: it is kept
+    /// once, so that traffic with gaps (a ping every 50 ms) cannot keep a
+    /// dead link held from one run to the next.
+    held_again: bool,
 }
 
 impl Detector {
@@ -352,6 +358,7 @@ impl Detector {
             hb_next: Seq(0),
             run_ms: ms(now),
             held: 0,
+            held_again: false,
         }
     }
 
@@ -736,7 +743,11 @@ impl Detector {
             self.hb_next = next;
             self.hb_taken_ms = now_ms;
         }
-        let fresh = echo_tx.is_none_or(|x| x.wrapping_sub(self.probe_tx[link]) as i32 >= 0);
+        // Not older than the round, nor newer than what we sent (the peer's
+        // echo from before this link's count started again: `set_links`).
+        let sent = self.endpoints[link].tx_frames;
+        let fresh = echo_tx
+            .is_none_or(|x| x.wrapping_sub(self.probe_tx[link]) as i32 >= 0 && sent.wrapping_sub(x) as i32 >= 0);
         self.heartbeat_down(link, now, peer_link, (!old).then_some(down), !old && fresh, p)
     }
 
@@ -842,7 +853,7 @@ impl Detector {
 
     /// Ends the probe round FAST_TOUT after it started: every probed link
     /// that was silent for SLOW_TOUT when it started and brought nothing
-    /// since, while another probed link answered (a heartbeat), fails. A
+    /// since, while another probed link answered, fails. A
     /// link that delivered within SLOW_TOUT before the round is no
     /// suspect: behind a full queue its answer may take longer than
     /// FAST_TOUT (the next round judges it if it stays silent).
@@ -855,7 +866,12 @@ impl Detector {
     /// other link, data or heartbeats (under load, the answers to our
     /// loss reports). The peer's answers go out on every link at once and
     /// come in behind both queues (the CI at 797f661, ri2n_stall: "failed,
-    /// nothing received for 272 ms").
+    /// nothing received for 272 ms"). A heartbeat without counts (from
+    /// [`Detector::heartbeat`]) answers: nothing tells when it left.
+    /// `tx_frames` also drops by frames a slave gave back (`unsent`),
+    /// which can make an echo look older or newer than it is by those:
+    /// under such drops a round may end without a verdict, or be decided
+    /// as before this rule.
     pub fn probe_end(&mut self, now: Instant, p: &Params) -> Transitions {
         let mut t = Transitions::default();
         if self.probing == 0 || now.since(self.probed) < p.fast_tout() {
@@ -944,8 +960,10 @@ impl Detector {
     /// Something arrived from the peer at `now` (before its endpoint's
     /// `last_rx` moves). After a gap of [`Params::run_gap`] on every link a
     /// new run of arrivals begins; the links that delivered until SLOW_TOUT
-    /// / 2 before the gap are held ([`Detector::judge`]). Only what
-    /// arrived counts: a new endpoint's `last_rx` is when it was made.
+    /// / 2 before the gap are held ([`Detector::judge`]) for SLOW_TOUT, and
+    /// a second gap within that keeps them held for SLOW_TOUT from it,
+    /// once. Only what arrived counts: a new endpoint's `last_rx` is when
+    /// it was made.
     fn arrived(&mut self, now: Instant, p: &Params) {
         let heard = |e: &Endpoint| e.rx_packets | e.rx_heartbeats | e.rx_bcast != 0;
         let last = self.endpoints[..self.n()].iter().filter(|e| heard(e)).map(|e| e.last_rx).max();
@@ -964,7 +982,9 @@ impl Detector {
                 // A second stop within the hold (the node resumed, took one
                 // link's queue, and stopped again) keeps what the first
                 // held: their silence is still the first stop's.
-                let kept = if ms(now).wrapping_sub(self.run_ms) < slow_ms { self.held } else { 0 };
+                let within = ms(now).wrapping_sub(self.run_ms) < slow_ms;
+                let kept = if within && !self.held_again { self.held } else { 0 };
+                self.held_again = kept != 0;
                 self.run_ms = ms(now);
                 let before = Duration(p.slow_tout().0 / 2);
                 self.held = kept | last.map_or(0, |last| self.mask(|e| heard(e) && last.since(e.last_rx) < before));
@@ -981,8 +1001,9 @@ impl Detector {
         // After a gap on every link (this node stopped, or the peer did)
         // the links' queues come in one after the other, and one first is
         // no sign of the others' death: a held link is left to probe
-        // rounds (`probe_due`) for SLOW_TOUT after the gap (`arrived`,
-        // called with this `now`, ends the hold).
+        // rounds (`probe_due`) for SLOW_TOUT after the gap, or after a
+        // second one within that (`arrived`, called with this `now`, ends
+        // the hold).
         let held = self.held;
         // A link the peer says hears nothing from us carries none of its
         // data, only its retries (`retry_due`), HBSPAN / 8 apart, or up to

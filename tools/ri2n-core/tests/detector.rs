@@ -120,6 +120,42 @@ fn a_second_stop_within_the_hold_keeps_it() {
 }
 
 #[test]
+fn gaps_in_the_traffic_keep_a_hold_once() {
+    // L1 dies as a stream stops; then a frame every 50 ms on L0 (pings):
+    // every frame begins a new run. The hold is kept across the first
+    // such gap, not from run to run: the counters fail L1 within a few
+    // SLOW_TOUT.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    stream(&mut d, 0, 200, &p);
+    let failed = (0..40u64).find_map(|i| {
+        let t = 250 + 50 * i;
+        let f = d.data(L0, ms(t), &p).failed | d.heartbeat(L0, ms(t), L0, 0, &p).failed;
+        (f != 0).then_some((t, f))
+    });
+    let (t, f) = failed.expect("L1 failed");
+    assert_eq!(f, 1 << L1);
+    assert!(t <= 450, "failed at {t} ms");
+}
+
+#[test]
+fn an_echo_from_before_the_link_started_again_is_no_answer() {
+    // The link's count started again (a slave re-added): the peer still
+    // echoes what it heard before, more than we have sent since.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    for _ in 0..5 {
+        d.sent(L0);
+        d.sent(L1);
+    }
+    d.data(L1, ms(0), &p);
+    d.data(L0, ms(150), &p);
+    assert_eq!(d.probe_due(ms(150), BOTH, &p), BOTH);
+    d.heartbeat_echoed(L0, ms(152), L0, 0, Seq(10), Some(70_000), &p);
+    assert!(d.probe_end(ms(170), &p).is_empty());
+}
+
+#[test]
 fn frames_queued_before_a_probe_round_are_no_answer_to_it() {
     // The CI at 797f661 (ri2n_stall, "failed, nothing received for 272
     // ms"): this node resumed from a stop of 250 ms and took L0's queued
