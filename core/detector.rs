@@ -47,9 +47,10 @@
 //! FT_HTHRESH / HBWEIGHT periods to get there. So when a usable link has
 //! been silent for SLOW_TOUT while another delivered within SLOW_TOUT, the
 //! driver asks for a heartbeat on every usable link at once ([`probe_due`],
-//! at most one round per SLOW_TOUT); FAST_TOUT later, the longest one link
-//! may lag another, a link silent since before the round that brought
-//! nothing while another link answered is failed ([`probe_end`]). An
+//! at most one round per SLOW_TOUT); FAST_TOUT after the first answer (at
+//! least FAST_TOUT after the round began), the longest one link may lag
+//! another, a link silent since before the round that brought nothing
+//! while another link answered is failed ([`probe_end`]). An
 //! answer is a heartbeat from a peer that had heard one of ours sent in
 //! the round (its counts' echo), not what waited in our receive queues
 //! meanwhile. A link that brings anything in the round is spared whatever
@@ -306,6 +307,8 @@ pub struct Detector {
     /// Links of the current round on which an answer came: a heartbeat
     /// whose sender had heard one of ours sent since the round began.
     answered: u8,
+    /// When the round's first answer came, in µs after the round began.
+    answer_us: u32,
     /// Each link's `tx_frames` when the current round began: a heartbeat
     /// that echoes a `tx` this far or further is an answer
     /// ([`Detector::heartbeat_echoed`]).
@@ -350,6 +353,7 @@ impl Detector {
             peer_link: [0; MAX_LINKS],
             probing: 0,
             answered: 0,
+            answer_us: 0,
             probe_tx: [0; MAX_LINKS],
             probed: Instant(0),
             retried: Instant(0),
@@ -772,8 +776,11 @@ impl Detector {
             self.peer_link[peer_link] = link as u8 + 1;
         }
         self.arrived(now, p);
-        if answers {
-            self.answered |= self.probing & bit;
+        if answers && self.probing & bit != 0 {
+            if self.probing & self.answered == 0 {
+                self.answer_us = (now.since(self.probed).0 / 1000).min(u32::MAX as u64) as u32;
+            }
+            self.answered |= bit;
         }
         let e = &mut self.endpoints[link];
         e.rx_heartbeats += 1;
@@ -851,7 +858,10 @@ impl Detector {
         live
     }
 
-    /// Ends the probe round FAST_TOUT after it started: every probed link
+    /// Ends the probe round FAST_TOUT after it started, or FAST_TOUT after
+    /// its first answer came (the longest one link may lag another: a slow
+    /// host that took 15 ms to answer on one link leaves the other link's
+    /// answer FAST_TOUT from then): every probed link
     /// that was silent for SLOW_TOUT when it started and brought nothing
     /// since, while another probed link answered, fails. A
     /// link that delivered within SLOW_TOUT before the round is no
@@ -874,7 +884,7 @@ impl Detector {
     /// as before this rule.
     pub fn probe_end(&mut self, now: Instant, p: &Params) -> Transitions {
         let mut t = Transitions::default();
-        if self.probing == 0 || now.since(self.probed) < p.fast_tout() {
+        if self.probing == 0 || now.since(self.probed) < self.round_length(p) {
             return t;
         }
         let probed = self.probed;
@@ -892,6 +902,14 @@ impl Detector {
         }
         self.probing = 0;
         t
+    }
+
+    /// How long the current round lasts: FAST_TOUT, or FAST_TOUT after its
+    /// first answer.
+    fn round_length(&self, p: &Params) -> Duration {
+        let answered = self.probing & self.answered != 0;
+        let lag = if answered { Duration::from_us(self.answer_us as u64) } else { Duration(0) };
+        Duration(p.fast_tout().0.saturating_add(lag.0))
     }
 
     /// Failed links among `up` to probe for recovery at `now`: every
@@ -920,7 +938,7 @@ impl Detector {
         let mut due: Option<Instant> = None;
         let mut at = |t: Instant| due = Some(due.map_or(t, |d| d.min(t)));
         if self.probing != 0 {
-            at(self.probed.plus(p.fast_tout()));
+            at(self.probed.plus(self.round_length(p)));
         } else {
             // A round starts once some live link, not all, has been silent
             // for SLOW_TOUT: from the first one's silence until the last's.

@@ -5,7 +5,7 @@
 use ri2n_core::detector::{Detector, Transitions};
 use ri2n_core::header::Counts;
 use ri2n_core::params::{Param, Params};
-use ri2n_core::time::Instant;
+use ri2n_core::time::{Duration, Instant};
 use ri2n_core::seq::Seq;
 
 const L0: usize = 0;
@@ -86,7 +86,7 @@ fn a_link_that_dies_in_a_stop_is_found_by_a_probe_round_then_by_the_counters() {
     }
     assert_eq!(d.probe_due(ms(350), 0b11, &p), 0b11);
     d.heartbeat(L1, ms(352), L1, 0, &p);
-    assert_eq!(d.probe_end(ms(370), &p).failed, 1 << L0, "L1 answered, L0 did not");
+    assert_eq!(d.probe_end(ms(372), &p).failed, 1 << L0, "L1 answered, L0 did not");
 
     // Without the probe round, the counters take over once the run has
     // lasted SLOW_TOUT (L1 frames every ms from 350 ms).
@@ -203,7 +203,30 @@ fn a_heartbeat_that_left_before_the_round_is_no_answer() {
     d.data(L0, ms(560), &p);
     assert_eq!(d.probe_due(ms(560), BOTH, &p), BOTH);
     d.heartbeat_echoed(L0, ms(562), L0, 0, Seq(11), Some(100), &p);
-    assert_eq!(d.probe_end(ms(580), &p).failed, 1 << L1);
+    assert_eq!(d.probe_end(ms(582), &p).failed, 1 << L1);
+}
+
+#[test]
+fn the_round_waits_fast_tout_after_its_first_answer() {
+    // A slow host: the answer on L0 comes 15 ms into the round, L1's 12 ms
+    // after it. One link may lag another by FAST_TOUT: L1 is spared. Had
+    // it stayed silent, it fails FAST_TOUT after L0's answer.
+    let p = Params::default();
+    for l1_answers in [true, false] {
+        let mut d = Detector::new(2, ms(0));
+        d.data(L1, ms(0), &p);
+        d.data(L0, ms(150), &p);
+        assert_eq!(d.probe_due(ms(150), BOTH, &p), BOTH);
+        d.heartbeat(L0, ms(165), L0, 0, &p);
+        assert_eq!(d.next_due(ms(165), BOTH, &p, Duration::from_ms(1000)), Some(ms(185)));
+        assert!(d.probe_end(ms(170), &p).is_empty());
+        if l1_answers {
+            d.heartbeat(L1, ms(177), L1, 0, &p);
+        }
+        assert!(d.probe_end(ms(184), &p).is_empty(), "FAST_TOUT after the first answer not yet over");
+        let failed = d.probe_end(ms(185), &p).failed;
+        assert_eq!(failed, if l1_answers { 0 } else { 1 << L1 });
+    }
 }
 
 #[test]
@@ -582,10 +605,11 @@ fn a_link_that_dies_while_traffic_stalls_is_found_by_a_probe_round() {
     assert_eq!(d.probe_due(ms(100), BOTH, &p), 0);
     assert_eq!(d.probe_due(ms(110), BOTH, &p), BOTH, "L1 silent 101 ms, L0 delivered 58 ms ago");
     assert_eq!(d.probe_due(ms(111), BOTH, &p), 0, "one round at a time");
-    // L0 answers; L1 does not. Nothing is decided before FAST_TOUT.
+    // L0 answers; L1 does not. Nothing is decided before FAST_TOUT from
+    // that answer.
     assert!(d.heartbeat(L0, ms(111), L0, 0, &p).is_empty());
-    assert!(d.probe_end(ms(129), &p).is_empty());
-    let t = d.probe_end(ms(130), &p);
+    assert!(d.probe_end(ms(130), &p).is_empty());
+    let t = d.probe_end(ms(131), &p);
     assert_eq!(t, Transitions { failed: 1 << L1, ..Default::default() });
     assert_eq!(d.usable(), 1 << L0);
     // A heartbeat on L1 brings it back, as always.
@@ -621,14 +645,14 @@ fn a_link_that_delivered_just_before_the_round_is_not_failed_for_a_late_answer()
     d.data(L0, ms(80), &p);
     assert_eq!(d.probe_due(ms(110), BOTH, &p), BOTH);
     d.heartbeat(L1, ms(115), L1, 0, &p);
-    assert!(d.probe_end(ms(130), &p).is_empty(), "L0 was silent 30 ms when the round opened, not SLOW_TOUT");
+    assert!(d.probe_end(ms(135), &p).is_empty(), "L0 was silent 30 ms when the round opened, not SLOW_TOUT");
     assert_eq!(d.usable(), BOTH);
     // Its answer arrives late; had L0 died instead, the next round (L0
     // silent for SLOW_TOUT by then) finds it.
     d.data(L1, ms(150), &p);
     assert_eq!(d.probe_due(ms(210), BOTH, &p), BOTH);
     d.heartbeat(L1, ms(212), L1, 0, &p);
-    assert_eq!(d.probe_end(ms(230), &p).failed, 1 << L0);
+    assert_eq!(d.probe_end(ms(232), &p).failed, 1 << L0);
 }
 
 #[test]
