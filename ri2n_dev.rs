@@ -23,7 +23,7 @@ use crate::proto::header::{header_len_for, HEADER_LEN, MAX_HEADER_LEN};
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use crate::proto::params::{Param, Params, NPARAMS};
 use crate::proto::MAX_LINKS;
-use crate::ri2n_peer::TxSlots;
+use crate::ri2n_peer::Slots;
 use crate::ri2n_state::State;
 use crate::ri2n_txq::LinkQueue;
 use kernel::prelude::*;
@@ -50,9 +50,9 @@ pub(crate) struct Ri2n {
     /// Each link's transmit queue and slave (ri2n_txq.rs), outside the
     /// state lock.
     pub(crate) txq: [LinkQueue; MAX_LINKS],
-    /// The state's table slots' transmit sides, which unicast reaches
-    /// without the state lock ([`Ri2n::tx`]).
-    tx: AtomicPtr<TxSlots>,
+    /// The state's table slots' cells, which unicast and receive reach
+    /// without the state lock ([`Ri2n::slots`]).
+    slots: AtomicPtr<Slots>,
     /// Our incarnation, carried by heartbeats (never 0).
     pub(crate) epoch: u64,
     /// `one_switch`, read by receive without the lock (it changes only
@@ -114,14 +114,14 @@ mod ifla {
 }
 
 impl Ri2n {
-    /// The table slots' transmit sides (ri2n_peer.rs), for as long as
+    /// The table slots' cells (ri2n_peer.rs), for as long as
     /// `_rcu` lasts.
-    pub(crate) fn tx<'a>(&'a self, _rcu: &'a rcu::Guard) -> &'a TxSlots {
+    pub(crate) fn slots<'a>(&'a self, _rcu: &'a rcu::Guard) -> &'a Slots {
         // SAFETY: Set at init to the slots the state owns (boxed: they do
         // not move with it), and to the new ones whenever `peer_mem`
         // replaces them (`set_peer_mem`), which frees the old ones a grace
         // period later, after `_rcu`. The state lives as long as `self`.
-        unsafe { &*self.tx.load(Ordering::Acquire) }
+        unsafe { &*self.slots.load(Ordering::Acquire) }
     }
 
     /// Takes the state lock, counting the round (`lock_rounds`) and
@@ -229,7 +229,7 @@ impl Driver for Ri2n {
         try_pin_init!(Ri2n {
             hb_timer <- Timer::new::<Ri2n, 0>(),
             sweep_timer <- Timer::new::<Ri2n, 1>(),
-            tx: AtomicPtr::new(state.as_ref().map_or(core::ptr::null_mut(), |s| s.tx_slots().cast_mut())),
+            slots: AtomicPtr::new(state.as_ref().map_or(core::ptr::null_mut(), |s| s.slots_ptr().cast_mut())),
             state <- crate::new_spinlock_bh!(state?, "ri2n_state"),
             gro: GroCells::new(dev)?,
             txq: Default::default(),
@@ -344,7 +344,7 @@ impl Driver for Ri2n {
     }
 
     fn stats_values(dev: &Ri2nDev, out: &mut [u64]) {
-        let counted = dev.counted_tx();
+        let counted = dev.counted();
         let st = dev.data().lock_state();
         let s = &st.stats_with(counted);
         let up = dev.data().gro.counts();
@@ -561,7 +561,7 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
     let (r, old) = {
         let mut st = dev.data().lock_state();
         let r = st.set_peer_mem(v, new, &mut garbage);
-        dev.data().tx.store(st.tx_slots().cast_mut(), Ordering::Release);
+        dev.data().slots.store(st.slots_ptr().cast_mut(), Ordering::Release);
         r
     };
     // The old table (or the unused new one) is freed here, unlocked:

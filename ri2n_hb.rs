@@ -122,14 +122,16 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev) {
     // A queue left paused (by this sweep's drain, or since) goes on at
     // once: re-arming later would undo the drainer's kick.
     let paused = d.txq.iter().any(|q| q.paused());
-    // Armed under the lock: a receive that pulled the deadline since the
-    // sweep is not undone, and a device gone down stays unarmed.
+    // Armed under the lock, so that a device gone down stays unarmed; by
+    // reducing, so that a receive that pulled the deadline since the
+    // sweep, without the lock too (`Slots::sweep_at`), is not undone: the
+    // timer fired, and only pulls arm it meanwhile.
     let mut st = d.lock_state();
     if st.is_up() {
         if paused {
             st.sweep_now();
         }
-        d.sweep_timer.arm_after_ms(st.sweep_delay_ms());
+        d.sweep_timer.reduce_ms(st.sweep_delay_ms());
     }
     drop(st);
 }

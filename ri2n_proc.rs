@@ -18,7 +18,7 @@ use kernel::seq_print;
 /// Writes the file.
 pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     let d = dev.data();
-    let counted = dev.counted_tx();
+    let counted = dev.counted();
     let st = d.lock_state();
     let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
     seq_print!(m, "RI2N/DRV: protocol version {}\n", crate::proto::header::VERSION);
@@ -87,19 +87,18 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
         chunk.clear();
         let carrier = {
             let st = d.lock_state();
-            for (slot, mac, p) in st.peers_from(from).take(CHUNK) {
+            st.peers_from(from, |slot, mac, tx, p| {
                 from = slot + 1;
                 let w = &p.rx.window;
-                let (tx_next, unfolded) = st.peer_tx(slot);
                 let mut endpoints = p.det.endpoints;
-                for (e, n) in endpoints.iter_mut().zip(unfolded) {
-                    e.tx_frames = e.tx_frames.wrapping_add(n);
+                for (l, e) in endpoints.iter_mut().enumerate() {
+                    e.tx_frames = e.tx_frames.wrapping_add(tx.unfolded(l));
                 }
                 let _ = chunk.push(
                     PeerView {
                         mac: *mac,
                         epoch: p.rx.epoch,
-                        tx_next: tx_next.0,
+                        tx_next: tx.tx_seq.0,
                         rx_next: w.next_expected().0,
                         held: w.held(),
                         stats: w.stats,
@@ -108,7 +107,8 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
                     },
                     GFP_ATOMIC,
                 );
-            }
+                chunk.len() < CHUNK
+            });
             st.carrier()
         };
         for v in chunk.iter() {
@@ -201,7 +201,7 @@ pub(crate) const STATE_VERSION: u32 = 1;
 /// reader can tell a whole dump from a cut one (Documentation/ri2n.rst).
 pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let d = dev.data();
-    let counted = dev.counted_tx();
+    let counted = dev.counted();
     let st = d.lock_state();
     let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
     seq_print!(m, "ri2n-state version={} protocol={}\n", STATE_VERSION, crate::proto::header::VERSION);

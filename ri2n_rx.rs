@@ -8,9 +8,11 @@
 //! its endpoint (peer = source MAC, link = receiving slave) and goes to the
 //! peer's reorder window (data), broadcast filter (broadcast) or failure
 //! detector (heartbeat). What the window releases reaches the stack through
-//! its peer's GRO cell, queued under the state lock so that it goes up in
+//! its peer's GRO cell, queued under the peer's lock so that it goes up in
 //! order; packets that end a GRO run (short ones, a message's last) at
-//! once, when that cell is idle.
+//! once, when that cell is idle. A known peer's data frame that needs
+//! nothing of the device's shared state takes only the peer's lock
+//! ([`lockless`]); the rest takes the device's state lock too.
 //!
 //! Frames addressed to another of ri2n0's addresses (a macvlan's, synced to
 //! the slaves) or, while promiscuous (ri2n0 in a bridge), to another host
@@ -29,7 +31,12 @@ use crate::proto::header::{
 use crate::proto::MAX_LINKS;
 use core::sync::atomic::Ordering;
 use crate::ri2n_dev::Ri2nDev;
-use crate::ri2n_state::{RxKind, Sealed, Wire};
+use crate::proto::peers::SweepNeed;
+use crate::proto::seq::Seq;
+use crate::proto::time::{Duration, Instant};
+use crate::proto::window::span_of;
+use crate::ri2n_state::{ends_gro_run, hand_up, sweep_period, RxKind, Sealed, Wire};
+use kernel::sync::rcu;
 use kernel::prelude::*;
 
 /// A frame arrived on slave `port` of `dev` (softirq, under RCU).
@@ -165,8 +172,19 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         return RxHandled::Consumed;
     }
 
+    let skb = match (skb, &kind) {
+        // A known peer's next data frame needs only that peer's lock.
+        (Some(skb), &RxKind::Data(seq)) if sealed.is_none() && origin.is_none() && dst == ours => {
+            match lockless(dev, port, &src, seq, skb) {
+                Ok(()) => return RxHandled::Consumed,
+                Err(skb) => Some(skb),
+            }
+        }
+        (skb, _) => skb,
+    };
+
     let (mut up, mut done, mut garbage) = (SkbList::new(), SkbList::new(), SkbList::new());
-    let (after, claim) = {
+    let after = {
         let mut st = d.lock_state();
         let Some(link) = st.link_of(port) else {
             // A slave being released: its handler is about to go.
@@ -177,27 +195,17 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         };
         let wire = origin.map(|o| Wire { src: wire_src, link: o.link as usize, to_port });
         let short_max = dev.mtu() / 2;
-        let after = st.rx_frame(dev.name_str(), link, &src, wire, kind, sealed, skb, short_max, &mut up, &mut done, &mut garbage);
+        let after =
+            st.rx_frame(dev.name_str(), link, &src, wire, kind, sealed, skb, short_max, &d.gro, &mut up, &mut done, &mut garbage);
         if let Some(ms) = after.pull_ms {
             // Under the lock, as the sweep re-arms: never later than
             // armed, and never once ri2n0 is down (`rx_frame` pulls only
             // while up).
             d.sweep_timer.reduce_ms(ms);
         }
-        // Into the peer's cell under the lock, so that the cell hands its
-        // packets up in the order the window released them, whichever CPU
-        // did. Packets that end any run GRO could merge (short ones, the
-        // last of a message) go up at once if the cell is idle: with
-        // nothing held to join and nothing to follow, the cell's NAPI round
-        // would be a cost on every message for nothing (issue 13's round
-        // trips). The claim keeps the cell's poll off until they are up.
-        let claim = after.cell.and_then(|i| if after.ends_runs { d.gro.claim(i) } else { None });
-        if let (Some(i), None) = (after.cell, &claim) {
-            d.gro.queue(i, core::mem::take(&mut up));
-        }
-        (after, claim)
+        after
     };
-    if let Some(claim) = claim {
+    if let Some(claim) = after.claim {
         for s in up {
             claim.deliver(s);
         }
@@ -208,6 +216,126 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         crate::ri2n_hb::kick(dev);
     }
     RxHandled::Consumed
+}
+
+/// Data frame `seq` from `src`, for ri2n0, unsealed, taken under its
+/// peer's cell alone (issue 13: no global lock on the data path) if its
+/// window needs nothing of the device's pool of buffers for it: it has one
+/// already, or the frame is the next it expects and nothing is held
+/// (`PeerRx::unpooled`). Given back, to go the locked way, otherwise, and
+/// if the peer is unknown to the lockless lookup or off the sweep list,
+/// with a key, in one-switch mode, with ri2n0 down or the link without
+/// carrier.
+///
+/// It does what `State::rx_frame` does for such a frame: the detector
+/// counts it (and what went out since), the window takes it, and what that
+/// releases goes to the peer's GRO cell under the peer's cell, so that it
+/// never overtakes what the locked way or the sweep released before. A
+/// window that starts holding pulls the sweep to its FAST_TOUT deadline
+/// (`Slots::sweep_at`). What needs the state lock, rare, takes one round
+/// after: the detector's transitions, a duplicate, `held_mem` spent, an
+/// idle buffer to give back while the pool is short.
+fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, skb: Skb) -> Result<(), Skb> {
+    let d = dev.data();
+    let rcu = rcu::read_lock();
+    let slots = d.slots(&rcu);
+    // Acquire: the parameters and carrier published before it.
+    if !slots.rx_lockless.load(Ordering::Acquire) {
+        return Err(skb);
+    }
+    let Some(l) = d.txq.iter().position(|q| q.slave.get(&rcu).is_some_and(|s| s.as_raw() == port.as_raw())) else {
+        return Err(skb);
+    };
+    let Some((slot, mut c)) = slots.find(src, false) else { return Err(skb) };
+    // Again under the cell: down, a key or a link's loss is published
+    // under the state lock before its holder goes through the cells.
+    let carrier = slots.carrier.load(Ordering::Relaxed);
+    if !slots.rx_lockless.load(Ordering::Relaxed) || carrier & (1 << l) == 0 || !c.tx.swept {
+        return Err(skb);
+    }
+    let Some((tx, peer)) = c.both() else { return Err(skb) };
+    if !peer.rx.unpooled(seq) {
+        return Err(skb);
+    }
+    let params = slots.params.get();
+    let t = Instant(crate::net::ktime_ns());
+    let (frames, size) = (span_of(&skb), skb.truesize() as usize);
+    tx.fold(peer);
+    let tr = peer.det.data_run(l, frames, t, &params);
+    peer.last_data = t;
+    let active = peer.rx_active(carrier);
+    let short_max = dev.mtu() / 2;
+    let mut up = SkbList::new();
+    let (mut packets, mut bytes, mut ends_runs) = (0u32, 0u32, true);
+    // Truesize of what left the window (a `Cell`: read while the closure
+    // lives).
+    let out = core::cell::Cell::new(0usize);
+    let mut deliver = |mut s: Skb| {
+        packets += span_of(&s);
+        bytes += s.len();
+        out.set(out.get() + s.truesize() as usize);
+        // After truesize is counted: parsing may pull, which can grow it.
+        ends_runs &= ends_gro_run(&mut s, short_max);
+        up.push(s);
+    };
+    let dup = peer.rx.data_unpooled(l, seq, skb, t, active, &params, &mut deliver);
+    // What the window holds more (a duplicate it kept, or dropped, is
+    // counted out as the locked way does); the shared line only if that
+    // is anything.
+    let more = size as isize - dup.as_ref().map_or(0, |d| d.truesize() as isize) - out.get() as isize;
+    let held = &slots.held;
+    if more != 0 {
+        held.change(more);
+    }
+    let full = more > 0 && held.get() > params.held_mem();
+    if full {
+        // As `rx_frame`: the window goes up whole (it keeps its buffer).
+        let before = out.get();
+        peer.rx.window.flush(&mut deliver);
+        held.sub(out.get() - before);
+    }
+    // Others wait for a buffer: an idle one goes back to the pool.
+    let spare = if slots.bufs_short.load(Ordering::Relaxed) && peer.rx.window.held() == 0 {
+        peer.rx.window.idle_buf()
+    } else {
+        None
+    };
+    tx.publish(&peer.det);
+    // A window that started holding, a link that fell silent while this
+    // one delivers: the sweep may be due sooner than armed.
+    let lossy_every = Duration(slots.lossy_every_ns.load(Ordering::Relaxed));
+    let pull = match peer.sweep_need(t, carrier, &params) {
+        SweepNeed::Now => peer.next_due(t, carrier, &params, lossy_every).map(|due| due.max(t.plus(sweep_period(&params)))),
+        _ => None,
+    };
+    if let Some(at) = pull.filter(|at| slots.sweep_at.fetch_min(at.0, Ordering::Relaxed) > at.0) {
+        d.sweep_timer.reduce_ms(at.since(t).0.div_ceil(1_000_000) as u32);
+    }
+    c.rx_at = t;
+    let claim = hand_up(&d.gro, slot, &mut up, ends_runs);
+    drop(c);
+    if packets > 0 {
+        dev.count_rx(packets, bytes);
+    }
+    let r = &slots.link_rx[l];
+    r.packets.fetch_add(frames as u64, Ordering::Relaxed);
+    if frames > 1 {
+        r.merged.fetch_add(1, Ordering::Relaxed);
+        r.merged_frames.fetch_add(frames as u64, Ordering::Relaxed);
+    }
+    if let Some(claim) = claim {
+        for s in up {
+            claim.deliver(s);
+        }
+    }
+    if !tr.is_empty() || dup.is_some() || full || spare.is_some() {
+        let kick = d.lock_state().rx_lockless_after(dev.name_str(), slot, src, tr, t, dup.is_some(), full, spare);
+        if kick {
+            crate::ri2n_hb::kick(dev);
+        }
+    }
+    drop(dup);
+    Ok(())
 }
 
 fn malformed(dev: &Ri2nDev, port: &Device, skb: Skb, e: DecodeError) -> RxHandled {

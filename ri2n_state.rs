@@ -11,23 +11,23 @@
 //! [`SkbList`] the caller frees after dropping the lock, and whatever must
 //! be handed up goes to another list the caller delivers.
 
-use crate::net::device::Device;
-use crate::net::gro::GroCells;
+use crate::net::device::{Counted, Device};
+use crate::net::gro::{Claim, GroCells};
 use crate::net::skb::{Skb, SkbList};
 use crate::net::{Mac, MacFmt};
 use crate::net::cache::Cache;
 use crate::proto::auth::{HbCounter, Key, Keys, Msg};
-use crate::proto::claims::{buckets_for as claims_buckets, Claim, Claims, LinkMacs};
+use crate::proto::claims::{self, buckets_for as claims_buckets, Claims, LinkMacs};
 use crate::proto::detector::{loss_probe_every, Detector, Transitions};
 use crate::proto::header::{Counts, Seal, HB_PROBE};
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
 use crate::proto::phases::Phases;
 use crate::proto::rx::{Epoch, SealedEpoch};
-use crate::proto::window::span_of;
+use crate::proto::window::{span_of, Buffers};
 use crate::proto::seq::Seq;
 use crate::proto::tx::PeerTx;
-use crate::ri2n_peer::{BufPool, Peer, Table, TxSlots};
+use crate::ri2n_peer::{Buf, BufPool, CellMacs, Held, Peer, PeerCell, Slots, Table};
 use core::sync::atomic::Ordering;
 use crate::ri2n_txq::LinkQueue;
 use kernel::sync::Arc;
@@ -155,6 +155,12 @@ const AGE_PER_SWEEP: usize = 64;
 /// millisecond at HZ=1000.
 const SWEEP_MAX: Duration = Duration::from_ms(63);
 
+/// How often the sweep runs at most under `p`: FAST_TOUT / 4, at least
+/// 1 ms (what was once its fixed period).
+pub(crate) fn sweep_period(p: &Params) -> Duration {
+    Duration((p.fast_tout().0 / 4).max(Duration::from_ms(1).0))
+}
+
 /// Whole milliseconds from `t` to `at`, rounded up (0 if past).
 fn ms_until(at: Instant, t: Instant) -> u32 {
     at.since(t).0.div_ceil(1_000_000).min(u32::MAX as u64) as u32
@@ -215,17 +221,37 @@ pub(crate) struct Sealed {
 
 /// What receive must do after the lock is dropped.
 #[derive(Default)]
-pub(crate) struct RxAfter {
+pub(crate) struct RxAfter<'g> {
     /// Send queued heartbeats now (probe answers, news of a failure).
     pub(crate) kick: bool,
-    /// The GRO cell of the peer (ri2n_rx.rs), if its window released
-    /// packets (`up`), and whether each of them ends any run GRO could
-    /// merge ([`ends_gro_run`]).
-    pub(crate) cell: Option<usize>,
-    pub(crate) ends_runs: bool,
+    /// The peer's GRO cell, claimed for the caller to hand `up` through
+    /// at once ([`hand_up`]); `None`: `up` is empty, or queued.
+    pub(crate) claim: Option<Claim<'g>>,
     /// The sweep is due sooner than its timer is armed for: milliseconds
     /// from now, for `Timer::reduce_ms`.
     pub(crate) pull_ms: Option<u32>,
+}
+
+/// Hands what the window of the peer in `slot` released (`up`) to its GRO
+/// cell, the caller holding the peer's cell, so that the peer's packets go
+/// up in the order released, whichever CPU released them. Packets that all
+/// end any run GRO could merge (`ends_runs`: short ones, the last of a
+/// message) go up at once if the GRO cell is idle: with nothing held to
+/// join and nothing to follow, its NAPI round would be a cost on every
+/// message for nothing (issue 13's round trips). Then the claim is
+/// returned, for the caller to deliver `up` through after dropping its
+/// locks (the claim keeps the cell's poll off until they are up), and `up`
+/// is left as it is.
+pub(crate) fn hand_up<'g>(gro: &'g GroCells, slot: usize, up: &mut SkbList, ends_runs: bool) -> Option<Claim<'g>> {
+    if up.is_empty() {
+        return None;
+    }
+    let i = cell_of(slot);
+    let claim = if ends_runs { gro.claim(i) } else { None };
+    if claim.is_none() {
+        gro.queue(i, core::mem::take(up));
+    }
+    claim
 }
 
 /// The GRO cell that takes what the peer in `slot` releases: one per peer,
@@ -242,7 +268,7 @@ pub(crate) fn cell_of(slot: usize) -> usize {
 /// claim's business, not this: an idle cell holds nothing of the peer.
 /// (A short TCP segment without those flags, rare, would be held by GRO
 /// and could take later ones of its size: that merge is lost.)
-fn ends_gro_run(s: &mut Skb, short_max: u32) -> bool {
+pub(crate) fn ends_gro_run(s: &mut Skb, short_max: u32) -> bool {
     const FLUSHING: u8 = 0x01 | 0x02 | 0x04 | 0x08 | 0x20;
     (!s.is_gso() && s.len() <= short_max) || s.tcp_flags().is_some_and(|f| f & FLUSHING != 0)
 }
@@ -262,10 +288,10 @@ pub(crate) struct State {
     claims: Claims<KVVec<u32>>,
     /// Reorder buffers, lent to windows while they hold packets.
     bufs: BufPool,
-    /// Each slot's transmit side, under a lock of its own, and the lookup
-    /// that reaches it without this lock (ri2n_peer.rs). Lock order: this
-    /// state, then one cell.
-    tx: KBox<TxSlots>,
+    /// Each slot's peer, under a lock of its own, and the lookup that
+    /// reaches it without this lock (ri2n_peer.rs). Lock order: this
+    /// state, then one cell. A peer is reached only through its cell.
+    slots: KBox<Slots>,
     cache: Arc<Cache<Peer>>,
     /// Per table slot: `ON_SWEEP`, `ON_HB_QUEUE`. Kept when a slot's peer
     /// changes, so that a slot is never on a list twice.
@@ -278,15 +304,8 @@ pub(crate) struct State {
     on_slow: KVVec<u32>,
     /// When `on_slow` was last visited.
     slow_swept: Instant,
-    /// When the sweep timer is armed to fire (while up): the earliest
-    /// deadline the last sweep found, or one a receive found since. Read
-    /// and changed only under this lock, where the timer is also armed, so
-    /// that the sweep's re-arm cannot undo a receive's pull.
-    sweep_at: Instant,
     /// Slots with heartbeats pending, in order.
     hb_queue: SlotQueue<KVVec<u32>>,
-    /// Truesize of every packet held in the windows.
-    held_bytes: usize,
     /// Next number for our broadcasts.
     bcast_seq: Seq,
     /// The heartbeat timer's phases: which the next tick serves, and the
@@ -363,7 +382,7 @@ pub(crate) struct NewTable {
     table: Table,
     claims: Claims<KVVec<u32>>,
     bufs: BufPool,
-    tx: KBox<TxSlots>,
+    slots: KBox<Slots>,
     marks: KVVec<u8>,
     on_sweep: KVVec<u32>,
     on_slow: KVVec<u32>,
@@ -375,9 +394,9 @@ impl NewTable {
     pub(crate) fn new(bytes: usize) -> Result<NewTable> {
         let (table, bufs) = crate::ri2n_peer::new_table(bytes, table_key())?;
         let claims = new_claims(table.capacity())?;
-        let tx = TxSlots::new(table.capacity(), table_key())?;
+        let slots = Slots::new(table.capacity(), table_key())?;
         let (marks, on_sweep, on_slow, hb_queue) = work_lists(table.capacity())?;
-        Ok(NewTable { table, claims, bufs, tx, marks, on_sweep, on_slow, hb_queue })
+        Ok(NewTable { table, claims, bufs, slots, marks, on_sweep, on_slow, hb_queue })
     }
 }
 
@@ -386,7 +405,7 @@ impl State {
     pub(crate) fn new(params: Params) -> Result<State> {
         let (table, bufs) = crate::ri2n_peer::new_table(params.peer_mem(), table_key())?;
         let claims = new_claims(table.capacity())?;
-        let tx = TxSlots::new(table.capacity(), table_key())?;
+        let slots = Slots::new(table.capacity(), table_key())?;
         let (marks, on_sweep, on_slow, hb_queue) = work_lists(table.capacity())?;
         let st = State {
             up: false,
@@ -397,15 +416,13 @@ impl State {
             table,
             claims,
             bufs,
-            tx,
+            slots,
             cache: crate::ri2n_peer::new_cache()?,
             marks,
             on_sweep,
             on_slow,
             slow_swept: Instant(0),
-            sweep_at: Instant(0),
             hb_queue,
-            held_bytes: 0,
             bcast_seq: Seq(crate::net::random_u32()),
             hb_phases: Phases::default(),
             lossy_peers: 0,
@@ -420,21 +437,30 @@ impl State {
         Ok(st)
     }
 
-    /// The slots' transmit sides, which `Ri2n::tx` publishes to transmit:
+    /// The slots' cells, which `Ri2n::slots` publishes to transmit and receive:
     /// they stay where they are until a new table replaces them.
-    pub(crate) fn tx_slots(&self) -> *const TxSlots {
-        &*self.tx
+    pub(crate) fn slots_ptr(&self) -> *const Slots {
+        &*self.slots
+    }
+
+    /// Pulls the sweep to `at` if it is armed for later; returns whether
+    /// it was.
+    fn pull_sweep(&self, at: Instant) -> bool {
+        self.slots.sweep_at.fetch_min(at.0, Ordering::Relaxed) > at.0
     }
 
     /// Tells transmit what it reads without the lock: carrier, whether
     /// unicast may go lockless (not one-switch mode, no key change under
     /// way), and when an idle link is level again.
     fn publish_tx(&self) {
-        self.tx.carrier.store(self.carrier, Ordering::Relaxed);
-        self.tx.carrier_told.store(0, Ordering::Relaxed);
+        self.slots.carrier.store(self.carrier, Ordering::Relaxed);
+        self.slots.carrier_told.store(0, Ordering::Relaxed);
+        self.slots.params.set(&self.params);
         let lockless = !self.lockless_held && !self.params.one_switch();
-        self.tx.lockless.store(lockless, Ordering::Release);
-        self.tx.idle_ns.store(self.params.level_after().0, Ordering::Relaxed);
+        self.slots.lockless.store(lockless, Ordering::Release);
+        self.slots.rx_lockless.store(lockless && self.up && !self.keys.on(), Ordering::Release);
+        self.slots.idle_ns.store(self.params.level_after().0, Ordering::Relaxed);
+        self.slots.lossy_every_ns.store(loss_probe_every(self.lossy_peers).0, Ordering::Relaxed);
     }
 
     // --- One-switch mode -------------------------------------------------------
@@ -447,12 +473,6 @@ impl State {
     /// Slave `l`'s own MAC (zero if there is none).
     pub(crate) fn slave_mac(&self, l: usize) -> Mac {
         self.slaves[l].as_ref().map_or([0; 6], |s| s.dev.addr())
-    }
-
-    /// One-switch mode: peer `peer`'s slave MAC on link `l` (zero if not
-    /// learned).
-    pub(crate) fn peer_link_mac(&self, peer: &Mac, l: usize) -> Mac {
-        self.table.lookup(peer).and_then(|s| self.table.get(s)).map_or([0; 6], |p| p.link_mac[l])
     }
 
     // --- Keys ----------------------------------------------------------------
@@ -526,18 +546,28 @@ impl State {
         &self.stats
     }
 
-    /// The counters, with `counted`: the packets and bytes transmit
-    /// counted per CPU without the lock (`NetDevice::counted_tx`).
-    pub(crate) fn stats_with(&self, counted: (u64, u64)) -> DevStats {
+    /// The counters, with `counted`: the packets and bytes transmit and
+    /// receive counted per CPU without the lock (`NetDevice::counted`),
+    /// and what receive counted per link without it.
+    pub(crate) fn stats_with(&self, counted: Counted) -> DevStats {
         let mut s = self.stats;
-        s.tx_packets += counted.0;
-        s.tx_bytes += counted.1;
-        s.tx_peer_contended += self.tx.contended.0.load(Ordering::Relaxed);
+        s.tx_packets += counted.tx_packets;
+        s.tx_bytes += counted.tx_bytes;
+        s.rx_packets += counted.rx_packets;
+        s.rx_bytes += counted.rx_bytes;
+        s.tx_peer_contended += self.slots.contended.0.load(Ordering::Relaxed);
+        for r in &self.slots.link_rx {
+            s.rx_merged += r.merged.load(Ordering::Relaxed);
+            s.rx_merged_frames += r.merged_frames.load(Ordering::Relaxed);
+        }
         s
     }
 
-    pub(crate) fn link_stats(&self, l: usize) -> &LinkStats {
-        &self.link_stats[l]
+    /// Link `l`'s counters, with what receive counted without the lock.
+    pub(crate) fn link_stats(&self, l: usize) -> LinkStats {
+        let mut s = self.link_stats[l];
+        s.rx_packets += self.slots.link_rx[l].packets.load(Ordering::Relaxed);
+        s
     }
 
     pub(crate) fn is_up(&self) -> bool {
@@ -587,25 +617,34 @@ impl State {
     /// The table's capacity and the reorder buffers allocated, of their
     /// most, and the bytes held.
     pub(crate) fn memory(&self) -> (usize, usize, usize, usize) {
-        (self.table.capacity(), self.bufs.total(), self.bufs.max(), self.held_bytes)
+        (self.table.capacity(), self.bufs.total(), self.bufs.max(), self.slots.held.get())
     }
 
-    /// Every peer from table slot `from` on: slot, MAC and state (procfs
-    /// reads them in chunks, dropping the lock in between).
-    pub(crate) fn peers_from(&self, from: usize) -> impl Iterator<Item = (usize, &Mac, &Peer)> {
-        self.table.iter_from(from).map(|(s, m, p)| (s, m, &**p))
+    /// Calls `f` with every peer from table slot `from` on (slot, MAC,
+    /// transmit side, state), its cell locked, while `f` returns true
+    /// (procfs reads them in chunks, dropping the lock in between).
+    pub(crate) fn peers_from(&self, from: usize, mut f: impl FnMut(usize, &Mac, &PeerTx, &Peer) -> bool) {
+        for (slot, mac, _) in self.table.iter_from(from) {
+            let Some(cell) = self.slots.cell(slot) else { continue };
+            let mut c = cell.lock();
+            let Some((tx, p)) = c.peer_for(mac) else { continue };
+            if !f(slot, mac, tx, p) {
+                return;
+            }
+        }
     }
 
     /// Peers usable and failed on link `l` (for `ip -d link`).
     pub(crate) fn link_peer_counts(&self, l: usize) -> (u32, u32) {
         let (mut up, mut failed) = (0, 0);
-        for (_, _, p) in self.table.iter() {
+        self.peers_from(0, |_, _, _, p| {
             if p.det.usable() & (1 << l) != 0 {
                 up += 1;
             } else {
                 failed += 1;
             }
-        }
+            true
+        });
         (up, failed)
     }
 
@@ -623,7 +662,7 @@ impl State {
     /// the device is down: every peer is forgotten (their packets, none
     /// while down, into `garbage`).
     /// Returns the old table (or, refused, `new`), for the caller to free
-    /// after unlocking, once transmit sees the new one's `tx_slots` and a
+    /// after unlocking, once transmit sees the new one's `slots_ptr` and a
     /// grace period passed.
     pub(crate) fn set_peer_mem(&mut self, v: u32, mut new: NewTable, garbage: &mut SkbList) -> (Result, NewTable) {
         if self.up {
@@ -638,23 +677,31 @@ impl State {
         self.hb_phases.clear();
         core::mem::swap(&mut self.claims, &mut new.claims);
         core::mem::swap(&mut self.bufs, &mut new.bufs);
-        core::mem::swap(&mut self.tx, &mut new.tx);
-        self.stats.tx_peer_contended += new.tx.contended.0.load(Ordering::Relaxed);
+        core::mem::swap(&mut self.slots, &mut new.slots);
+        self.stats.tx_peer_contended += new.slots.contended.0.load(Ordering::Relaxed);
+        for (l, r) in new.slots.link_rx.iter().enumerate() {
+            self.link_stats[l].rx_packets += r.packets.load(Ordering::Relaxed);
+            self.stats.rx_merged += r.merged.load(Ordering::Relaxed);
+            self.stats.rx_merged_frames += r.merged_frames.load(Ordering::Relaxed);
+        }
         self.publish_tx();
         core::mem::swap(&mut self.marks, &mut new.marks);
         core::mem::swap(&mut self.on_sweep, &mut new.on_sweep);
         core::mem::swap(&mut self.on_slow, &mut new.on_slow);
         core::mem::swap(&mut self.hb_queue, &mut new.hb_queue);
-        self.held_bytes = 0;
+        self.slots.held.clear();
         (Ok(()), new)
     }
 
     /// Frees every held packet (into `garbage`), returning the buffers.
     fn drain_all(&mut self, garbage: &mut SkbList) {
-        let held = &mut self.held_bytes;
-        for p in self.table.values_mut() {
+        let held = &self.slots.held;
+        for (slot, _, _) in self.table.iter() {
+            let Some(cell) = self.slots.cell(slot) else { continue };
+            let mut c = cell.lock();
+            let Some((_, p)) = c.both() else { continue };
             p.rx.drain(&mut self.bufs, &mut |s| {
-                *held = held.saturating_sub(s.truesize() as usize);
+                held.sub(s.truesize() as usize);
                 garbage.push(s)
             });
         }
@@ -668,6 +715,9 @@ impl State {
     /// ri2n0 goes up or down. Down frees every held packet (into `garbage`).
     pub(crate) fn set_up(&mut self, up: bool, garbage: &mut SkbList) {
         self.up = up;
+        // Receive re-reads it under a peer's cell: down, the windows
+        // drained below stay empty.
+        self.publish_tx();
         if !up {
             self.drain_all(garbage);
         }
@@ -682,6 +732,13 @@ impl State {
     pub(crate) fn add_slave(&mut self, l: usize, slave: Slave, carrier: bool) {
         self.slaves[l] = Some(slave);
         self.link_stats[l] = LinkStats::default();
+        let r = &self.slots.link_rx[l];
+        let merged = r.merged.swap(0, Ordering::Relaxed);
+        let merged_frames = r.merged_frames.swap(0, Ordering::Relaxed);
+        r.packets.store(0, Ordering::Relaxed);
+        // The device's merge counts stay.
+        self.stats.rx_merged += merged;
+        self.stats.rx_merged_frames += merged_frames;
         self.carrier_changed[l] = now();
         self.set_links(1 << l);
         if carrier {
@@ -695,12 +752,13 @@ impl State {
         let nlinks = self.nlinks();
         let t = now();
         for s in 0..self.table.capacity() {
-            let (Some(p), Some(cell)) = (self.table.get_mut(s), self.tx.cell(s)) else { continue };
+            let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) else { continue };
             let mut c = cell.lock();
+            let Some((tx, p)) = c.both() else { continue };
             // What went out before is the old links' count.
-            c.fold(p);
+            tx.fold(p);
             p.det.set_links(nlinks, vacated, t);
-            c.publish(&p.det);
+            tx.publish(&p.det);
         }
     }
 
@@ -748,11 +806,14 @@ impl State {
         let carrier = self.carrier;
         self.publish_tx();
         for s in 0..self.table.capacity() {
-            let Some(p) = self.table.get_mut(s) else { continue };
+            let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) else { continue };
+            let mut c = cell.lock();
+            let Some((_, p)) = c.both() else { continue };
             p.hb_pending |= carrier;
             if up {
                 p.hb_probe |= bit;
             }
+            drop(c);
             if carrier != 0 {
                 enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, s);
             }
@@ -778,7 +839,7 @@ impl State {
             self.stats.tx_dropped += 1;
             return None;
         };
-        self.tx.note(dst, slot);
+        self.slots.note(dst, slot);
         Some(slot)
     }
 
@@ -793,7 +854,7 @@ impl State {
     pub(crate) fn tx_route(
         &mut self,
         slot: usize,
-        c: &mut PeerTx,
+        c: &mut PeerCell,
         len: u32,
         segs: u32,
         first: Option<(u32, u32)>,
@@ -817,13 +878,13 @@ impl State {
         // again, so the peer's detector never sees it starved
         // (core/sched.rs).
         let idle = self.params.level_after();
-        let Some((link, seq)) = c.route(self.carrier & live, queues_ok, first, len, segs, t, idle) else {
+        let Some((link, seq)) = c.tx.route(self.carrier & live, queues_ok, first, len, segs, t, idle) else {
             self.stats.tx_no_link += 1;
             self.stats.tx_dropped += 1;
             return TxRoute::NoLink;
         };
-        let to = self.table.get(slot).map_or([0; 6], |p| p.link_mac[link]);
-        self.tx_swept(slot, c);
+        let to = c.peer.as_ref().map_or([0; 6], |p| p.link_mac[link]);
+        self.tx_swept(slot, &mut c.tx);
         self.stats.tx_packets += segs as u64;
         self.stats.tx_bytes += len as u64;
         TxRoute::Send { link, seq, to, from: self.slave_mac(link) }
@@ -915,11 +976,11 @@ impl State {
     /// The caller holds no transmit cell.
     pub(crate) fn tx_unsent(&mut self, to: &Mac, l: usize, frames: u32) {
         let slot = self.table.lookup(to).or_else(|| {
-            let table = &self.table;
-            self.claims.owner(to, |c| table.link_mac(c)).filter(|c| c.link == l).map(|c| c.slot)
+            let macs = CellMacs(&self.slots);
+            self.claims.owner(to, |c| macs.link_mac(c)).filter(|c| c.link == l).map(|c| c.slot)
         });
-        if let Some(cell) = slot.and_then(|s| self.tx.cell(s)) {
-            cell.lock().unsent(l, frames);
+        if let Some(cell) = slot.and_then(|s| self.slots.cell(s)) {
+            cell.lock().tx.unsent(l, frames);
         }
     }
 
@@ -965,12 +1026,13 @@ impl State {
         // not at the next HBSPAN: after a restart, on either side, that is
         // what resynchronises the numbering.
         peer.hb_pending = self.carrier;
-        let slot = self.table.insert(mac, t, peer).ok()?;
+        let slot = self.table.insert(mac, t, ()).ok()?;
         self.hb_phases.add(slot);
-        if let (Some(p), Some(cell)) = (self.table.get(slot), self.tx.cell(slot)) {
+        if let Some(cell) = self.slots.cell(slot) {
             let mut c = cell.lock();
-            c.start(mac);
-            c.publish(&p.det);
+            c.tx.start(mac);
+            c.tx.publish(&peer.det);
+            c.peer = Some(peer);
         }
         self.stats.peers_new += 1;
         enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, slot);
@@ -980,16 +1042,21 @@ impl State {
     /// Removes the peer in `slot`; its held packets go to `garbage`. The
     /// slot stays on the work lists, which skip empty slots.
     fn forget(&mut self, slot: usize, garbage: &mut SkbList) {
-        self.claims.forget(&self.table, slot);
-        self.tx.unnote(self.table.mac(slot), slot);
-        if let Some(cell) = self.tx.cell(slot) {
-            cell.lock().clear();
-        }
-        if let Some(mut old) = self.table.remove(slot) {
+        self.claims.forget(&CellMacs(&self.slots), slot);
+        self.slots.unnote(self.table.mac(slot), slot);
+        let old = self.slots.cell(slot).and_then(|cell| {
+            let mut c = cell.lock();
+            c.tx.clear();
+            c.rx_at = Instant(0);
+            c.peer.take()
+        });
+        if self.table.remove(slot).is_some() {
             self.hb_phases.remove(slot);
-            let held = &mut self.held_bytes;
+        }
+        if let Some(mut old) = old {
+            let held = &self.slots.held;
             old.rx.drain(&mut self.bufs, &mut |s| {
-                *held = held.saturating_sub(s.truesize() as usize);
+                held.sub(s.truesize() as usize);
                 garbage.push(s)
             });
         }
@@ -1026,7 +1093,7 @@ impl State {
     /// address or a broadcast; frames for another address are only
     /// passed up when ri2n0 is promiscuous, outside every peer's order).
     /// Data is reordered into `up`; what must be dropped goes to `garbage`.
-    pub(crate) fn rx_frame(
+    pub(crate) fn rx_frame<'g>(
         &mut self,
         dev_name: &str,
         l: usize,
@@ -1036,10 +1103,11 @@ impl State {
         sealed: Option<Sealed>,
         skb: Option<Skb>,
         short_max: u32,
+        gro: &'g GroCells,
         up: &mut SkbList,
         done: &mut SkbList,
         garbage: &mut SkbList,
-    ) -> RxAfter {
+    ) -> RxAfter<'g> {
         let mut after = RxAfter::default();
         let t = now();
         if !self.up || !self.verify(dev_name, src, sealed.as_ref()) {
@@ -1066,7 +1134,8 @@ impl State {
                 // Before the replay check: only what is not known yet (a
                 // replay cannot move a learned MAC this way).
                 if let Some(slot) = self.table.lookup(src) {
-                    if self.table.get(slot).is_some_and(|p| p.link_mac.get(w.link) == Some(&[0; 6])) {
+                    let cell = self.slots.cell(slot);
+                    if cell.is_some_and(|c| c.lock().peer.as_ref().is_some_and(|p| p.link_mac.get(w.link) == Some(&[0; 6]))) {
                         self.learn_link_mac(dev_name, slot, w.link, &w.src);
                     }
                 }
@@ -1110,6 +1179,11 @@ impl State {
             }
         }
         self.table.touch(slot, t, matches!(kind, RxKind::Heartbeat { .. }));
+        if epoch.is_none() && matches!(kind, RxKind::Data(_)) {
+            // Its next frames may take the peer's lock alone (ri2n_rx.rs),
+            // which finds it by the index transmit reads.
+            self.slots.note(src, slot);
+        }
         if let Some((j, w)) = learn {
             self.learn_link_mac(dev_name, slot, j, &w);
         }
@@ -1122,18 +1196,30 @@ impl State {
         }
         let (params, carrier) = (self.params, self.carrier);
         let (is_up, lossy_every, earliest) = (self.up, loss_probe_every(self.lossy_peers), t.plus(self.sweep_period()));
-        let State { table, bufs, tx, stats, held_bytes, marks, on_sweep, on_slow, hb_queue, slaves, sweep_at, .. } = self;
-        let (Some(peer), Some(cell)) = (table.get_mut(slot), tx.cell(slot)) else {
+        let State { bufs, slots, stats, marks, on_sweep, on_slow, hb_queue, slaves, .. } = self;
+        let held = &slots.held;
+        // The detector counts what went out since, before it judges; the
+        // links it allows are published after, under the same hold (a
+        // sender to this peer waits: receive and it meet only here).
+        let mut c = match slots.cell(slot) {
+            Some(cell) => cell.lock(),
+            None => {
+                if let Some(s) = skb {
+                    garbage.push(s);
+                }
+                return after;
+            }
+        };
+        let Some((ctx, peer)) = c.both() else {
             if let Some(s) = skb {
                 garbage.push(s);
             }
             return after;
         };
-        // The detector counts what went out since, before it judges; the
-        // links it allows are published after, under the same hold (a
-        // sender to this peer waits: receive and it meet only here).
-        let mut c = cell.lock();
-        c.fold(peer);
+        // Read again under the cell: receive on another CPU may have held
+        // a packet since (core/window.rs, `waited_us`).
+        let t = now();
+        ctx.fold(peer);
         // Truesize of what left the windows (a `Cell`: read while the
         // closure lives).
         let out_bytes = core::cell::Cell::new(0usize);
@@ -1207,7 +1293,7 @@ impl State {
                 peer.last_data = t;
                 let active = peer.rx_active(carrier);
                 if let Some(s) = skb {
-                    *held_bytes += s.truesize() as usize;
+                    held.add(s.truesize() as usize);
                     let replays = peer.rx.window.stats.replays;
                     let dup = if credit {
                         peer.rx.data(l, seq, s, t, active, &params, bufs, &mut deliver)
@@ -1215,7 +1301,7 @@ impl State {
                         peer.rx.data_flooded(seq, s, t, active, &params, bufs, &mut deliver)
                     };
                     if let Some(dup) = dup {
-                        *held_bytes -= dup.truesize() as usize;
+                        held.sub(dup.truesize() as usize);
                         if peer.rx.window.stats.replays != replays {
                             stats.rx_replays += 1;
                         } else {
@@ -1230,14 +1316,14 @@ impl State {
         };
         // Whatever left a window (in order, a heartbeat's resync or loss
         // release, FAST_TOUT) is no longer held.
-        *held_bytes = held_bytes.saturating_sub(out_bytes.get());
-        if *held_bytes > params.held_mem() {
+        held.sub(out_bytes.get());
+        if held.get() > params.held_mem() {
             // The arriving peer's window goes up whole: the total then
             // stays within held_mem plus a packet.
             stats.rx_held_full += 1;
             out_bytes.set(0);
             peer.rx.flush(bufs, &mut deliver);
-            *held_bytes = held_bytes.saturating_sub(out_bytes.get());
+            held.sub(out_bytes.get());
         }
         if !tr.is_empty() {
             if tr.failed | tr.recovered | tr.lossy | tr.lossless != 0 {
@@ -1249,22 +1335,17 @@ impl State {
             }
             log_transitions(dev_name, slaves, src, &tr, t, &peer.det);
         }
-        if !up.is_empty() {
-            after.cell = Some(cell_of(slot));
-            after.ends_runs = ends_runs.get();
-        }
-        c.publish(&peer.det);
+        ctx.publish(&peer.det);
         match peer.sweep_need(t, carrier, &params) {
             SweepNeed::Now => {
-                c.swept = true;
+                ctx.swept = true;
                 enqueue(marks, on_sweep, ON_SWEEP, slot);
                 // A window that started holding, a link that fell silent
                 // while this one delivers: the sweep may be due sooner than
                 // armed.
                 if let Some(due) = peer.next_due(t, carrier, &params, lossy_every) {
                     let at = due.max(earliest);
-                    if is_up && at < *sweep_at {
-                        *sweep_at = at;
+                    if is_up && slots.sweep_at.fetch_min(at.0, Ordering::Relaxed) > at.0 {
                         after.pull_ms = Some(ms_until(at, t));
                     }
                 }
@@ -1272,12 +1353,65 @@ impl State {
             SweepNeed::Slow => enqueue(marks, on_slow, ON_SLOW, slot),
             SweepNeed::None => {}
         }
-        drop(c);
         if peer.hb_pending & carrier != 0 {
             enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
         }
+        // Up under the peer's cell, so that what the window released goes
+        // up before anything receive takes without the state lock later.
+        after.claim = hand_up(gro, slot, up, ends_runs.get());
+        drop(c);
+        if bufs.refused != stats.rx_nobuf {
+            slots.bufs_short.store(true, Ordering::Relaxed);
+        }
         stats.rx_nobuf = bufs.refused;
         after
+    }
+
+    /// After receive took a frame of `mac`'s peer in `slot` without this
+    /// lock (ri2n_rx.rs): what it could not do there. Its detector's
+    /// transitions `tr` at `t` are logged and told to the peer (returns
+    /// whether heartbeats are to go now); a duplicate it dropped (`dup`)
+    /// and a window it flushed for `held_mem` (`full`) are counted; an idle
+    /// window's buffer (`spare`) goes back to the pool.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn rx_lockless_after(
+        &mut self,
+        dev_name: &str,
+        slot: usize,
+        mac: &Mac,
+        tr: Transitions,
+        t: Instant,
+        dup: bool,
+        full: bool,
+        spare: Option<Buf>,
+    ) -> bool {
+        if let Some(b) = spare {
+            self.bufs.put(b);
+        }
+        if dup {
+            self.stats.rx_duplicates += 1;
+            self.stats.rx_dropped += 1;
+        }
+        self.stats.rx_held_full += full as u64;
+        let mut kick = false;
+        if !tr.is_empty() {
+            let carrier = self.carrier;
+            let queue = self.slots.cell(slot).is_some_and(|cell| {
+                let mut c = cell.lock();
+                let Some((_, p)) = c.peer_for(mac) else { return false };
+                if tr.failed | tr.recovered | tr.lossy | tr.lossless != 0 {
+                    // As `rx_frame`: the peer hears at once, on every link.
+                    p.hb_pending |= carrier;
+                    kick = true;
+                }
+                log_transitions(dev_name, &self.slaves, mac, &tr, t, &p.det);
+                p.hb_pending & carrier != 0
+            });
+            if queue {
+                enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, slot);
+            }
+        }
+        kick
     }
 
     /// One-switch mode: the peer in `slot` sends on our link `l` from
@@ -1291,7 +1425,7 @@ impl State {
         if self.table.get(slot).is_none() {
             return;
         }
-        let Some(learned) = self.claims.learn(&mut self.table, Claim { slot, link: l }, w) else { return };
+        let Some(learned) = self.claims.learn(&mut CellMacs(&self.slots), claims::Claim { slot, link: l }, w) else { return };
         let mac = *self.table.mac(slot);
         let name = self.slaves[l].as_ref().map_or("?", |s| s.name());
         match learned.taken_from {
@@ -1300,9 +1434,10 @@ impl State {
                 // go to its ri2n MAC (flooded) until it is heard again.
                 self.stats.slave_mac_taken += 1;
                 let other = *self.table.mac(t.slot);
-                let logged = self.table.get(t.slot).is_some_and(|p| p.claim_logged);
-                let Some(peer) = self.table.get_mut(slot) else { return };
-                if !logged && !core::mem::replace(&mut peer.claim_logged, true) {
+                let logged = self.slots.cell(t.slot).is_some_and(|c| c.lock().peer.as_ref().is_some_and(|p| p.claim_logged));
+                let Some(cell) = self.slots.cell(slot) else { return };
+                let first = cell.lock().peer.as_mut().is_some_and(|p| !core::mem::replace(&mut p.claim_logged, true));
+                if !logged && first {
                     pr_warn!(
                         "{}: slave MAC {} claimed by peers {} and {}: now {}'s on {} (logged once)\n",
                         dev_name, MacFmt(w), MacFmt(&other), MacFmt(&mac), MacFmt(&mac), name
@@ -1327,7 +1462,9 @@ impl State {
     /// link, or a replay, which cannot be told apart).
     fn sealed_fresh(&mut self, slot: usize, epoch: u64, silent: Duration, kind: &RxKind, frames: u32) -> Fresh {
         let params = self.params;
-        let Some(peer) = self.table.get_mut(slot) else { return Fresh::Replay };
+        let Some(cell) = self.slots.cell(slot) else { return Fresh::Replay };
+        let mut c = cell.lock();
+        let Some((_, peer)) = c.both() else { return Fresh::Replay };
         let new_epoch = match peer.rx.sealed_epoch(epoch, silent, &params) {
             SealedEpoch::Stale => return Fresh::Replay,
             SealedEpoch::New => true,
@@ -1387,8 +1524,10 @@ impl State {
             }
             let mut s = phase;
             while s < self.table.capacity() {
-                if let Some(p) = self.table.get_mut(s) {
-                    p.hb_pending |= links;
+                if let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) {
+                    if let Some(p) = cell.lock().peer.as_mut() {
+                        p.hb_pending |= links;
+                    }
                     enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, s);
                 }
                 s += HB_PHASES;
@@ -1407,6 +1546,8 @@ impl State {
             return false;
         }
         let t = now();
+        // What it finds, and any receive's pull while it runs, from here on.
+        self.slots.sweep_at.store(u64::MAX, Ordering::Relaxed);
         for l in 0..MAX_LINKS {
             let lost = self.slaves[l].as_ref().is_some_and(|s| !(s.dev.running() && s.dev.carrier_ok()));
             if lost && self.carrier_changed_to(l, false) {
@@ -1428,39 +1569,40 @@ impl State {
         }
         let mut cx = SweepCx {
             dev_name,
-            t,
             params: self.params,
             carrier: self.carrier,
             slaves: &self.slaves,
             bufs: &mut self.bufs,
             stats: &mut self.stats,
-            held_bytes: &mut self.held_bytes,
+            held: &self.slots.held,
             gro,
             lossy_every: loss_probe_every(self.lossy_peers),
             lossy_peers: 0,
             // More to age out: soon again.
             next: (aged == AGE_PER_SWEEP).then_some(t),
         };
-        let (table, marks, tx) = (&mut self.table, &mut self.marks, &*self.tx);
+        let (table, marks, slots) = (&mut self.table, &mut self.marks, &*self.slots);
         let (on_sweep, on_slow, hb_queue) = (&mut self.on_sweep, &mut self.on_slow, &mut self.hb_queue);
         // Every sweep: the peers that hold packets or carry data.
         let mut i = 0;
         while i < on_sweep.len() {
             let slot = on_sweep[i] as usize;
-            let need = cx.visit(table, tx, slot, marks, hb_queue);
+            let need = cx.visit(table, slots, slot, marks, hb_queue);
             if need == Some(SweepNeed::Now) {
                 i += 1;
                 continue;
             }
-            if let Some(cell) = tx.cell(slot) {
+            if let Some(cell) = slots.cell(slot) {
                 let mut c = cell.lock();
-                if c.sent_since_fold() {
-                    // Data went out during the visit: the next looks.
+                if c.tx.sent_since_fold() || c.rx_at >= t {
+                    // Data went out or came in during the visit: the next
+                    // looks.
                     i += 1;
                     continue;
                 }
-                // From here on, transmit puts it back (`State::tx_swept`).
-                c.swept = false;
+                // From here on, transmit and receive put it back
+                // (`State::tx_swept`).
+                c.tx.swept = false;
             }
             if need == Some(SweepNeed::Slow) {
                 enqueue(marks, on_slow, ON_SLOW, slot);
@@ -1474,14 +1616,14 @@ impl State {
         let mut i = 0;
         while slow_due && i < on_slow.len() {
             let slot = on_slow[i] as usize;
-            let need = cx.visit(table, tx, slot, marks, hb_queue);
+            let need = cx.visit(table, slots, slot, marks, hb_queue);
             if need == Some(SweepNeed::Slow) {
                 i += 1;
                 continue;
             }
             if need == Some(SweepNeed::Now) {
-                if let Some(cell) = tx.cell(slot) {
-                    cell.lock().swept = true;
+                if let Some(cell) = slots.cell(slot) {
+                    cell.lock().tx.swept = true;
                 }
                 enqueue(marks, on_sweep, ON_SWEEP, slot);
             }
@@ -1492,19 +1634,23 @@ impl State {
         }
         // Every peer with a lossy link is on the every-sweep list.
         self.lossy_peers = cx.lossy_peers;
+        // The visits gave back the idle windows' buffers.
+        self.slots.bufs_short.store(false, Ordering::Relaxed);
+        self.slots.lossy_every_ns.store(loss_probe_every(self.lossy_peers).0, Ordering::Relaxed);
         let mut next = cx.next;
         if !self.on_slow.is_empty() {
             let slow = self.slow_swept.plus(slow_every);
             next = Some(next.map_or(slow, |n| n.min(slow)));
         }
-        self.sweep_at = self.sweep_target(next, t);
+        // With any pull made while it ran (see `Slots::sweep_at`).
+        self.pull_sweep(self.sweep_target(next, t));
         !self.hb_queue.is_empty()
     }
 
     /// How often the sweep runs at most: FAST_TOUT / 4, at least 1 ms
     /// (what was once its fixed period).
     fn sweep_period(&self) -> Duration {
-        Duration((self.params.fast_tout().0 / 4).max(Duration::from_ms(1).0))
+        sweep_period(&self.params)
     }
 
     /// When the sweep runs for something due at `due`, seen at `t`: no
@@ -1523,9 +1669,9 @@ impl State {
     pub(crate) fn sweep_delay_ms(&mut self) -> u32 {
         let t = now();
         if !self.hb_queue.is_empty() {
-            self.sweep_at = self.sweep_at.min(t.plus(self.sweep_period()));
+            self.pull_sweep(t.plus(self.sweep_period()));
         }
-        ms_until(self.sweep_at, t)
+        ms_until(Instant(self.slots.sweep_at.load(Ordering::Relaxed)), t)
     }
 
     /// The sweep is to run within a period (heartbeats wait for it): the
@@ -1533,15 +1679,14 @@ impl State {
     pub(crate) fn sweep_within_period(&mut self) -> Option<u32> {
         let t = now();
         let at = t.plus(self.sweep_period());
-        (self.up && at < self.sweep_at).then(|| {
-            self.sweep_at = at;
+        (self.up && self.pull_sweep(at)).then(|| {
             ms_until(at, t)
         })
     }
 
     /// The sweep is to run at once ([`crate::ri2n_hb::kick`]).
     pub(crate) fn sweep_now(&mut self) {
-        self.sweep_at = now();
+        self.slots.sweep_at.store(now().0, Ordering::Relaxed);
     }
 
     /// Takes the heartbeats queued for the next peer on the heartbeat queue
@@ -1555,14 +1700,16 @@ impl State {
             let slot = self.hb_queue.pop()? as usize;
             self.marks[slot] &= !ON_HB_QUEUE;
             let mac = *self.table.mac(slot);
-            let (Some(p), Some(cell)) = (self.table.get_mut(slot), self.tx.cell(slot)) else { continue };
+            let Some(cell) = self.slots.cell(slot).filter(|_| self.table.get(slot).is_some()) else { continue };
+            let mut c = cell.lock();
+            let Some((tx, p)) = c.peer_for(&mac) else { continue };
             let pending = p.hb_pending & links;
             if pending == 0 {
                 continue;
             }
             // Our links unusable toward this peer: failed, no carrier, removed.
             let down = (p.det.failed() | !links) & all;
-            let next = cell.lock().tx_seq;
+            let next = tx.tx_seq;
             let mut orders: [Option<HbOrder>; MAX_LINKS] = Default::default();
             for (l, o) in orders.iter_mut().enumerate() {
                 let bit = 1u8 << l;
@@ -1582,26 +1729,16 @@ impl State {
         self.table.lookup(mac)
     }
 
-    /// The frame counts of a heartbeat on link `l` to the peer in `slot`,
-    /// whose transmit side `c` the caller locked and holds until the
-    /// heartbeat is queued (behind every frame counted before it), and
-    /// counts it as sent.
-    pub(crate) fn hb_counts(&mut self, slot: usize, c: &mut PeerTx, l: usize) -> Option<Counts> {
-        let p = self.table.get_mut(slot)?;
-        c.fold(p);
+    /// The frame counts of a heartbeat on link `l` to the peer in cell
+    /// `c`, which the caller locked and holds until the heartbeat is
+    /// queued (behind every frame counted before it), and counts it as
+    /// sent.
+    pub(crate) fn hb_counts(c: &mut PeerCell, l: usize) -> Option<Counts> {
+        let (tx, p) = c.both()?;
+        tx.fold(p);
         let counts = p.det.counts(l);
         p.det.sent(l);
         counts
-    }
-
-    /// What procfs shows of the transmit side of the peer in `slot`: the
-    /// next number, and the frames sent on each link that the detector
-    /// has not counted yet.
-    pub(crate) fn peer_tx(&self, slot: usize) -> (Seq, [u32; MAX_LINKS]) {
-        self.tx.cell(slot).map_or((Seq(0), [0; MAX_LINKS]), |cell| {
-            let c = cell.lock();
-            (c.tx_seq, core::array::from_fn(|l| c.unfolded(l)))
-        })
     }
 
     /// Counts heartbeats sent.
@@ -1613,13 +1750,12 @@ impl State {
 /// What the sweep needs to visit a peer.
 struct SweepCx<'a> {
     dev_name: &'a str,
-    t: Instant,
     params: Params,
     carrier: u8,
     slaves: &'a [Option<Slave>; MAX_LINKS],
     bufs: &'a mut BufPool,
     stats: &'a mut DevStats,
-    held_bytes: &'a mut usize,
+    held: &'a Held,
     /// Releases go up through their peer's cell.
     gro: &'a GroCells,
     /// How often each lossy link is probed, from the last sweep's count.
@@ -1637,15 +1773,26 @@ impl SweepCx<'_> {
     fn visit(
         &mut self,
         table: &mut Table,
-        tx: &TxSlots,
+        slots: &Slots,
         slot: usize,
         marks: &mut KVVec<u8>,
         hb_queue: &mut SlotQueue<KVVec<u32>>,
     ) -> Option<SweepNeed> {
-        let (t, params, carrier) = (self.t, self.params, self.carrier);
-        let p = table.get_mut(slot)?;
-        let cell = tx.cell(slot)?;
-        cell.lock().fold(p);
+        let (params, carrier) = (self.params, self.carrier);
+        // Held over the whole visit: what it releases goes up before any
+        // frame receive takes without the state lock after it.
+        let mut c = slots.cell(slot)?.lock();
+        // Read under the cell: receive may have held a packet since the
+        // sweep began.
+        let t = now();
+        let rx_at = c.rx_at;
+        let (tx, p) = c.both()?;
+        if rx_at > table.last_seen(slot) {
+            // Frames taken without the state lock: the peer is not idle
+            // (aging, eviction).
+            table.touch(slot, rx_at, false);
+        }
+        tx.fold(p);
         // Probes for a link that fell silent, or to bring a failed one
         // back (core/detector.rs).
         if p.det.lossy() != 0 {
@@ -1661,22 +1808,22 @@ impl SweepCx<'_> {
             p.hb_pending |= carrier;
         }
         let active = p.rx_active(carrier);
-        let (stats, held_bytes) = (&mut *self.stats, &mut *self.held_bytes);
+        let (stats, held) = (&mut *self.stats, self.held);
         let mut up = SkbList::new();
         p.rx.sweep(t, active, &params, self.bufs, &mut |s| {
-            stats.rx_packets += 1;
+            stats.rx_packets += span_of(&s) as u64;
             stats.rx_bytes += s.len() as u64;
-            *held_bytes = held_bytes.saturating_sub(s.truesize() as usize);
+            held.sub(s.truesize() as usize);
             up.push(s);
         });
         if !up.is_empty() {
-            // Under the state lock, as receive queues: in order.
+            // Under the peer's cell, as receive queues: in order.
             self.gro.queue(cell_of(slot), up);
         }
         if p.hb_pending & carrier != 0 {
             enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
         }
-        cell.lock().publish(&p.det);
+        tx.publish(&p.det);
         let need = p.sweep_need(t, carrier, &params);
         if need == SweepNeed::Now {
             if let Some(due) = p.next_due(t, carrier, &params, self.lossy_every) {
@@ -1684,7 +1831,7 @@ impl SweepCx<'_> {
             }
         }
         if !tr.is_empty() {
-            log_transitions(self.dev_name, self.slaves, table.mac(slot), &tr, t, &table.get(slot)?.det);
+            log_transitions(self.dev_name, self.slaves, table.mac(slot), &tr, t, &p.det);
         }
         Some(need)
     }

@@ -14,7 +14,7 @@
 //! Each link carries a peer's numbers in increasing order, as the loss rule
 //! assumes, without a lock held across `dev_queue_xmit`: a frame is
 //! numbered and queued on its link under its peer's own lock (core/tx.rs,
-//! `TxSlots` in ri2n_peer.rs), and one task at a time (the drainer) hands
+//! `Slots` in ri2n_peer.rs), and one task at a time (the drainer) hands
 //! a link's queue to its slave, in order, without it (ri2n_txq.rs). Unicast
 //! to a known peer takes no other lock, so CPUs sending to different peers
 //! never meet ([`xmit_lockless`]); the state lock is taken for a new peer,
@@ -36,7 +36,7 @@ use crate::proto::header::{
 use crate::proto::auth::Key;
 use crate::proto::sched::stripe_block;
 use crate::proto::time::{Duration, Instant};
-use crate::proto::tx::PeerTx;
+use crate::ri2n_peer::PeerCell;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::{Ri2n, Ri2nDev};
 use crate::ri2n_state::{HbOrder, State, TxRoute};
@@ -329,7 +329,7 @@ fn queue_unicast(
         return;
     };
     let rcu = rcu::read_lock();
-    let Some(cell) = d.tx(&rcu).cell(slot) else {
+    let Some(cell) = d.slots(&rcu).cell(slot) else {
         garbage.push(head);
         garbage.append(&mut frames);
         return;
@@ -359,14 +359,14 @@ fn queue_unicast(
                 None => {
                     // Its drop is counted (`tx_queue_full`), not its sending.
                     st.tx_untaken(len, segs);
-                    c.unsent(link, segs);
+                    c.tx.unsent(link, segs);
                 }
             },
             Err(frame) => {
                 // Cannot happen: the headroom was made above.
                 st.tx_untaken(len, segs);
                 st.tx_drop();
-                c.unsent(link, segs);
+                c.tx.unsent(link, segs);
                 garbage.push(frame);
             }
         }
@@ -419,14 +419,14 @@ impl Shim<'_> {
 fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first: Option<(u32, u32)>) -> core::result::Result<u8, SkbList> {
     let d = dev.data();
     let rcu = rcu::read_lock();
-    let slots = d.tx(&rcu);
+    let slots = d.slots(&rcu);
     // Acquire: the keys read below are at least those published before
     // the flag was set again (`set_key`; the first key has no grace
     // period of its own).
     if !slots.lockless.load(Ordering::Acquire) {
         return Err(frames);
     }
-    let Some((slot, mut c)) = slots.find(dst) else { return Err(frames) };
+    let Some((slot, mut c)) = slots.find(dst, true) else { return Err(frames) };
     let Some(cell) = slots.cell(slot) else { return Err(frames) };
     let key = d.offload_keys.get(&rcu).and_then(|k| k.sealing());
     // A spread packet's frames (blocks of one) give the peer's lock back
@@ -452,7 +452,7 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
             t = Instant(crate::net::ktime_ns());
             first = Some((1, 0));
         }
-        if !c.is(dst) {
+        if !c.tx.is(dst) {
             // Forgotten meanwhile: the rest of the packet goes.
             failed += 1;
             garbage.push(f);
@@ -460,7 +460,7 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
         }
         let Frame { addrs, protocol, len, .. } = Frame::of(&f);
         let fst = first.take().map(|(k, b)| (k, if k > 1 { b } else { len }));
-        let Some((link, seq)) = c.route(carrier, queues_ok, fst, len, segs, t, idle) else {
+        let Some((link, seq)) = c.tx.route(carrier, queues_ok, fst, len, segs, t, idle) else {
             no_link += 1;
             garbage.push(f);
             continue;
@@ -474,20 +474,20 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
                     bytes += len;
                 }
                 Err(f) => {
-                    c.unsent(link, segs);
+                    c.tx.unsent(link, segs);
                     full[link] += 1;
                     garbage.push(f);
                 }
             },
             Err(f) => {
                 // Cannot happen: `prepare` made the room.
-                c.unsent(link, segs);
+                c.tx.unsent(link, segs);
                 failed += 1;
                 garbage.push(f);
             }
         }
     }
-    let swept = c.swept;
+    let swept = c.tx.swept;
     drop(c);
     if packets > 0 {
         dev.count_tx(packets, bytes);
@@ -507,9 +507,9 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
         }
         // The slot is of the table transmit found; `peer_mem` may have
         // replaced it since (a transmit while the device is not up).
-        if !swept && core::ptr::eq(slots, st.tx_slots()) {
+        if !swept && core::ptr::eq(slots, st.slots_ptr()) {
             if let Some(cell) = slots.cell(slot) {
-                st.tx_swept(slot, &mut cell.lock());
+                st.tx_swept(slot, &mut cell.lock().tx);
             }
         }
     }
@@ -747,7 +747,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
     let mut st = d.lock_state();
     // Read under the state lock, which `peer_mem` replaces them under: the
     // slots the peers' numbers name.
-    let slots = d.tx(&rcu);
+    let slots = d.slots(&rcu);
     for o in orders.iter_mut() {
         let Some(o) = o.take() else { continue };
         let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else { continue };
@@ -757,12 +757,12 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         let mut tx = st.peer_of(&o.peer).and_then(|s| Some((s, slots.cell(s)?.lock())));
         // Counted as sent here; taken back below if it never leaves.
         let counts = match tx.as_mut() {
-            Some((slot, c)) => st.hb_counts(*slot, c, o.link),
+            Some((_, c)) => State::hb_counts(c, o.link),
             None => None,
         };
-        let unsent = |tx: &mut Option<(usize, crate::net::lock::SpinLockBhGuard<'_, PeerTx>)>| {
+        let unsent = |tx: &mut Option<(usize, crate::net::lock::SpinLockBhGuard<'_, PeerCell>)>| {
             if let Some((_, c)) = tx.as_mut() {
-                c.unsent(o.link, 1);
+                c.tx.unsent(o.link, 1);
             }
         };
         let counter = if st.keys().on() { Some(st.next_hb_counter()) } else { None };
@@ -788,7 +788,9 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         if one_switch {
             // To the peer's slave on the link (its ri2n MAC, flooded, until
             // learned), from ours.
-            let to = st.peer_link_mac(&o.peer, o.link);
+            // From the peer's cell, held (`State::peer_link_mac` would
+            // take it again).
+            let to = tx.as_mut().and_then(|(_, c)| c.peer_for(&o.peer).map(|(_, p)| p.link_mac[o.link])).unwrap_or([0; 6]);
             if to != [0; 6] {
                 frame[..6].copy_from_slice(&to);
             }

@@ -45,7 +45,7 @@ pub enum Param {
 /// Number of parameters.
 pub const NPARAMS: usize = 11;
 
-/// The default `peer_mem`: 16 MiB, room for 8,151 peers and 256 reorder
+/// The default `peer_mem`: 16 MiB, room for 8,224 peers and 256 reorder
 /// buffers (Documentation/ri2n.rst gives the arithmetic).
 pub const PEER_MEM_DEFAULT: u32 = 16 << 20;
 
@@ -169,6 +169,17 @@ impl Default for Params {
 }
 
 impl Params {
+    /// Every value, in [`Param`] order (to publish a copy, word by word).
+    pub fn words(&self) -> [u32; NPARAMS] {
+        self.values
+    }
+
+    /// The set whose [`Params::words`] these are. Only for a whole copy of
+    /// a valid set: nothing is checked.
+    pub fn from_words(values: [u32; NPARAMS]) -> Params {
+        Params { values }
+    }
+
     /// The value of `p`.
     #[inline]
     pub fn get(&self, p: Param) -> u32 {

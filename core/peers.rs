@@ -142,10 +142,12 @@ pub type SizedPeer = Peer<core::ptr::NonNull<u8>, &'static mut ReorderBuf<core::
 pub const PEER_BYTES: usize = core::mem::size_of::<SizedPeer>();
 /// Bytes of one reorder buffer, held only while packets wait.
 pub const BUF_BYTES: usize = core::mem::size_of::<ReorderBuf<core::ptr::NonNull<u8>>>();
-/// What an [`Entry`] holds in the kernel: a peer box (object and cache).
-pub type SizedValue = (core::ptr::NonNull<u8>, core::ptr::NonNull<u8>);
-/// Bytes of a slot's transmit side in the kernel: a [`PeerTx`] and its
-/// spinlock, one kmalloc object of this size class (ri2n_peer.rs checks).
+/// What an [`Entry`] holds in the kernel: nothing (the peer box is in the
+/// slot's cell).
+pub type SizedValue = ();
+/// Bytes of a slot's cell in the kernel: a [`PeerTx`], the peer's box and
+/// a time under a spinlock, one kmalloc object of this size class
+/// (ri2n_peer.rs checks).
 ///
 /// [`PeerTx`]: super::tx::PeerTx
 pub const TX_CELL_BYTES: usize = 128;
@@ -154,7 +156,7 @@ pub const TX_INDEX_PER_SLOT: usize = 4;
 /// Bytes of the table per slot, used or not: the entry, two buckets, two
 /// buckets per link for the slave MACs' claims (`claims.rs`), and what the
 /// driver keeps per slot: two work lists' slot numbers and a mark, the
-/// transmit side and a pointer to it, and its lookup buckets.
+/// cell and a pointer to it, and its lookup buckets.
 pub const SLOT_BYTES: usize = core::mem::size_of::<Entry<SizedValue>>()
     + 2 * 4
     + 2 * super::MAX_LINKS * 4

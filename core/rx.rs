@@ -15,7 +15,7 @@ use super::loss::LossDetector;
 use super::params::Params;
 use super::seq::Seq;
 use super::time::{Duration, Instant};
-use super::window::{Buffers, ReorderBuf, Release, Span, Window, WINDOW_SLOTS};
+use super::window::{Buffers, NoBuffers, ReorderBuf, Release, Span, Window, WINDOW_SLOTS};
 use core::ops::DerefMut;
 
 /// What a heartbeat did to the receive side.
@@ -113,6 +113,26 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         bufs: &mut impl Buffers<B>,
         up: &mut impl FnMut(P),
     ) -> Option<P> {
+        let dup = self.take(link, seq, pkt, now, active, p, bufs, up);
+        if let Some(b) = self.window.idle_buf() {
+            bufs.put(b);
+        }
+        dup
+    }
+
+    /// [`PeerRx::receive`], the window keeping its buffer.
+    #[allow(clippy::too_many_arguments)]
+    fn take(
+        &mut self,
+        link: Option<usize>,
+        seq: Seq,
+        pkt: P,
+        now: Instant,
+        active: u8,
+        p: &Params,
+        bufs: &mut impl Buffers<B>,
+        up: &mut impl FnMut(P),
+    ) -> Option<P> {
         let resyncs = self.window.stats.resyncs;
         let last = seq.add(self.window.span(&pkt) - 1);
         let dup = self.window.receive(seq, now, pkt, p.maxbuf(), bufs, up);
@@ -123,8 +143,34 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         if let Some(l) = link {
             self.loss.passed(l, last);
         }
-        self.sweep(now, active, p, bufs, up);
+        self.release(now, active, p, up);
         dup
+    }
+
+    /// Whether a data packet numbered `seq` can be taken without the pool
+    /// of buffers: the window is started and lenient, and has a buffer
+    /// already, or holds nothing and `seq` is the number it expects (it
+    /// goes straight up). The driver takes such a packet without the
+    /// device's lock ([`PeerRx::data_unpooled`]).
+    pub fn unpooled(&self, seq: Seq) -> bool {
+        let w = &self.window;
+        w.started() && !w.strict() && (w.has_buf() || (w.held() == 0 && w.next_expected() == seq))
+    }
+
+    /// [`PeerRx::data`] for a packet [`PeerRx::unpooled`] allows, without
+    /// the pool: a window that empties keeps its buffer, for the next
+    /// [`PeerRx::sweep`] to give back.
+    pub fn data_unpooled(
+        &mut self,
+        link: usize,
+        seq: Seq,
+        pkt: P,
+        now: Instant,
+        active: u8,
+        p: &Params,
+        up: &mut impl FnMut(P),
+    ) -> Option<P> {
+        self.take(Some(link), seq, pkt, now, active, p, &mut NoBuffers, up)
     }
 
     /// Whether a heartbeat of `epoch` says the peer restarted: it had
@@ -218,15 +264,20 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// Releases what the loss detector proved lost and what waited FAST_TOUT.
     /// Also the periodic sweep (every FAST_TOUT, or at the window's deadline).
     pub fn sweep(&mut self, now: Instant, active: u8, p: &Params, bufs: &mut impl Buffers<B>, up: &mut impl FnMut(P)) {
+        self.release(now, active, p, up);
+        if let Some(b) = self.window.idle_buf() {
+            bufs.put(b);
+        }
+    }
+
+    /// [`PeerRx::sweep`] but for the buffer, which the window keeps.
+    fn release(&mut self, now: Instant, active: u8, p: &Params, up: &mut impl FnMut(P)) {
         let taking_part = self.loss.taking_part(active, now, p.fast_tout());
         if self.window.held() > 0 {
             if let Some(upto) = self.loss.lost_through(taking_part, self.window.next_expected()) {
                 self.window.release_through(upto, Release::Loss, up);
             }
             self.window.expire(now, p.fast_tout(), up);
-        }
-        if let Some(b) = self.window.idle_buf() {
-            bufs.put(b);
         }
     }
 

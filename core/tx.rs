@@ -40,8 +40,11 @@ pub struct PeerTx {
     /// Frames sent on each link since the last fold, wrapping (one taken
     /// back after a fold leaves it below zero).
     sent: [u32; MAX_LINKS],
-    /// When data last went out, if since the last fold.
-    last_tx: Option<Instant>,
+    /// When data last went out, if since the last fold; 0 if not (a clock
+    /// reading is never 0: it counts from boot). Not an `Option`, which
+    /// would take twice the room: the driver's cell must stay in its
+    /// kmalloc class (`TX_CELL_BYTES`).
+    last_tx: Instant,
     /// The detector's links usable, and those out of use for loss only,
     /// as last published.
     usable: u8,
@@ -104,7 +107,7 @@ impl PeerTx {
         let seq = self.tx_seq;
         self.tx_seq = seq.add(segs);
         self.sent[link] = self.sent[link].wrapping_add(segs);
-        self.last_tx = Some(now);
+        self.last_tx = Instant(now.0.max(1));
         Some((link, seq))
     }
 
@@ -121,7 +124,7 @@ impl PeerTx {
 
     /// Whether data went out since the last fold.
     pub fn sent_since_fold(&self) -> bool {
-        self.last_tx.is_some()
+        self.last_tx.0 != 0
     }
 
     /// Gives `peer`'s detector the frames sent since the last fold, and
@@ -132,7 +135,8 @@ impl PeerTx {
                 peer.det.sent_n(l, core::mem::take(n));
             }
         }
-        if let Some(t) = self.last_tx.take() {
+        let t = core::mem::take(&mut self.last_tx);
+        if t.0 != 0 {
             if t.since(peer.last_data).0 > 0 {
                 peer.last_data = t;
             }

@@ -159,8 +159,32 @@ pub trait Buffers<B> {
     fn put(&mut self, buf: B);
 }
 
+/// A pool with no buffer to lend, for a window that needs none
+/// ([`PeerRx::data_unpooled`](super::rx::PeerRx::data_unpooled), which
+/// never gives one back either).
+pub struct NoBuffers;
+
+impl<B> Buffers<B> for NoBuffers {
+    fn get(&mut self) -> Option<B> {
+        None
+    }
+
+    fn put(&mut self, buf: B) {
+        // Never reached (see above); the buffer's pool would miss it.
+        debug_assert!(false, "a buffer given to NoBuffers");
+        drop(buf);
+    }
+}
+
 fn micros(t: Instant) -> u32 {
     (t.0 / 1000) as u32
+}
+
+/// Microseconds from `arrived_us` (of [`micros`]) to `now`; none if it
+/// arrived after `now`, as a packet another CPU held after this one read
+/// its clock did (the driver takes a peer's frames on several CPUs).
+fn waited_us(now: Instant, arrived_us: u32) -> u64 {
+    (micros(now).wrapping_sub(arrived_us) as i32).max(0) as u64
 }
 
 /// A reorder window.
@@ -238,7 +262,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         if self.oldest == NIL {
             return None;
         }
-        let waited = micros(now).wrapping_sub(self.slot_ref(self.oldest as usize - 1).arrived_us) as u64 * 1000;
+        let waited = waited_us(now, self.slot_ref(self.oldest as usize - 1).arrived_us) * 1000;
         Some(now.plus(Duration(fast_tout.0.saturating_sub(waited))))
     }
 
@@ -493,10 +517,9 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
     /// giving up the gaps before it. Called on every arrival and from the
     /// periodic sweep.
     pub fn expire(&mut self, now: Instant, fast_tout: Duration, up: &mut impl FnMut(P)) {
-        let now_us = micros(now);
         while self.oldest != NIL {
             let i = self.oldest as usize - 1;
-            let waited = now_us.wrapping_sub(self.slot_ref(i).arrived_us) as u64 * 1000;
+            let waited = waited_us(now, self.slot_ref(i).arrived_us) * 1000;
             if waited < fast_tout.0 {
                 break;
             }

@@ -898,15 +898,30 @@ impl<T: Driver> NetDevice<T> {
         unsafe { bindings::dev_sw_netstats_tx_add(self.as_raw(), packets, bytes) }
     }
 
-    /// The sums of the per-CPU counters of [`NetDevice::count_tx`]: packets
-    /// and bytes sent.
-    pub fn counted_tx(&self) -> (u64, u64) {
+    /// Counts `packets` received, `bytes` in all, on this CPU's counters,
+    /// as [`NetDevice::count_tx`].
+    pub fn count_rx(&self, packets: u32, bytes: u32) {
+        // The kernel's helper counts one packet a call: a packet that was
+        // several frames counts as those, its bytes over them.
+        let n = packets.max(1);
+        for i in 0..n {
+            let len = bytes / n + if i == 0 { bytes % n } else { 0 };
+            // SAFETY: As in `count_tx`: receive runs while the device is
+            // registered (its handlers go before unregistration frees the
+            // counters).
+            unsafe { bindings::dev_sw_netstats_rx_add(self.as_raw(), len) }
+        }
+    }
+
+    /// The sums of the per-CPU counters of [`NetDevice::count_tx`] and
+    /// [`NetDevice::count_rx`].
+    pub fn counted(&self) -> Counted {
         let mut s = bindings::rtnl_link_stats64::default();
         // SAFETY: As in `count_tx`: callers read them while the device is
         // registered (procfs goes in `ndo_uninit`, ethtool runs under
         // RTNL); `s` is ours.
         unsafe { bindings::dev_fetch_tstats(&mut s, self.as_raw()) };
-        (s.tx_packets, s.tx_bytes)
+        Counted { rx_packets: s.rx_packets, rx_bytes: s.rx_bytes, tx_packets: s.tx_packets, tx_bytes: s.tx_bytes }
     }
 
     /// The device's private data.
@@ -1594,6 +1609,15 @@ unsafe extern "C" fn attr_store<T: Driver>(
         Ok(()) => count as isize,
         Err(e) => e.to_errno() as isize,
     }
+}
+
+/// What the per-CPU counters hold, summed ([`NetDevice::counted`]).
+#[derive(Clone, Copy, Default)]
+pub struct Counted {
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
 }
 
 /// A device that readers find without a lock, under RCU, while a writer

@@ -26,6 +26,7 @@ void rnet_netif_addr_lock_bh(struct net_device *dev) { netif_addr_lock_bh(dev); 
 void rnet_netif_addr_unlock_bh(struct net_device *dev) { netif_addr_unlock_bh(dev); }
 int rnet_dev_uc_count(struct net_device *dev) { return netdev_uc_count(dev); }
 void rnet_dev_sw_netstats_tx_add(struct net_device *dev, unsigned int packets, unsigned int len) { dev_sw_netstats_tx_add(dev, packets, len); }
+void rnet_dev_sw_netstats_rx_add(struct net_device *dev, unsigned int len) { dev_sw_netstats_rx_add(dev, len); }
 void rnet_dev_fetch_tstats(struct rtnl_link_stats64 *s, const struct net_device *dev) { dev_fetch_sw_netstats(s, dev->tstats); }
 
 void rnet_skb_consume(struct sk_buff *skb) { consume_skb(skb); }

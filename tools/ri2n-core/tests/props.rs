@@ -37,6 +37,8 @@ struct Outcome {
     max_held: usize,
     /// Packets sent before the first one to arrive (late by definition).
     prefix_late: u64,
+    /// Arrivals taken without the pool (`PeerRx::unpooled`).
+    unpooled: u64,
 }
 
 fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
@@ -58,7 +60,7 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
     let fast = p.fast_tout();
     let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
     let mut bufs = HeapBufs::default();
-    let mut out = Outcome { delivered: Vec::new(), arrival: HashMap::new(), rx: PeerRx::default(), max_held: 0, prefix_late: 0 };
+    let mut out = Outcome { delivered: Vec::new(), arrival: HashMap::new(), rx: PeerRx::default(), max_held: 0, prefix_late: 0, unpooled: 0 };
     let mut max_index: Option<u32> = None;
     let first = events.first().map_or(0, |e| e.2);
     let mut prefix_late = 0;
@@ -81,6 +83,18 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
         let late_before = rx.window.stats.late;
         let mut ups = Vec::new();
         match arrival {
+            Some((_, link, i)) if rx.unpooled(Seq(start.wrapping_add(i))) => {
+                // The driver's way without its lock (ri2n_rx.rs): no buffer
+                // pool; the window keeps the one it has, if any, until the
+                // sweep.
+                out.arrival.insert(i, now_us);
+                let had = rx.window.has_buf();
+                let dup = rx.data_unpooled(link, Seq(start.wrapping_add(i)), i, now, active, p, &mut |x| ups.push(x));
+                assert_eq!(dup, None, "no duplicates were sent");
+                assert_eq!(rx.window.has_buf(), had, "the window kept its buffer, or needed none");
+                assert_eq!(rx.window.stats.unbuffered, 0, "nothing went up for want of a buffer");
+                out.unpooled += 1;
+            }
             Some((_, link, i)) => {
                 out.arrival.insert(i, now_us);
                 let dup = rx.data(link, Seq(start.wrapping_add(i)), i, now, active, p, &mut bufs, &mut |x| ups.push(x));
@@ -115,6 +129,29 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
 
 fn params(fast_ms: u32, maxbuf: u32) -> Params {
     Params::from_values(&[(Param::FastTout, fast_ms), (Param::Maxbuf, maxbuf)]).unwrap()
+}
+
+/// One link, nothing lost, no jitter: after the first packet every one is
+/// taken without the pool.
+#[test]
+fn in_order_traffic_needs_no_pool() {
+    let pkts: Vec<Pkt> = (0..100).map(|_| Pkt { link: 0, lost: false, gap_us: 10, jitter_us: 0 }).collect();
+    let o = run(1, 7, &pkts, &Params::default());
+    assert_eq!(o.delivered.len(), 100);
+    assert_eq!(o.unpooled, 99);
+}
+
+/// Two links, the second 1 ms slower: the window holds, takes a buffer
+/// from the pool once, and keeps it; every packet after is taken without
+/// the pool, and all go up in order.
+#[test]
+fn a_window_that_has_a_buffer_holds_without_the_pool() {
+    let pkts: Vec<Pkt> = (0..200).map(|i| Pkt { link: i % 2, lost: false, gap_us: 50, jitter_us: if i % 2 == 1 { 1000 } else { 0 } }).collect();
+    let o = run(2, 7, &pkts, &Params::default());
+    assert_eq!(o.delivered.len(), 200);
+    assert!(o.delivered.windows(2).all(|w| w[0].0 < w[1].0), "in order");
+    assert!(o.max_held > 0, "the window held");
+    assert!(o.unpooled >= 190, "{} of 200 without the pool", o.unpooled);
 }
 
 proptest! {

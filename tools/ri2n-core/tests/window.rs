@@ -349,3 +349,23 @@ fn late_loss_is_told_after_the_buffer_went_back() {
     assert_eq!(r.arrive(NIC2, 2, 1), [2]);
     assert_eq!((r.rx.window.stats.late, r.rx.window.stats.late_loss), (1, 1));
 }
+
+#[test]
+fn a_packet_held_after_the_clock_was_read_has_not_waited() {
+    // Another CPU held 104 at 10 ms while this one, whose clock read
+    // 9.9 ms, waited for the peer's lock: 104 has not waited FAST_TOUT (a
+    // wrapped age released it at once: in ri2n_rx_lock's first run with
+    // receive holding packets without the state lock, 11 timeouts, each
+    // followed by its packet late).
+    let mut r = Rx::new(2);
+    assert_eq!(r.arrive(NIC1, 101, 0), [101]);
+    assert_eq!(r.arrive(NIC2, 102, 0), [102]);
+    assert_eq!(r.arrive(NIC2, 104, 10), [] as [u32; 0]);
+    r.now = Instant(9 * MS + MS * 9 / 10);
+    let mut up = Vec::new();
+    r.rx.sweep(r.now, r.active, &r.p, &mut r.bufs, &mut |x| up.push(x));
+    assert_eq!(up, [] as [u32; 0]);
+    assert!(r.rx.window.deadline(r.now, r.fast_tout()).is_some_and(|d| d.0 >= (9 * MS + MS * 9 / 10) + r.fast_tout().0));
+    assert_eq!(r.rx.window.stats.timeout, 0);
+    assert_eq!(r.arrive(NIC1, 103, 11), [103, 104]);
+}
