@@ -844,7 +844,7 @@ impl State {
     }
 
     /// Picks link and number for a unicast packet of `len` bytes (`segs`
-    /// frames) to the peer in `slot`, whose transmit side `c` the caller
+    /// frames) to the peer in `slot`, whose cell `c` the caller
     /// locked: `first` as `RoundRobin::pick_block` takes it, `None` for the
     /// frames of its block after it, under the same lock. Counts the
     /// packet, or the drop. (The way without this lock: ri2n_tx.rs,

@@ -4,10 +4,12 @@
 //! choice, kept apart from the rest of its state.
 //!
 //! Transmit needs little of a peer: the next number, the scheduler, and
-//! which links it may use. Kept apart, it can have a lock of its own (the
-//! driver's, one per table slot), so that CPUs sending to different peers
-//! never meet, and receive and the timers meet a sender only on the peer
-//! they share. The two halves trade what each needs of the other where
+//! which links it may use. Kept apart from the detector, it is counted
+//! without it: the driver keeps both under one lock per table slot, so that
+//! CPUs sending to or receiving from different peers never meet, and a
+//! sender meets receive and the timers only on the peer they share, but
+//! folds its counts in only when the detector is to judge. The two halves
+//! trade what each needs of the other where
 //! both are held:
 //!
 //! - [`PeerTx::fold`]: the frames sent on each link since the last fold go
