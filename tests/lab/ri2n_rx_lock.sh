@@ -11,6 +11,9 @@
 #
 # The slaves' RSS cannot spread ri2n frames (ethertype 0x1004 is no IP), so
 # the interrupts are placed by hand: receive runs on the CPU of each NIC's.
+# A debug kernel (lockdep) receives some 5 times slower: the streams run
+# at a fifth of the rate for five times as long, and the rounds, then the
+# timers' mostly, are reported, not checked.
 set -u
 . "$(dirname "$0")/lib.sh"
 LAB_SMP=2 lab_up 3 2
@@ -26,23 +29,35 @@ netrx() { on n1 awk '/NET_RX/ {print $2, $3}' /proc/softirqs; }
 counter() { proc_counter n1 "$1"; }
 on n1 sh -c 'iperf3 -s -D -p 5202; iperf3 -s -D -p 5203'
 sleep 0.5
-secs=$((3 * LAB_TIME_SCALE))
+secs=$((3 * LAB_TIME_SCALE)) rate=$((20 / LAB_TIME_SCALE))M
+# Datagrams n1's sockets had no room for (its vCPUs starved on a busy
+# host or a debug kernel) are not ri2n's.
+rcvbuf() { on n1 awk '/^Udp:/ {if (!h) {for (i = 1; i <= NF; i++) c[$i] = i; h = 1} else print $c["RcvbufErrors"]}' /proc/net/snmp; }
+b0=$(rcvbuf)
 p0=$(counter rx_packets) r0=$(counter lock_rounds) c0=$(counter lock_contended) s0=$(netrx)
-on n2 iperf3 -u -c 10.0.0.1 -p 5202 -b 20M -l 1400 -t $secs -J >"$LAB_DIR/from2.json" &
+on n2 iperf3 -u -c 10.0.0.1 -p 5202 -b $rate -l 1400 -t $secs -J >"$LAB_DIR/from2.json" &
 other=$!
-on n3 iperf3 -u -c 10.0.0.1 -p 5203 -b 20M -l 1400 -t $secs -J >"$LAB_DIR/from3.json"
+on n3 iperf3 -u -c 10.0.0.1 -p 5203 -b $rate -l 1400 -t $secs -J >"$LAB_DIR/from3.json"
 wait "$other"
 got=$(($(counter rx_packets) - p0)) rounds=$(($(counter lock_rounds) - r0)) contended=$(($(counter lock_contended) - c0))
 set -- $s0 $(netrx)
 pretty INFO "n1 received $got frames over NET_RX softirqs CPU0 $(($3 - $1)), CPU1 $(($4 - $2)); state lock: $rounds rounds, $contended found held"
+full=$(($(rcvbuf) - b0)) all=0 lost=0
 for n in n2 n3; do
 	j=$(cat "$LAB_DIR/from${n#n}.json")
 	pk=$(echo "$j" | awk -F'[:,]' '/"packets"/ {v = $2} END {print v + 0}')
-	lost=$(echo "$j" | awk -F'[:,]' '/"lost_packets"/ {v = $2} END {print v + 0}')
-	check "$n -> n1: $pk datagrams, $lost lost (<= 1 %)" \
-		test "$pk" -gt $((1000 / LAB_TIME_SCALE)) -a $((lost * 100)) -le "$pk"
+	l=$(echo "$j" | awk -F'[:,]' '/"lost_packets"/ {v = $2} END {print v + 0}')
+	check "$n -> n1: $pk datagrams ($l lost)" test "$pk" -gt $((1000 / LAB_TIME_SCALE))
+	all=$((all + pk)) lost=$((lost + l))
 done
+lost=$((lost > full ? lost - full : 0))
+check "both streams: $lost of $all datagrams lost (<= 1 %; $full more n1's sockets had no room for)" \
+	test $((lost * 100)) -le "$all" || on n1 cat /proc/net/ri2n/ri2n0 >&2
 check "both NICs' softirqs ran on their own CPU ($(($3 - $1)) and $(($4 - $2)))" test $(($3 - $1)) -gt 0 -a $(($4 - $2)) -gt 0
-check "n1: at most 0.25 rounds of the state lock per frame received ($rounds for $got)" \
-	test "$got" -gt 0 -a $((rounds * 4)) -le "$got"
+if [ "$LAB_TIME_SCALE" = 1 ]; then
+	check "n1: at most 0.25 rounds of the state lock per frame received ($rounds for $got)" \
+		test "$got" -gt 0 -a $((rounds * 4)) -le "$got"
+else
+	pretty INFO "n1: $rounds rounds of the state lock for $got frames (debug kernel: not checked)"
+fi
 finish
