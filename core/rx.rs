@@ -82,7 +82,9 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         bufs: &mut impl Buffers<B>,
         up: &mut impl FnMut(P),
     ) -> Option<P> {
-        self.receive(Some(link), seq, pkt, now, active, p, bufs, up)
+        let dup = self.take(Some(link), seq, pkt, now, active, p, bufs, up);
+        self.give_back(bufs);
+        dup
     }
 
     /// A data packet numbered `seq` arrived on a link it was not sent on
@@ -98,29 +100,13 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         bufs: &mut impl Buffers<B>,
         up: &mut impl FnMut(P),
     ) -> Option<P> {
-        self.receive(None, seq, pkt, now, active, p, bufs, up)
-    }
-
-    /// [`PeerRx::data`], `link` the link that passed `seq`, if any.
-    fn receive(
-        &mut self,
-        link: Option<usize>,
-        seq: Seq,
-        pkt: P,
-        now: Instant,
-        active: u8,
-        p: &Params,
-        bufs: &mut impl Buffers<B>,
-        up: &mut impl FnMut(P),
-    ) -> Option<P> {
-        let dup = self.take(link, seq, pkt, now, active, p, bufs, up);
-        if let Some(b) = self.window.idle_buf() {
-            bufs.put(b);
-        }
+        let dup = self.take(None, seq, pkt, now, active, p, bufs, up);
+        self.give_back(bufs);
         dup
     }
 
-    /// [`PeerRx::receive`], the window keeping its buffer.
+    /// [`PeerRx::data`], `link` the link that passed `seq`, if any; the
+    /// window keeps its buffer (the caller gives it back, or not).
     #[allow(clippy::too_many_arguments)]
     fn take(
         &mut self,
@@ -265,6 +251,11 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// Also the periodic sweep (every FAST_TOUT, or at the window's deadline).
     pub fn sweep(&mut self, now: Instant, active: u8, p: &Params, bufs: &mut impl Buffers<B>, up: &mut impl FnMut(P)) {
         self.release(now, active, p, up);
+        self.give_back(bufs);
+    }
+
+    /// Gives the window's buffer back to `bufs` if it holds nothing.
+    fn give_back(&mut self, bufs: &mut impl Buffers<B>) {
         if let Some(b) = self.window.idle_buf() {
             bufs.put(b);
         }
@@ -285,17 +276,13 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// goes away, or the device goes down).
     pub fn drain(&mut self, bufs: &mut impl Buffers<B>, f: &mut impl FnMut(P)) {
         self.window.drain(f);
-        if let Some(b) = self.window.idle_buf() {
-            bufs.put(b);
-        }
+        self.give_back(bufs);
     }
 
     /// Hands every held packet up, in order (the held bytes' budget is
     /// spent), and gives the buffer back.
     pub fn flush(&mut self, bufs: &mut impl Buffers<B>, up: &mut impl FnMut(P)) {
         self.window.flush(up);
-        if let Some(b) = self.window.idle_buf() {
-            bufs.put(b);
-        }
+        self.give_back(bufs);
     }
 }
