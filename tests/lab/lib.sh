@@ -37,6 +37,9 @@ LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-120}
 # per guest.
 LAB_QUEUES=${LAB_QUEUES:-1}
 LAB_SMP=${LAB_SMP:-1}
+# A QEMU TCG plugin every guest loads (tools/insns/insns.c for
+# scripts/insns-lab.sh), given ctl=$LAB_DIR/<node>.plugin-ctl.
+LAB_QEMU_PLUGIN=${LAB_QEMU_PLUGIN:-}
 
 pretty() { printf '\e[1m[%s]\e[0m %s\n' "$1" "$2" >&2; }
 fail() { pretty FAIL "$*"; exit 1; }
@@ -97,7 +100,9 @@ lab_up() {
 			-device virtio-net-pci,netdev=mgmt,mac=52:54:00:ff:00:$(printf %02x $i) \
 			-serial file:"$LAB_DIR/n$i.console" \
 			-monitor unix:"$LAB_DIR/n$i.mon",server=on,wait=off \
-			-pidfile "$LAB_DIR/n$i.pid" >"$LAB_DIR/n$i.qemu.log" 2>&1 &
+			-pidfile "$LAB_DIR/n$i.pid" \
+			${LAB_QEMU_PLUGIN:+-plugin "$LAB_QEMU_PLUGIN,ctl=$LAB_DIR/n$i.plugin-ctl"} \
+			>"$LAB_DIR/n$i.qemu.log" 2>&1 &
 	done
 	for ((i = 1; i <= nodes; i++)); do
 		lab_wait_ready n$i
@@ -251,6 +256,15 @@ goodput() {
 	local from=$1 to=$2 t=$3
 	shift 3
 	on "$from" iperf3 -c "$to" -t "$t" -J "$@" | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.1f", $2 / 1e6; exit}'
+}
+# inject NODE DEV HEX...: one raw frame (hex bytes) out of DEV. The frame
+# is written to a file first, which socat takes in one read(): from a pipe,
+# socat sent whatever part of a frame had arrived as a frame of its own (the
+# CI at 644fb37 counted 94 of ri2n_malformed's 100 flood frames).
+inject() {
+	local n=$1 dev=$2
+	shift 2
+	on "$n" sh -c "printf '$(printf '%s' "$*" | tr -d ' ' | sed 's/\(..\)/\\x\1/g')' >/tmp/frame && socat -u -b 2000 OPEN:/tmp/frame INTERFACE:$dev"
 }
 # ge A B: whether A >= B, as decimals.
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }

@@ -12,12 +12,6 @@ RI2N_PARAMS="peer_mem=23000" ri2n_up n1 n2 || fail "ri2n_up"
 on n1 ping -c 2 -q 10.0.0.2 >/dev/null
 mac2=$(ri2n_mac n2 | tr -d :)
 
-# inject NODE DEV HEX...: one raw frame (hex bytes) out of DEV.
-inject() {
-	local n=$1 dev=$2
-	shift 2
-	on "$n" sh -c "printf '$(printf '%s' "$*" | tr -d ' ' | sed 's/\(..\)/\\x\1/g')' | socat -u -b 2000 - INTERFACE:$dev"
-}
 src=020000000099
 before=$(proc_counter n2 rx_malformed)
 inject n1 eth0 "$mac2$src" 1004 05010800 00000001 0000  # version 5
@@ -29,14 +23,15 @@ check "4 malformed frames dropped and counted ($before -> $after)" test $((after
 check "the kernel log names the reason" out_has n2 "dropped malformed frame on eth[01]: (bad version|unknown kind)" dmesg
 
 # Garbage: random bytes behind the RI2N ethertype, 50 frames.
-on n1 sh -c "for i in \$(seq 50); do (printf '\\x${mac2:0:2}\\x${mac2:2:2}\\x${mac2:4:2}\\x${mac2:6:2}\\x${mac2:8:2}\\x${mac2:10:2}\\x02\\x00\\x00\\x00\\x00\\x98\\x10\\x04'; head -c \$((RANDOM % 200 + 1)) /dev/urandom) | socat -u -b 2000 - INTERFACE:eth0; done"
+on n1 sh -c "for i in \$(seq 50); do (printf '\\x${mac2:0:2}\\x${mac2:2:2}\\x${mac2:4:2}\\x${mac2:6:2}\\x${mac2:8:2}\\x${mac2:10:2}\\x02\\x00\\x00\\x00\\x00\\x98\\x10\\x04'; head -c \$((RANDOM % 200 + 1)) /dev/urandom) >/tmp/frame; socat -u -b 2000 OPEN:/tmp/frame INTERFACE:eth0; done"
 check "ri2n0 still works after garbage" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
 
 # Flood of valid-looking data frames from 100 random source MACs: the peer
 # table stays at its size (8); flood MACs never heartbeat, so each takes the
-# place of an older one, never of n1, a live peer. All are counted.
+# place of an older one, never of n1, a live peer. All are counted. Frames
+# go through a file, as inject's do (lib.sh).
 before=$(proc_counter n2 peers_new)
-on n1 sh -c "for i in \$(seq 100); do (printf '\\x${mac2:0:2}\\x${mac2:2:2}\\x${mac2:4:2}\\x${mac2:6:2}\\x${mac2:8:2}\\x${mac2:10:2}\\x02'; head -c 5 /dev/urandom; printf '\\x10\\x04\\x01\\x01\\x08\\x00'; head -c 40 /dev/urandom) | socat -u -b 2000 - INTERFACE:eth1; done"
+on n1 sh -c "for i in \$(seq 100); do (printf '\\x${mac2:0:2}\\x${mac2:2:2}\\x${mac2:4:2}\\x${mac2:6:2}\\x${mac2:8:2}\\x${mac2:10:2}\\x02'; head -c 5 /dev/urandom; printf '\\x10\\x04\\x01\\x01\\x08\\x00'; head -c 40 /dev/urandom) >/tmp/frame; socat -u -b 2000 OPEN:/tmp/frame INTERFACE:eth1; done"
 peers=$(on n2 ri2n get ri2n0 peers count)
 new=$(($(proc_counter n2 peers_new) - before))
 evicted=$(proc_counter n2 peers_evicted)

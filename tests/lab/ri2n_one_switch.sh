@@ -131,12 +131,6 @@ check "frames of a peer in the other mode are dropped and counted ($before -> $(
 check "  ... with a log line saying the modes differ" out_has n1 "the modes differ, set one_switch alike on every node" dmesg
 
 # A one-switch frame whose origin is a group address: dropped, counted.
-# inject NODE DEV HEX...: one raw frame (hex bytes) out of DEV.
-inject() {
-	local n=$1 dev=$2
-	shift 2
-	on "$n" sh -c "printf '$(printf '%s' "$*" | tr -d ' ' | sed 's/\(..\)/\\x\1/g')' | socat -u -b 2000 - INTERFACE:$dev"
-}
 before=$(proc_counter n2 rx_malformed)
 inject n3 eth0 "$(echo "$m2" | tr -d :)" 020000000099 1004 03010800 00000001 01005e000001 0000 00000000000000000000000000000000
 check "a group origin MAC is dropped and counted as malformed" test "$(proc_counter n2 rx_malformed)" -gt "$before"
