@@ -302,10 +302,16 @@ fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, skb: Skb) -> Resu
     };
     tx.publish(&peer.det);
     // A window that started holding, a link that fell silent while this
-    // one delivers: the sweep may be due sooner than armed.
+    // one delivers: the sweep may be due sooner than armed. Never sooner
+    // than a period from now, so a sweep armed by then needs no asking
+    // (the common case under traffic: `next_due` is most of a frame's
+    // cost here otherwise).
+    let soon = t.plus(sweep_period(&params));
     let lossy_every = Duration(slots.lossy_every_ns.load(Ordering::Relaxed));
-    let pull = match peer.sweep_need(t, carrier, &params) {
-        SweepNeed::Now => peer.next_due(t, carrier, &params, lossy_every).map(|due| due.max(t.plus(sweep_period(&params)))),
+    let pull = match slots.sweep_at.load(Ordering::Relaxed) > soon.0 {
+        true if peer.sweep_need(t, carrier, &params) == SweepNeed::Now => {
+            peer.next_due(t, carrier, &params, lossy_every).map(|due| due.max(soon))
+        }
         _ => None,
     };
     if let Some(at) = pull.filter(|at| slots.sweep_at.fetch_min(at.0, Ordering::Relaxed) > at.0) {

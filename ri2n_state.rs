@@ -1342,8 +1342,9 @@ impl State {
                 enqueue(marks, on_sweep, ON_SWEEP, slot);
                 // A window that started holding, a link that fell silent
                 // while this one delivers: the sweep may be due sooner than
-                // armed.
-                if let Some(due) = peer.next_due(t, carrier, &params, lossy_every) {
+                // armed, though never sooner than `earliest`.
+                let armed = slots.sweep_at.load(Ordering::Relaxed) <= earliest.0;
+                if let Some(due) = (!armed).then(|| peer.next_due(t, carrier, &params, lossy_every)).flatten() {
                     let at = due.max(earliest);
                     if is_up && slots.sweep_at.fetch_min(at.0, Ordering::Relaxed) > at.0 {
                         after.pull_ms = Some(ms_until(at, t));

@@ -37,7 +37,7 @@ use crate::proto::auth::Key;
 use crate::proto::sched::stripe_block;
 use crate::proto::time::{Duration, Instant};
 use crate::ri2n_peer::PeerCell;
-use crate::proto::MAX_LINKS;
+use crate::proto::{links_in, MAX_LINKS};
 use crate::ri2n_dev::{Ri2n, Ri2nDev};
 use crate::ri2n_state::{HbOrder, State, TxRoute};
 use crate::ri2n_txq::DRAIN_BUDGET;
@@ -433,17 +433,17 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
     // every `SEGS_PER_ROUND`, as the locked way does: receive and the
     // timers wait on it under the state lock.
     let spread = first.is_some_and(|(k, _)| k == 1) && segs == 1;
-    let (queues_ok, live) = slave_links(d, &rcu);
     // A slave that lost its carrier since the sweep last looked is left
     // out now, and the sweep told (below).
     let published = slots.carrier.load(Ordering::Relaxed);
+    let (queues_ok, live) = slave_links(d, &rcu, published);
     let (carrier, stale) = (published & live, published & !live);
     let idle = Duration(slots.idle_ns.load(Ordering::Relaxed));
     // Read with the peer's lock held: a time older than another CPU's
     // that routed meanwhile would look like a wrapped period.
     let mut t = Instant(crate::net::ktime_ns());
     let (mut drain, mut packets, mut bytes) = (0u8, 0u32, 0u32);
-    let (mut no_link, mut full, mut failed) = (0u32, [0u32; MAX_LINKS], 0u32);
+    let (mut no_link, mut full, mut nfull, mut failed) = (0u32, [0u32; MAX_LINKS], 0u32, 0u32);
     let mut garbage = SkbList::new();
     for (i, f) in frames.enumerate() {
         if spread && i > 0 && i as u32 % SEGS_PER_ROUND == 0 {
@@ -476,6 +476,7 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
                 Err(f) => {
                     c.tx.unsent(link, segs);
                     full[link] += 1;
+                    nfull += 1;
                     garbage.push(f);
                 }
             },
@@ -492,7 +493,7 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
     if packets > 0 {
         dev.count_tx(packets, bytes);
     }
-    if !swept || no_link + failed + full.iter().sum::<u32>() > 0 {
+    if !swept || no_link + failed + nfull > 0 {
         let mut st = d.lock_state();
         for _ in 0..no_link {
             st.tx_no_link();
@@ -520,12 +521,12 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
     Ok(drain)
 }
 
-/// Links whose slave's queue is not stopped, and links whose slave is up
-/// with carrier, read without the state lock.
-fn slave_links(d: &Ri2n, rcu: &rcu::Guard) -> (u8, u8) {
+/// Of `links`, those whose slave's queue is not stopped, and those whose
+/// slave is up with carrier, read without the state lock.
+fn slave_links(d: &Ri2n, rcu: &rcu::Guard, links: u8) -> (u8, u8) {
     let (mut ok, mut live) = (0, 0);
-    for (l, q) in d.txq.iter().enumerate() {
-        let Some(s) = q.slave.get(rcu) else { continue };
+    for l in links_in(links) {
+        let Some(s) = d.txq[l].slave.get(rcu) else { continue };
         if !s.tx_queue_stopped(0) {
             ok |= 1 << l;
         }
@@ -631,10 +632,7 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
     let d = dev.data();
     let me = task();
     let mut paused = false;
-    for l in 0..MAX_LINKS {
-        if links & (1 << l) == 0 {
-            continue;
-        }
+    for l in links_in(links) {
         let q = &d.txq[l];
         let mut sent = 0;
         loop {

@@ -21,7 +21,7 @@
 //! see it fall silent.
 
 use super::time::{Duration, Instant};
-use super::MAX_LINKS;
+use super::{links_in, MAX_LINKS};
 
 /// The transmit scheduler of one peer.
 #[derive(Default, Debug, Clone)]
@@ -35,6 +35,9 @@ pub struct RoundRobin {
     ahead: [u32; MAX_LINKS],
     /// Links chosen since `period_ms` ([`RoundRobin::at`]).
     chosen: u8,
+    /// `usable` of the last [`RoundRobin::pick_bytes`]: a link that left
+    /// it has its `ahead` cleared then.
+    was_usable: u8,
     /// When the current idle period began, in ms, wrapping.
     period_ms: u32,
 }
@@ -123,15 +126,18 @@ impl RoundRobin {
         if usable == 0 {
             return None;
         }
-        let candidates = preferred(usable, prefer);
+        // Only links set in the masks are visited: with two links of
+        // eight, the loop over all of them was most of a packet's cost.
+        for l in links_in(self.was_usable & !usable) {
+            self.ahead[l] = 0;
+        }
+        self.was_usable = usable;
+        // In turn from the link after the last one, so that ties go in turn.
+        let from = (self.last as usize + 1) % MAX_LINKS;
         let mut best: Option<usize> = None;
-        for k in 1..=MAX_LINKS {
-            let l = (self.last as usize + k) % MAX_LINKS;
-            if usable & (1 << l) == 0 {
-                self.ahead[l] = 0;
-                continue;
-            }
-            if candidates & (1 << l) != 0 && best.is_none_or(|b| self.ahead[l] < self.ahead[b]) {
+        for k in links_in(preferred(usable, prefer).rotate_right(from as u32)) {
+            let l = (k + from) % MAX_LINKS;
+            if best.is_none_or(|b| self.ahead[l] < self.ahead[b]) {
                 best = Some(l);
             }
         }
@@ -139,11 +145,9 @@ impl RoundRobin {
         self.chosen |= 1 << l;
         self.last = l as u8;
         self.ahead[l] = self.ahead[l].saturating_add(len);
-        let least = (0..MAX_LINKS).filter(|&i| usable & (1 << i) != 0).map(|i| self.ahead[i]).min().unwrap_or(0);
-        for (i, a) in self.ahead.iter_mut().enumerate() {
-            if usable & (1 << i) != 0 {
-                *a -= least;
-            }
+        let least = links_in(usable).map(|i| self.ahead[i]).min().unwrap_or(0);
+        for i in links_in(usable) {
+            self.ahead[i] -= least;
         }
         Some(l)
     }
