@@ -23,7 +23,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all tool module demo check check-debug unit lab-test bench bench-core bench-sim fuzz setup clean
+.PHONY: all tool module demo check check-debug unit lab-test bench insns bench-core bench-sim fuzz setup clean
 
 all: module
 
@@ -67,6 +67,13 @@ bench:
 profile:
 	scripts/setup-host.sh --bench
 	LAB_PERF=1 BENCH_ONLY=profile BENCH_RAW=$${BENCH_RAW:-bench/results/profile} scripts/lab run scripts/bench-lab.sh
+
+# Guest instructions per 64 B round trip and per MiB of bulk TCP, by kernel
+# function, over ri2n, one link and bonding (a QEMU plugin counts them:
+# scripts/insns-lab.sh); exact where perf's times under TCG are not.
+insns:
+	scripts/setup-host.sh
+	INSNS_OUT=$${INSNS_OUT:-bench/results/insns} scripts/lab run scripts/insns-lab.sh
 
 bench-core:
 	cd tools && $(CARGO) bench -p ri2n-core

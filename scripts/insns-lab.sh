@@ -12,13 +12,14 @@
 #   INSNS_SECS=4 (the measured stretch of each workload)
 #   INSNS_WORK="rr64 bulk"  INSNS_PATHS="ri2n one bond"
 #   INSNS_TOP=25 (functions listed per path and node)
-#   INSNS_OUT=DIR (keep the snapshots, symbols and report there)
+#   INSNS_OUT=DIR (the report there, as report.txt; the snapshots, some
+#   50 MB, stay in the lab's directory unless INSNS_KEEP=DIR)
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
 . "$RI2N_ROOT/scripts/paths-lab.sh"
 
 secs=${INSNS_SECS:-4}
-out=${INSNS_OUT:-$LAB_DIR/insns}
+out=${INSNS_KEEP:-$LAB_DIR/insns}
 mkdir -p "$out"
 gcc -O2 -Wall -shared -fPIC -fvisibility=hidden -o "$LAB_DIR/insns.so" \
 	"$RI2N_ROOT/tools/insns/insns.c" -lpthread || fail "building the plugin"
@@ -70,4 +71,8 @@ for w in ${INSNS_WORK:-rr64 bulk}; do
 done
 
 python3 "$RI2N_ROOT/scripts/insns-report.py" "$out" "${INSNS_TOP:-25}" | tee "$out/report.txt"
+if [ -n "${INSNS_OUT:-}" ]; then
+	mkdir -p "$INSNS_OUT"
+	cp "$out/report.txt" "$INSNS_OUT/report.txt"
+fi
 finish
