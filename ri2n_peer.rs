@@ -235,8 +235,9 @@ pub(crate) struct Slots {
     /// of: it is woken once, not per packet (cleared when `carrier` is
     /// published again).
     pub(crate) carrier_told: AtomicU8,
-    /// Whether unicast may go without the state lock: no key (sealing
-    /// needs the keys) and not one-switch mode (slave MACs).
+    /// Whether unicast may go without the state lock: not while the keys
+    /// change (`set_key`: the lockless way reads `Ri2n::offload_keys`) and
+    /// not in one-switch mode (slave MACs).
     pub(crate) lockless: AtomicBool,
     /// Whether receive may take data without the state lock: as
     /// `lockless`, and ri2n0 up.
@@ -268,6 +269,11 @@ pub(crate) struct Slots {
     /// that receive without the state lock let keep theirs while idle
     /// (`PeerRx::data_unpooled`) give them back at once.
     pub(crate) bufs_short: AtomicBool,
+    /// Sealed data frames the locked way has found fresh but not yet given
+    /// its peer's window (`State::rx_frame`, which takes the peer's cell
+    /// twice): receive without the lock takes no sealed frame meanwhile,
+    /// lest it take the number a replay was just found fresh for.
+    pub(crate) sealed_judged: AtomicU32,
 }
 
 /// Bytes held in the windows, which receive changes with or without the
@@ -402,6 +408,7 @@ impl Slots {
             link_rx: Default::default(),
             held: Held::default(),
             bufs_short: AtomicBool::new(false),
+            sealed_judged: AtomicU32::new(0),
         };
         Ok(KBox::new(slots, GFP_KERNEL)?)
     }

@@ -174,8 +174,8 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
 
     let skb = match (skb, &kind) {
         // A known peer's next data frame needs only that peer's lock.
-        (Some(skb), &RxKind::Data(seq)) if sealed.is_none() && origin.is_none() && dst == ours => {
-            match lockless(dev, port, &src, seq, skb) {
+        (Some(skb), &RxKind::Data(seq)) if origin.is_none() && dst == ours => {
+            match lockless(dev, port, &src, seq, sealed.as_ref(), skb) {
                 Ok(()) => return RxHandled::Consumed,
                 Err(skb) => Some(skb),
             }
@@ -218,14 +218,15 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     RxHandled::Consumed
 }
 
-/// Data frame `seq` from `src`, for ri2n0, unsealed, taken under its
-/// peer's cell alone (issue 13: no global lock on the data path) if its
+/// Data frame `seq` from `src`, for ri2n0, unsealed, or `sealed` under a
+/// key the device accepts, taken under its peer's cell alone (issue 13: no global lock on the data path) if its
 /// window needs nothing of the device's pool of buffers for it: it has one
 /// already, or the frame is the next it expects and nothing is held
 /// (`PeerRx::unpooled`). Given back, to go the locked way, otherwise, and
 /// if the peer is unknown to the lockless lookup or off the sweep list,
-/// with a key, in one-switch mode, with ri2n0 down or the link without
-/// carrier.
+/// in one-switch mode, while the keys change, with ri2n0 down or the link
+/// without carrier; sealed, if it is not of the peer's epoch or is one the
+/// window would not take (the replay rules are the locked way's).
 ///
 /// It does what `State::rx_frame` does for such a frame: the detector
 /// counts it (and what went out since), the window takes it, and what that
@@ -235,12 +236,24 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
 /// (`Slots::sweep_at`). What needs the state lock, rare, takes one round
 /// after: the detector's transitions, a duplicate, `held_mem` spent, an
 /// idle buffer to give back while the pool is short.
-fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, skb: Skb) -> Result<(), Skb> {
+fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, sealed: Option<&Sealed>, skb: Skb) -> Result<(), Skb> {
     let d = dev.data();
     let rcu = rcu::read_lock();
     let slots = d.slots(&rcu);
-    // Acquire: the parameters and carrier published before it.
+    // Acquire: the parameters, carrier and keys published before it.
     if !slots.rx_lockless.load(Ordering::Acquire) {
+        return Err(skb);
+    }
+    // The keys the offload reads, the state's own while the flag is set
+    // (`set_key` clears it around a change, with a grace period). Checked
+    // before any peer's lock is taken; a frame they refuse goes the locked
+    // way, which counts it.
+    let verified = match (sealed, d.offload_keys.get(&rcu)) {
+        (None, None) => true,
+        (Some(s), Some(keys)) => keys.verify(&s.msg, &s.seal.tag),
+        _ => false,
+    };
+    if !verified {
         return Err(skb);
     }
     let Some(l) = d.txq.iter().position(|q| q.slave.get(&rcu).is_some_and(|s| s.as_raw() == port.as_raw())) else {
@@ -254,7 +267,24 @@ fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, skb: Skb) -> Resu
         return Err(skb);
     }
     let Some((tx, peer)) = c.both() else { return Err(skb) };
-    if !peer.rx.unpooled(seq) {
+    // Sealed: only what the locked way takes as it is (`sealed_fresh`,
+    // `take_epoch`, `set_strict`): the peer's epoch in full, a window
+    // already strict, numbers it would take (`unpooled`). A new epoch, or
+    // a replay, which is counted there, goes that way; so does the first
+    // frame after the keys went on or off (strict the wrong way).
+    // Nor while the locked way judges a sealed frame between two holds of
+    // a cell: read under this cell, which that way held and released since
+    // it counted itself in (`Slots::sealed_judged`).
+    let fresh = match sealed {
+        Some(s) => {
+            s.seal.epoch != 0
+                && peer.rx.epoch == s.seal.epoch
+                && peer.rx.window.strict()
+                && slots.sealed_judged.load(Ordering::Relaxed) == 0
+        }
+        None => !peer.rx.window.strict(),
+    };
+    if !fresh || !peer.rx.unpooled(seq, span_of(&skb)) {
         return Err(skb);
     }
     let params = slots.params.get();

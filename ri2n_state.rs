@@ -458,7 +458,7 @@ impl State {
         self.slots.params.set(&self.params);
         let lockless = !self.lockless_held && !self.params.one_switch();
         self.slots.lockless.store(lockless, Ordering::Release);
-        self.slots.rx_lockless.store(lockless && self.up && !self.keys.on(), Ordering::Release);
+        self.slots.rx_lockless.store(lockless && self.up, Ordering::Release);
         self.slots.idle_ns.store(self.params.level_after().0, Ordering::Relaxed);
         self.slots.lossy_every_ns.store(loss_probe_every(self.lossy_peers).0, Ordering::Relaxed);
     }
@@ -1159,10 +1159,22 @@ impl State {
         // Frames a slave's GRO merged count as the frames they were.
         let frames = skb.as_ref().map_or(1, span_of);
         let epoch = sealed.as_ref().map(|s| s.seal.epoch);
+        // Sealed data: from the check until its window has it, receive
+        // without the lock takes no sealed frame (`Slots::sealed_judged`).
+        let judged = epoch.is_some() && matches!(kind, RxKind::Data(_));
+        if judged {
+            self.slots.sealed_judged.fetch_add(1, Ordering::Relaxed);
+        }
+        let judged_done = |slots: &Slots| {
+            if judged {
+                slots.sealed_judged.fetch_sub(1, Ordering::Relaxed);
+            }
+        };
         if let Some(epoch) = epoch {
             let silent = t.since(self.table.last_seen(slot));
             let fresh = self.sealed_fresh(slot, epoch, silent, &kind, frames);
             if fresh != Fresh::Yes {
+                judged_done(&self.slots);
                 if !credit {
                     // A flooded copy (one-switch mode), not a replay.
                     self.stats.rx_duplicates += 1;
@@ -1179,7 +1191,7 @@ impl State {
             }
         }
         self.table.touch(slot, t, matches!(kind, RxKind::Heartbeat { .. }));
-        if epoch.is_none() && matches!(kind, RxKind::Data(_)) {
+        if matches!(kind, RxKind::Data(_)) {
             // Its next frames may take the peer's lock alone (ri2n_rx.rs),
             // which finds it by the index transmit reads.
             self.slots.note(src, slot);
@@ -1204,12 +1216,15 @@ impl State {
         let mut c = match slots.cell(slot) {
             Some(cell) => cell.lock(),
             None => {
+                judged_done(slots);
                 if let Some(s) = skb {
                     garbage.push(s);
                 }
                 return after;
             }
         };
+        // The cell is held from here to the window: done judging.
+        judged_done(slots);
         let Some((ctx, peer)) = c.both() else {
             if let Some(s) = skb {
                 garbage.push(s);

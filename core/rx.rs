@@ -133,14 +133,17 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         dup
     }
 
-    /// Whether a data packet numbered `seq` can be taken without the pool
-    /// of buffers: the window is started and lenient, and has a buffer
-    /// already, or holds nothing and `seq` is the number it expects (it
-    /// goes straight up). The driver takes such a packet without the
-    /// device's lock ([`PeerRx::data_unpooled`]).
-    pub fn unpooled(&self, seq: Seq) -> bool {
+    /// Whether a data packet numbered `seq`, carrying `frames` numbers,
+    /// can be taken without the pool of buffers: the window is started, if
+    /// strict would take it (no replay to count), and has a buffer already,
+    /// or holds nothing and `seq` is the number it expects (it goes
+    /// straight up). The driver takes such a packet without the device's
+    /// lock ([`PeerRx::data_unpooled`]).
+    pub fn unpooled(&self, seq: Seq, frames: u32) -> bool {
         let w = &self.window;
-        w.started() && !w.strict() && (w.has_buf() || (w.held() == 0 && w.next_expected() == seq))
+        w.started()
+            && (!w.strict() || w.would_take_run(seq, frames))
+            && (w.has_buf() || (w.held() == 0 && w.next_expected() == seq))
     }
 
     /// [`PeerRx::data`] for a packet [`PeerRx::unpooled`] allows, without

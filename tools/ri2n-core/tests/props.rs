@@ -41,7 +41,7 @@ struct Outcome {
     unpooled: u64,
 }
 
-fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
+fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params, strict: bool) -> Outcome {
     // Arrival times: each link is FIFO.
     let mut send = 0u64;
     let mut link_last = vec![0u64; links];
@@ -59,6 +59,9 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
     let active = ((1u16 << links) - 1) as u8;
     let fast = p.fast_tout();
     let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
+    // Strict: as for sealed frames, which the driver takes without its
+    // lock too when the window would take them (no replay to count).
+    rx.window.set_strict(strict);
     let mut bufs = HeapBufs::default();
     let mut out = Outcome { delivered: Vec::new(), arrival: HashMap::new(), rx: PeerRx::default(), max_held: 0, prefix_late: 0, unpooled: 0 };
     let mut max_index: Option<u32> = None;
@@ -83,7 +86,7 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
         let late_before = rx.window.stats.late;
         let mut ups = Vec::new();
         match arrival {
-            Some((_, link, i)) if rx.unpooled(Seq(start.wrapping_add(i))) => {
+            Some((_, link, i)) if rx.unpooled(Seq(start.wrapping_add(i)), 1) => {
                 // The driver's way without its lock (ri2n_rx.rs): no buffer
                 // pool; the window keeps the one it has, if any, until the
                 // sweep.
@@ -93,6 +96,7 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params) -> Outcome {
                 assert_eq!(dup, None, "no duplicates were sent");
                 assert_eq!(rx.window.has_buf(), had, "the window kept its buffer, or needed none");
                 assert_eq!(rx.window.stats.unbuffered, 0, "nothing went up for want of a buffer");
+                assert_eq!(rx.window.stats.replays, 0, "a strict window took it");
                 out.unpooled += 1;
             }
             Some((_, link, i)) => {
@@ -136,7 +140,7 @@ fn params(fast_ms: u32, maxbuf: u32) -> Params {
 #[test]
 fn in_order_traffic_needs_no_pool() {
     let pkts: Vec<Pkt> = (0..100).map(|_| Pkt { link: 0, lost: false, gap_us: 10, jitter_us: 0 }).collect();
-    let o = run(1, 7, &pkts, &Params::default());
+    let o = run(1, 7, &pkts, &Params::default(), false);
     assert_eq!(o.delivered.len(), 100);
     assert_eq!(o.unpooled, 99);
 }
@@ -147,7 +151,7 @@ fn in_order_traffic_needs_no_pool() {
 #[test]
 fn a_window_that_has_a_buffer_holds_without_the_pool() {
     let pkts: Vec<Pkt> = (0..200).map(|i| Pkt { link: i % 2, lost: false, gap_us: 50, jitter_us: if i % 2 == 1 { 1000 } else { 0 } }).collect();
-    let o = run(2, 7, &pkts, &Params::default());
+    let o = run(2, 7, &pkts, &Params::default(), false);
     assert_eq!(o.delivered.len(), 200);
     assert!(o.delivered.windows(2).all(|w| w[0].0 < w[1].0), "in order");
     assert!(o.max_held > 0, "the window held");
@@ -164,10 +168,11 @@ proptest! {
         fast_ms in 1u32..30,
         maxbuf in 1u32..400,
         pkts in traffic(4),
+        strict in any::<bool>(),
     ) {
         let pkts: Vec<Pkt> = pkts.into_iter().map(|mut k| { k.link %= links; k }).collect();
         let p = params(fast_ms, maxbuf);
-        let o = run(links, start, &pkts, &p);
+        let o = run(links, start, &pkts, &p, strict);
 
         // Every packet that arrived went up exactly once; nothing else did.
         let mut seen = HashSet::new();
@@ -209,7 +214,7 @@ proptest! {
             k.link %= links; k.lost = false; k.jitter_us %= 15_000; k
         }).collect();
         let p = Params::default();
-        let o = run(links, start, &pkts, &p);
+        let o = run(links, start, &pkts, &p, false);
         // Packets sent before the first arrival are late at the start.
         let first = o.delivered.first().unwrap().0;
         let order: Vec<u32> = o.delivered.iter().map(|d| d.0).filter(|&i| i >= first).collect();
@@ -337,4 +342,24 @@ proptest! {
             prop_assert_eq!(now.pick_bytes(usable, prefer, len), before.pick(usable, prefer, len), "pick {}", i);
         }
     }
+}
+
+#[test]
+fn a_strict_window_takes_without_the_pool_only_what_it_would_take() {
+    // Sealed frames take the driver's way without its lock only if the
+    // window would take them: a replay goes the locked way, to be counted.
+    let p = Params::default();
+    let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
+    rx.window.set_strict(true);
+    let mut bufs = HeapBufs::default();
+    let mut ups = Vec::new();
+    assert!(!rx.unpooled(Seq(10), 1), "not started: the locked way starts it");
+    assert_eq!(rx.data(0, Seq(10), 10, Instant(1_000), 0b11, &p, &mut bufs, &mut |x| ups.push(x)), None);
+    assert!(rx.unpooled(Seq(11), 1), "the next number");
+    assert!(!rx.unpooled(Seq(10), 1), "a replay of the last");
+    assert!(!rx.unpooled(Seq(12), 1), "ahead, with no buffer: the pool");
+    assert_eq!(rx.data_unpooled(0, Seq(11), 11, Instant(2_000), 0b11, &p, &mut |x| ups.push(x)), None);
+    assert!(!rx.unpooled(Seq(11), 1), "a replay of what it just took");
+    assert_eq!(rx.window.stats.replays, 0);
+    assert_eq!(ups, vec![10, 11]);
 }
