@@ -266,6 +266,9 @@ inject() {
 	shift 2
 	on "$n" sh -c "printf '$(printf '%s' "$*" | tr -d ' ' | sed 's/\(..\)/\\x\1/g')' >/tmp/frame && socat -u -b 2000 OPEN:/tmp/frame INTERFACE:$dev"
 }
+# udp_rcvbuf_errors NODE: datagrams NODE's UDP sockets had no room for
+# (RcvbufErrors): lost to a starved guest's reader, not to ri2n.
+udp_rcvbuf_errors() { on "$1" awk '/^Udp:/ {if (!h) {for (i = 1; i <= NF; i++) c[$i] = i; h = 1} else print $c["RcvbufErrors"]}' /proc/net/snmp; }
 # ge A B: whether A >= B, as decimals.
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 # proc_counter NODE NAME: a device counter (empty if the driver lacks it).

@@ -33,7 +33,7 @@ sleep 0.5
 secs=$((3 * LAB_TIME_SCALE)) rate=$((20 / LAB_TIME_SCALE))M
 # Datagrams n1's sockets had no room for (its vCPUs starved on a busy
 # host or a debug kernel) are not ri2n's.
-rcvbuf() { on n1 awk '/^Udp:/ {if (!h) {for (i = 1; i <= NF; i++) c[$i] = i; h = 1} else print $c["RcvbufErrors"]}' /proc/net/snmp; }
+rcvbuf() { udp_rcvbuf_errors n1; }
 # streams LABEL: both streams once, checked.
 streams() {
 	local what=$1 b0 p0 r0 c0 s0 other got rounds contended full all=0 lost=0 n j pk l

@@ -22,7 +22,7 @@ sleep 0.3
 counter() { proc_counter n1 "$1"; }
 # Datagrams the receiving socket itself dropped (its buffer full: the
 # receiver's one vCPU starved by the others on a busy host) are not ri2n's.
-rcvbuf() { on "$1" awk '/^Udp:/ {if (!h) {for (i = 1; i <= NF; i++) c[$i] = i; h = 1} else print $c["RcvbufErrors"]}' /proc/net/snmp; }
+rcvbuf() { udp_rcvbuf_errors "$1"; }
 
 # two_senders LABEL [CMD]: both streams at once (CMD, if any, on the host
 # meanwhile), and the checks. A debug kernel sends some 5 times fewer
