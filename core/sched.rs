@@ -31,7 +31,8 @@ pub struct RoundRobin {
     /// ([`RoundRobin::pick_block`]).
     left: u8,
     /// Bytes each usable link carried beyond the least loaded usable one
-    /// ([`RoundRobin::pick_bytes`]); 0 for the others.
+    /// ([`RoundRobin::pick_bytes`]); 0 for the others from the first pick
+    /// after they left `usable` (cleared then, see `was_usable`).
     ahead: [u32; MAX_LINKS],
     /// Links chosen since `period_ms` ([`RoundRobin::at`]).
     chosen: u8,
