@@ -413,6 +413,25 @@ impl Slots {
         Ok(KBox::new(slots, GFP_KERNEL)?)
     }
 
+    /// A receive found its peer due for the sweep (a window that started
+    /// holding, a link that fell silent while this one delivers): pulls the
+    /// sweep to when `due` says, never sooner than `earliest`, a period from
+    /// now. Returns that time if the sweep was armed for later. A sweep
+    /// armed by `earliest` needs no asking: under traffic the common case,
+    /// which spares `due` (`Peer::next_due`, most of a frame's cost here
+    /// otherwise). Either way of receiving, with the state lock or without.
+    #[inline(always)]
+    pub(crate) fn pull_sweep_for(&self, earliest: Instant, due: impl FnOnce() -> Option<Instant>) -> Option<Instant> {
+        if self.sweep_at.load(Ordering::Relaxed) <= earliest.0 {
+            return None;
+        }
+        let at = due()?.max(earliest);
+        // Read again first: a due no sooner than armed, most frames' under
+        // traffic, is then no locked operation, as `fetch_min` would be.
+        let sooner = self.sweep_at.load(Ordering::Relaxed) > at.0;
+        (sooner && self.sweep_at.fetch_min(at.0, Ordering::Relaxed) > at.0).then_some(at)
+    }
+
     /// Slot `slot`'s cell.
     pub(crate) fn cell(&self, slot: usize) -> Option<&SlotCell> {
         self.cells.get(slot).map(|c| &**c)

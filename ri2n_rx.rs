@@ -35,7 +35,7 @@ use crate::proto::peers::SweepNeed;
 use crate::proto::seq::Seq;
 use crate::proto::time::{Duration, Instant};
 use crate::proto::window::span_of;
-use crate::ri2n_state::{ends_gro_run, hand_up, sweep_period, RxKind, Sealed, Wire};
+use crate::ri2n_state::{ends_gro_run, hand_up, ms_until, sweep_period, RxKind, Sealed, Wire};
 use kernel::sync::rcu;
 use kernel::prelude::*;
 
@@ -332,21 +332,14 @@ fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, sealed: Option<&S
         None
     };
     tx.publish(&peer.det);
-    // A window that started holding, a link that fell silent while this
-    // one delivers: the sweep may be due sooner than armed. Never sooner
-    // than a period from now, so a sweep armed by then needs no asking
-    // (the common case under traffic: `next_due` is most of a frame's
-    // cost here otherwise).
-    let soon = t.plus(sweep_period(&params));
-    let lossy_every = Duration(slots.lossy_every_ns.load(Ordering::Relaxed));
-    let pull = match slots.sweep_at.load(Ordering::Relaxed) > soon.0 {
-        true if peer.sweep_need(t, carrier, &params) == SweepNeed::Now => {
-            peer.next_due(t, carrier, &params, lossy_every).map(|due| due.max(soon))
-        }
-        _ => None,
-    };
-    if let Some(at) = pull.filter(|at| slots.sweep_at.fetch_min(at.0, Ordering::Relaxed) > at.0) {
-        d.sweep_timer.reduce_ms(at.since(t).0.div_ceil(1_000_000) as u32);
+    let pull = slots.pull_sweep_for(t.plus(sweep_period(&params)), || {
+        let lossy_every = Duration(slots.lossy_every_ns.load(Ordering::Relaxed));
+        (peer.sweep_need(t, carrier, &params) == SweepNeed::Now)
+            .then(|| peer.next_due(t, carrier, &params, lossy_every))
+            .flatten()
+    });
+    if let Some(at) = pull {
+        d.sweep_timer.reduce_ms(ms_until(at, t));
     }
     c.rx_at = t;
     let claim = hand_up(&d.gro, slot, &mut up, ends_runs);

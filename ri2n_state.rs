@@ -162,7 +162,7 @@ pub(crate) fn sweep_period(p: &Params) -> Duration {
 }
 
 /// Whole milliseconds from `t` to `at`, rounded up (0 if past).
-fn ms_until(at: Instant, t: Instant) -> u32 {
+pub(crate) fn ms_until(at: Instant, t: Instant) -> u32 {
     at.since(t).0.div_ceil(1_000_000).min(u32::MAX as u64) as u32
 }
 
@@ -1355,15 +1355,10 @@ impl State {
             SweepNeed::Now => {
                 ctx.swept = true;
                 enqueue(marks, on_sweep, ON_SWEEP, slot);
-                // A window that started holding, a link that fell silent
-                // while this one delivers: the sweep may be due sooner than
-                // armed, though never sooner than `earliest`.
-                let armed = slots.sweep_at.load(Ordering::Relaxed) <= earliest.0;
-                if let Some(due) = (!armed).then(|| peer.next_due(t, carrier, &params, lossy_every)).flatten() {
-                    let at = due.max(earliest);
-                    if is_up && slots.sweep_at.fetch_min(at.0, Ordering::Relaxed) > at.0 {
-                        after.pull_ms = Some(ms_until(at, t));
-                    }
+                // Not once ri2n0 is down: its timer is not re-armed then.
+                let pull = is_up.then(|| slots.pull_sweep_for(earliest, || peer.next_due(t, carrier, &params, lossy_every)));
+                if let Some(at) = pull.flatten() {
+                    after.pull_ms = Some(ms_until(at, t));
                 }
             }
             SweepNeed::Slow => enqueue(marks, on_slow, ON_SLOW, slot),

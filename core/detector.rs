@@ -935,44 +935,51 @@ impl Detector {
     /// [`retry_due`]: Detector::retry_due
     /// [`report_due_every`]: Detector::report_due_every
     pub fn next_due(&self, now: Instant, up: u8, p: &Params, lossy_every: Duration) -> Option<Instant> {
-        let mut due: Option<Instant> = None;
-        let mut at = |t: Instant| due = Some(due.map_or(t, |d| d.min(t)));
-        if self.probing != 0 {
-            at(self.probed.plus(self.round_length(p)));
-        } else {
-            // A round starts once some live link, not all, has been silent
-            // for SLOW_TOUT: from the first one's silence until the last's.
-            let live = self.usable() & up;
-            let silent_at = |e: &Endpoint| e.last_rx.plus(p.slow_tout());
-            let eps = self.endpoints[..self.n()].iter().enumerate().filter(|(l, _)| live & (1 << l) != 0);
-            let first = eps.clone().map(|(_, e)| silent_at(e)).min();
-            let last = eps.map(|(_, e)| silent_at(e)).max();
-            if let (Some(first), Some(last)) = (first, last) {
-                let t = first.max(self.probed.plus(p.slow_tout()));
-                if t < last && now < last {
-                    at(t);
-                }
+        // One pass over the endpoints: receive asks on most frames.
+        let slow = p.slow_tout();
+        let reports = p.loss_thresh_bp() != 0;
+        let mut due = Instant(u64::MAX);
+        // The live links' silence: from the first one's until the last's.
+        let (mut first, mut last) = (Instant(u64::MAX), None::<Instant>);
+        let mut failed = false;
+        for (l, e) in self.endpoints[..self.n()].iter().enumerate() {
+            if up & (1 << l) == 0 {
+                continue;
             }
-        }
-        if self.failed() & up != 0 {
-            at(self.retried.plus(Duration(p.hbspan().0 / 8)));
-        }
-        if p.loss_thresh_bp() != 0 {
-            for (l, e) in self.endpoints[..self.n()].iter().enumerate() {
-                if up & (1 << l) == 0 || e.failed || e.peer_failed {
-                    continue;
-                }
+            failed |= e.failed;
+            if e.usable() {
+                let silent_at = e.last_rx.plus(slow);
+                first = first.min(silent_at);
+                last = Some(last.map_or(silent_at, |t| t.max(silent_at)));
+            }
+            if reports && !e.failed && !e.peer_failed {
                 let unreported = e.tx_frames.wrapping_sub(e.echo_tx);
-                if e.lossy {
-                    at(e.asked.plus(lossy_every));
+                let after = if e.lossy {
+                    lossy_every
                 } else if unreported >= LOSS_SAMPLE {
-                    at(e.asked.plus(Duration::from_ms(REPORT_MS)));
+                    Duration::from_ms(REPORT_MS)
                 } else if unreported >= LOSS_SAMPLE_MIN {
-                    at(e.asked.plus(Duration::from_ms(REPORT_MS.max(LOSS_SAMPLE_MS))));
-                }
+                    Duration::from_ms(REPORT_MS.max(LOSS_SAMPLE_MS))
+                } else {
+                    continue;
+                };
+                due = due.min(e.asked.plus(after));
             }
         }
-        due
+        if self.probing != 0 {
+            due = due.min(self.probed.plus(self.round_length(p)));
+        } else if let Some(last) = last {
+            // A round starts once some live link, not all, has been silent
+            // for SLOW_TOUT.
+            let t = first.max(self.probed.plus(slow));
+            if t < last && now < last {
+                due = due.min(t);
+            }
+        }
+        if failed {
+            due = due.min(self.retried.plus(Duration(p.hbspan().0 / 8)));
+        }
+        (due.0 != u64::MAX).then_some(due)
     }
 
     /// Something arrived from the peer at `now` (before its endpoint's

@@ -644,6 +644,14 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
     /// may reach further: the run then ends where it does). Returns the
     /// number after the run.
     fn pass(&mut self, from: Seq, last: Seq, up: &mut impl FnMut(P)) -> Seq {
+        if self.held == 0 && from != last {
+            // Nothing held inside the run: its bits at once, not by number
+            // (a merged packet carries up to `MAX_SPAN`).
+            let n = last.diff(from) as u32 + 1;
+            clear_bits(&mut self.lost, from, n);
+            clear_bits(&mut self.gone, from, n);
+            return last.next();
+        }
         let mut last = last;
         let mut s = from;
         loop {
@@ -726,6 +734,24 @@ fn bit(bits: &[u64; LOST_WORDS], s: Seq) -> bool {
     bits[b / 64] & (1 << (b % 64)) != 0
 }
 
+/// Clears the bits of the `n` numbers from `s` on (`n` at most a window).
+#[inline]
+fn clear_bits(bits: &mut [u64; LOST_WORDS], s: Seq, n: u32) {
+    let (mut b, mut n) = ((s.0 & MASK) as usize, n as usize);
+    if (1..=64 - b % 64).contains(&n) {
+        // Within one word: most runs, and every single number.
+        bits[b / 64] &= !((u64::MAX >> (64 - n)) << (b % 64));
+        return;
+    }
+    while n > 0 {
+        let (w, off) = (b / 64, b % 64);
+        let k = n.min(64 - off);
+        bits[w] &= !((u64::MAX >> (64 - k)) << off);
+        b = (b + k) % WINDOW_SLOTS;
+        n -= k;
+    }
+}
+
 fn set_bit(bits: &mut [u64; LOST_WORDS], s: Seq, on: bool) {
     let b = (s.0 & MASK) as usize;
     if on {
@@ -768,5 +794,32 @@ impl<P, B> Window<P, B> {
     /// Packets currently held.
     pub fn held(&self) -> usize {
         self.held
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clear_bits_clears_what_set_bit_would_number_by_number() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for start in [0u32, 1, 63, 64, 100, 447, 448, 500, 511, 512, u32::MAX - 3] {
+            for n in 1..=(2 * MAX_SPAN) {
+                let mut bits = [0u64; LOST_WORDS];
+                for w in bits.iter_mut() {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    *w = x;
+                }
+                let mut want = bits;
+                for i in 0..n {
+                    set_bit(&mut want, Seq(start).add(i), false);
+                }
+                clear_bits(&mut bits, Seq(start), n);
+                assert_eq!(bits, want, "start {start}, n {n}");
+            }
+        }
     }
 }
