@@ -734,7 +734,8 @@ fn bit(bits: &[u64; LOST_WORDS], s: Seq) -> bool {
     bits[b / 64] & (1 << (b % 64)) != 0
 }
 
-/// Clears the bits of the `n` numbers from `s` on (`n` at most a window).
+/// Clears the bits of the `n` numbers from `s` on (all of them from a
+/// window's worth on).
 #[inline]
 fn clear_bits(bits: &mut [u64; LOST_WORDS], s: Seq, n: u32) {
     let (mut b, mut n) = ((s.0 & MASK) as usize, n as usize);
