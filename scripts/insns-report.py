@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The report of scripts/insns-lab.sh: guest instructions per 64 B round
-trip (rr64) or per MiB sent (bulk), per path and node, by function, and
-where ri2n0's differ from the other paths'.
+trip (rr64) or per MiB sent (bulk), per path and node, by function (with
+its calls per unit and instructions per call), and where ri2n0's differ
+from the other paths'.
 
     insns-report.py DIR [TOP]
 
@@ -72,8 +73,10 @@ def taps(path):
 
 
 def by_function(before, after, syms):
+    """Instructions by function, and calls: executions of the block at
+    the function's first address (a loop back to it would count too)."""
     addrs, names = syms
-    out = collections.Counter()
+    out, calls = collections.Counter(), collections.Counter()
     for k, e in after.items():
         e -= before.get(k, 0)
         if e <= 0:
@@ -84,8 +87,10 @@ def by_function(before, after, syms):
         else:
             i = bisect.bisect_right(addrs, v) - 1
             name = names[i] if i >= 0 else "[unknown]"
+            if i >= 0 and addrs[i] == v:
+                calls[name] += e
         out[name] += n * e
-    return out
+    return out, calls
 
 
 def module_of(name):
@@ -111,7 +116,7 @@ def main():
         print(f"## {work} over {path}: {units:.0f} {unit}s in the stretch"
               f" (frames sent n1 {frames['n1']}, n2 {frames['n2']})")
         for node in ("n1", "n2"):
-            c = by_function(blocks(f"{base}-a.{node}"), blocks(f"{base}-b.{node}"), syms[node])
+            c, calls = by_function(blocks(f"{base}-a.{node}"), blocks(f"{base}-b.{node}"), syms[node])
             c = collections.Counter({k: v / units for k, v in c.items()})
             per[(work, path, node)] = c
             mods = collections.Counter()
@@ -120,8 +125,11 @@ def main():
             total = sum(c.values())
             print(f"{node}: {total:,.0f} instructions per {unit}; "
                   + ", ".join(f"{m} {v:,.0f}" for m, v in mods.most_common(6)))
+            print(f"  {'instr':>10}  {'calls':>7}  {'each':>6}  (per {unit})")
             for k, v in c.most_common(top):
-                print(f"  {v:>10,.0f}  {k}")
+                n = calls.get(k, 0)
+                each = f"{v * units / n:6,.0f}" if n else f"{'':6}"
+                print(f"  {v:>10,.0f}  {n / units:7.2f}  {each}  {k}")
         print()
     for work in sorted({w for w, _, _ in per}):
         for other in ("bond", "one"):
