@@ -739,11 +739,6 @@ fn bit(bits: &[u64; LOST_WORDS], s: Seq) -> bool {
 #[inline]
 fn clear_bits(bits: &mut [u64; LOST_WORDS], s: Seq, n: u32) {
     let (mut b, mut n) = ((s.0 & MASK) as usize, n as usize);
-    if (1..=64 - b % 64).contains(&n) {
-        // Within one word: most runs, and every single number.
-        bits[b / 64] &= !((u64::MAX >> (64 - n)) << (b % 64));
-        return;
-    }
     while n > 0 {
         let (w, off) = (b / 64, b % 64);
         let k = n.min(64 - off);
