@@ -15,14 +15,22 @@
 #
 # Checked, on n2 (2 vCPUs): 64-byte ping-pong goes up at once (`up_now`),
 # and so does each 4 KiB message (merged by the slave, PSH at its end);
-# bulk TCP's runs without PSH through the cell (`up_gro`); n2's TCP sees nothing out of order
-# (TcpExtTCPOFOQueue) beyond what the window itself handed up out of turn
-# (a gap given up, a late packet) in bulk, in a stream whose short segments
-# follow full ones in the same poll (n2 rx_gro=0), and in the same with
-# every segment on the next link and each link's interrupt on its own
-# CPU. cad671a's module (kernel gro_cells, each CPU's own): 112, 134 and
-# 418 out of order; with the idle test taken out of an earlier version of
-# this change (short ones up at once always, 1 vCPU): 7 and 466.
+# bulk TCP's runs without PSH through the cell (`up_gro`); n2's TCP sees
+# nothing out of order (TcpExtTCPOFOQueue) in bulk, in a stream whose
+# short segments follow full ones in the same poll (n2 rx_gro=0), and in
+# the same with every segment on the next link and each link's interrupt
+# on its own CPU. cad671a's module (kernel gro_cells, each CPU's own): 112,
+# 134 and 418 out of order; with the idle test taken out of an earlier
+# version of this change (short ones up at once always, 1 vCPU): 7 and 466.
+#
+# Each stream is judged only in a run where n2's window handed nothing up
+# out of turn (no gap given up, no late packet): one such gap puts a
+# segment out of order at TCP for each GRO flush until it fills, so no
+# count of them bounds TCP's (a stalled vCPU under TCG makes gaps: 10 out
+# of order for 6 window events failed CI at f5701e8). n2 waits long for
+# gaps (fast_tout 10 s, maxbuf 511), yet a vCPU that falls a ring (256
+# frames) behind still makes the window jump (in half of 4 s runs here);
+# so a stream runs 2 s, up to 6 times, for one run without.
 set -u
 . "$(dirname "$0")/lib.sh"
 LAB_SMP=2 lab_up 2 2
@@ -32,9 +40,7 @@ on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
 now() { local v; v=$(proc_counter "$1" up_now); echo "${v:-0}"; }
 gro() { local v; v=$(proc_counter "$1" up_gro); echo "${v:-0}"; }
 # What n2's window for n1 handed up out of turn: FAST_TOUT and loss
-# releases, flushes, jumps, and late packets. TCP may see that much out of
-# order (the debug kernel's guests are slow enough for FAST_TOUT); the
-# cells must add none.
+# releases, flushes, jumps, and late packets.
 rel() {
 	local k
 	for k in timeout loss flushes jumps late; do printf '%s %s ' $k "$(peer_counter n2 n1 $k)"; done
@@ -62,32 +68,43 @@ pretty INFO "4 KiB ping-pong, ${trips:-0} round trips: n2 up at once $n1, throug
 check "4 KiB ping-pong: n2 hands a packet a message up at once ($n1 at once for ${trips:-0} messages, >= 90 %)" \
 	test "${trips:-0}" -gt $((100 / LAB_TIME_SCALE)) -a $((n1 * 10)) -ge $((${trips:-0} * 9))
 
+# in_order NAME CMD...: runs CMD on n1 (a TCP stream to n2) until n2's
+# window hands nothing up out of turn in a run, at most 6 times; sets n1
+# and g1 (n2's packets up at once and through the cell), t1 (out of turn
+# at n2's window), ofo (out of order at n2's TCP) and try (the runs).
+in_order() {
+	local name=$1 n0 g0 t0 r0
+	shift
+	for try in 1 2 3 4 5 6; do
+		on n2 nstat -n
+		n0=$(now n2) g0=$(gro n2) t0=$(turns) r0=$(rel)
+		on n1 "$@" >"$LAB_DIR/stream.out"
+		n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0)) t1=$(($(turns) - t0))
+		ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
+		pretty INFO "$name, run $try: n2 up at once $n1, through the cell $g1, out of order ${ofo:-0}; n2's window: $r0 -> $(rel)"
+		[ "$t1" -eq 0 ] && break
+	done
+}
+# ordered NAME: the check on the last in_order.
+ordered() {
+	check "  ... none out of order at n2's TCP (${ofo:-0}) in a run where n2's window handed up nothing out of turn ($t1, run $try of 6)" \
+		test "$t1" -eq 0 -a "${ofo:-0}" -eq 0
+}
+# n2 waits long for a gap, so that a stalled vCPU seldom makes one.
+gaps_waited() { on n2 sh -c 'echo 10000 > /sys/class/net/ri2n0/ri2n/fast_tout && echo 511 > /sys/class/net/ri2n0/ri2n/maxbuf'; }
+
+gaps_waited || fail "n2: fast_tout 10000, maxbuf 511"
 on n2 iperf3 -s -D
 sleep 0.3
-on n2 nstat -n
-n0=$(now n2) g0=$(gro n2)
-r0=$(rel) t0=$(turns)
-bw=$(on n1 iperf3 -c 10.0.0.2 -t 3 -J | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.0f", $2 / 1e6; exit}')
-n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0))
-ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
-pretty INFO "bulk TCP n1 -> n2, ${bw:-0} Mbit/s: n2 up at once $n1, through the cell $g1; n2's window: $r0 -> $(rel)"
+in_order "bulk TCP n1 -> n2" iperf3 -c 10.0.0.2 -t 2
 # (Merged runs that end with PSH go at once when the cell is idle: most
 # of bulk here, as iperf3's writes end with PSH every 128 KiB.)
 check "bulk TCP: runs not ended through the cell ($g1 through it, $n1 at once)" test "$g1" -gt 0
-t1=$(($(turns) - t0))
-check "  ... none out of order at n2's TCP but what the window handed up out of turn (${ofo:-0} <= $t1)" test "${ofo:-0}" -le "$t1"
+ordered
 
-# short_after_full: 4 s of writes of a full segment and 60 bytes (iperf3
-# -N -l 1500) n1 -> n2; sets n1 and g1 (n2's packets up at once and
-# through the cell), t1 (out of turn at n2's window) and ofo (n2's TCP).
-short_after_full() {
-	local n0 g0 t0
-	on n2 nstat -n
-	n0=$(now n2) g0=$(gro n2) t0=$(turns)
-	on n1 iperf3 -c 10.0.0.2 -t 4 -N -l 1500 >/dev/null
-	n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0)) t1=$(($(turns) - t0))
-	ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
-}
+# short_after_full NAME: writes of a full segment and 60 bytes (iperf3 -N
+# -l 1500) n1 -> n2.
+short_after_full() { in_order "$1" iperf3 -c 10.0.0.2 -t 2 -N -l 1500; }
 
 # n2 again with rx_gro=0: n1's slave cuts each GSO packet into frames
 # that n2 now takes one by one, so a short tail (iperf3 -N -l 1500: writes
@@ -95,12 +112,12 @@ short_after_full() {
 # window released into the cell in the same poll.
 on n2 rmmod ri2n || fail "rmmod on n2"
 RI2N_PARAMS="rx_gro=0" ri2n_up n2 || fail "ri2n_up n2 rx_gro=0"
+gaps_waited || fail "n2: fast_tout 10000, maxbuf 511"
 on n2 iperf3 -s -D
 on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
-short_after_full
-pretty INFO "full and short segments in turn (iperf3 -N -l 1500, n2 rx_gro=0), n2: up at once $n1, through the cell $g1, out of order ${ofo:-0}; window: $(rel)"
+short_after_full "full and short segments in turn (iperf3 -N -l 1500, n2 rx_gro=0)"
 check "full and short segments in turn: both ways up used ($n1 at once, $g1 through the cell)" test "$n1" -gt 0 -a "$g1" -gt 0
-check "  ... none out of order at n2's TCP but what the window handed up out of turn (${ofo:-0} <= $t1)" test "${ofo:-0}" -le "$t1"
+ordered
 
 # Across CPUs: n2's eth0 interrupts on CPU 0, eth1's on CPU 1, and n1
 # sends every segment to the next link (tx_gso=0 stripe_segs=1), so a
@@ -111,6 +128,7 @@ check "  ... none out of order at n2's TCP but what the window handed up out of 
 for n in n1 n2; do on $n rmmod ri2n || fail "rmmod on $n"; done
 RI2N_PARAMS="tx_gso=0 stripe_segs=1" ri2n_up n1 || fail "ri2n_up n1 tx_gso=0 stripe_segs=1"
 RI2N_PARAMS="rx_gro=0" ri2n_up n2 || fail "ri2n_up n2 rx_gro=0"
+gaps_waited || fail "n2: fast_tout 10000, maxbuf 511"
 for l in 0 1; do
 	irq=$(on n2 sh -c "awk -v d=\$(basename \$(readlink /sys/class/net/eth$l/device))-input '\$NF ~ d {sub(\":\", \"\", \$1); print \$1}' /proc/interrupts")
 	on n2 sh -c "echo $((l + 1)) > /proc/irq/$irq/smp_affinity" || fail "eth$l's interrupt (irq ${irq:-none}) to CPU $l"
@@ -119,7 +137,8 @@ on n2 iperf3 -s -D
 on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
 cpu_rx() { on n2 awk '$1 == "NET_RX:" {print $2 "/" $3}' /proc/softirqs; }
 c0=$(cpu_rx)
-short_after_full
-pretty INFO "across CPUs (n2 NET_RX softirqs per CPU $c0 -> $(cpu_rx)): up at once $n1, through the cells $g1, out of order ${ofo:-0}; window: $(rel)"
-check "across CPUs: none out of order at n2's TCP but what the window handed up out of turn (${ofo:-0} <= $t1)" test "${ofo:-0}" -le "$t1"
+short_after_full "across CPUs"
+c1=$(cpu_rx)
+check "across CPUs: both of n2's CPUs took NET_RX softirqs ($c0 -> $c1)" test "${c1%/*}" -gt "${c0%/*}" -a "${c1#*/}" -gt "${c0#*/}"
+ordered
 finish
