@@ -23,7 +23,7 @@ for mode in unkeyed keyed unkeyed2; do
 	a=$(on n1 nstat -az TcpRetransSegs | awk '/TcpRetransSegs/ {print $2}')
 	echo "$mode: $g Mbit/s, retrans $((a - b))"
 	for c in rx_replays rx_auth_fail rx_merged rx_merged_frames rx_duplicates tx_queue_full tx_dropped rx_dropped rx_held_full; do printf '%s=%s ' $c "$(proc_counter n2 $c)"; done; echo
-	for c in timeout loss late late_loss replays; do printf '%s=%s ' $c "$(peer_counter n2 n1 $c)"; done; echo
+	peer_counters n2 n1 timeout loss late late_loss replays; echo
 	for c in fails lossy; do printf 'n1 %s=%s ' $c "$(peer_counter n1 n2 $c)"; done; echo
 	on n1 tc -s qdisc show dev eth0 | head -3
 done

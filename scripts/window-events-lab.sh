@@ -15,7 +15,7 @@ if [ "${RATE:-100mbit}" != none ]; then
 fi
 on n2 iperf3 -s -D
 on n1 ping -c 2 -q 10.0.0.2 >/dev/null
-events() { local c; for c in timeout loss flushes jumps late late_loss unbuffered; do printf '%s=%s ' $c "$(peer_counter n2 n1 $c)"; done; }
+events() { peer_counters n2 n1 timeout loss flushes jumps late late_loss unbuffered; }
 for r in 1 2 3; do
 	on n1 nstat -n
 	e0=$(events)

@@ -284,6 +284,12 @@ peer_counter() {
 	v=$(on "$1" ri2n get ri2n0 peer "$mac" "$3") || v=$(on "$1" ri2n get ri2n0 endpoints "$mac" "$3") || v=0
 	echo "$v"
 }
+# peer_counters NODE PEER NAME...: "NAME=value" of each, as peer_counter.
+peer_counters() {
+	local node=$1 peer=$2 c
+	shift 2
+	for c in "$@"; do printf '%s=%s ' "$c" "$(peer_counter "$node" "$peer" "$c")"; done
+}
 host_ms() { date +%s%3N; }
 # guest_offset NODE: the guest clock minus the host clock, in ms, from the
 # quickest of 5 ssh round trips (error below half of it; a busy guest

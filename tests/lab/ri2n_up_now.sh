@@ -43,13 +43,9 @@ on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
 now() { local v; v=$(proc_counter "$1" up_now); echo "${v:-0}"; }
 gro() { local v; v=$(proc_counter "$1" up_gro); echo "${v:-0}"; }
 # What n2's window for n1 handed up out of turn: FAST_TOUT and loss
-# releases, flushes, jumps, and late packets.
-rel() {
-	local k
-	for k in timeout loss flushes jumps late; do printf '%s %s ' $k "$(peer_counter n2 n1 $k)"; done
-}
-out_of_turn() { peer_counter n2 n1 "$1"; }
-turns() { echo $(($(out_of_turn timeout) + $(out_of_turn loss) + $(out_of_turn flushes) + $(out_of_turn jumps) + $(out_of_turn late))); }
+# releases, flushes, jumps, and late packets; turns RELS: their sum.
+rel() { peer_counters n2 n1 timeout loss flushes jumps late; }
+turns() { local s=0 kv; for kv in $1; do s=$((s + ${kv#*=})); done; echo $s; }
 
 n0=$(now n2) g0=$(gro n2)
 # (-A: the next ping leaves about when the last pong is in, even where a
@@ -81,15 +77,16 @@ check "4 KiB ping-pong: n2 hands a packet a message up at once ($n1 at once for 
 # and g1 (n2's packets up at once and through the cell), t1 (out of turn
 # at n2's window), ofo (out of order at n2's TCP) and try (the runs).
 in_order() {
-	local name=$1 n0 g0 t0 r0
+	local name=$1 n0 g0 r0 r1
 	shift
 	for try in 1 2 3 4 5 6; do
 		on n2 nstat -n
-		n0=$(now n2) g0=$(gro n2) t0=$(turns) r0=$(rel)
+		n0=$(now n2) g0=$(gro n2) r0=$(rel)
 		on n1 "$@" >"$LAB_DIR/stream.out"
-		n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0)) t1=$(($(turns) - t0))
+		n1=$(($(now n2) - n0)) g1=$(($(gro n2) - g0)) r1=$(rel)
+		t1=$(($(turns "$r1") - $(turns "$r0")))
 		ofo=$(on n2 nstat -z TcpExtTCPOFOQueue | awk '$1 == "TcpExtTCPOFOQueue" {print $2}')
-		pretty INFO "$name, run $try: n2 up at once $n1, through the cell $g1, out of order ${ofo:-0}; n2's window: $r0 -> $(rel)"
+		pretty INFO "$name, run $try: n2 up at once $n1, through the cell $g1, out of order ${ofo:-0}; n2's window: $r0-> $r1"
 		[ "$t1" -eq 0 ] && break
 	done
 }
