@@ -123,7 +123,7 @@ pingpong() { # CONFIG RATE
 
 # --- 2. bulk -------------------------------------------------------------------
 
-NSTAT_KEYS="TcpInSegs TcpOutSegs TcpRetransSegs TcpExtTCPDSACKRecv TcpExtTCPDSACKOfoRecv TcpExtTCPSACKReorder TcpExtTCPTSReorder TcpExtTCPRenoReorder TcpExtTCPSpuriousRTOs"
+NSTAT_KEYS="TcpInSegs TcpOutSegs TcpRetransSegs TcpExtTCPDSACKRecv TcpExtTCPDSACKOfoRecv TcpExtTCPSACKReorder TcpExtTCPTSReorder TcpExtTCPRenoReorder TcpExtTCPSpuriousRTOs TcpExtTCPLossProbes"
 nstat_snap() { on "$1" nstat -az $NSTAT_KEYS | awk 'NR > 1 {print $1, $2}'; }
 delta() { awk -v k="$3" '$1 == k {v[FILENAME] = $2} END {print v[ARGV[2]] - v[ARGV[1]]}' "$1" "$2"; }
 # Kernel-side CPU time (system + irq + softirq) of a guest, in USER_HZ ticks.
@@ -145,11 +145,13 @@ bulk() { # CONFIG LINKS RATE STREAMS
 	bits=$(awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.0f\n", $2; exit}' "$j")
 	bytes=$(awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bytes"/ {printf "%.0f\n", $2; exit}' "$j")
 	[ -n "$bits" ] || fail "bulk $cfg: iperf3 gave no result"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$links" "$rate" "$streams" \
+	# Column 14, tail loss probes: each may bring back a DSACK without
+	# anything reordered, over one link as well (the end of a run).
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$links" "$rate" "$streams" \
 		"$bits" "$bytes" "$(delta "$s0" "$s1" TcpInSegs)" "$(delta "$s0" "$s1" TcpRetransSegs)" \
 		"$(($(delta "$s0" "$s1" TcpExtTCPDSACKRecv) + $(delta "$s0" "$s1" TcpExtTCPDSACKOfoRecv)))" \
 		"$(($(delta "$s0" "$s1" TcpExtTCPSACKReorder) + $(delta "$s0" "$s1" TcpExtTCPTSReorder) + $(delta "$s0" "$s1" TcpExtTCPRenoReorder)))" \
-		"$(delta "$s0" "$s1" TcpExtTCPSpuriousRTOs)" "$c1" "$c2" >>"$RAW/bulk.tsv"
+		"$(delta "$s0" "$s1" TcpExtTCPSpuriousRTOs)" "$c1" "$c2" "$(delta "$s0" "$s1" TcpExtTCPLossProbes)" >>"$RAW/bulk.tsv"
 	done_lab "bulk $cfg"
 }
 
