@@ -98,6 +98,19 @@ use super::seq::Seq;
 use super::time::{Duration, Instant};
 use super::MAX_LINKS;
 
+/// Whether a heartbeat that left on the peer's `peer_link` saying `down`
+/// is a retry: the peer cannot use that link toward us (failed by its
+/// detector, say, as in a one-way failure) and sends on it only to learn
+/// when it heals, every HBSPAN / 8 ([`Detector::retry_due`]), not every
+/// HBSPAN. Weighed HBWEIGHT like a heartbeat, four retries took a counter
+/// past FT_HTHRESH in half a second to a second and judged the other links
+/// of an idle peer, which deliver a heartbeat every HBSPAN: a healthy one
+/// failed half the time (ri2n_oneway on the debug kernel). A retry still
+/// shows the link works toward us (`last_rx`) and recovers it.
+fn retry(peer_link: usize, down: u8) -> bool {
+    peer_link < MAX_LINKS && down & (1 << peer_link) != 0
+}
+
 /// Most frames a heartbeat can fall behind a later one by waiting in a
 /// longer queue ([`Detector::heartbeat_numbered`]): the frames sent on the
 /// other links meanwhile, some thousands in a slave's qdisc and our link
@@ -692,7 +705,7 @@ impl Detector {
     /// It answers a probe round on its link: without counts, nothing
     /// tells when it left.
     pub fn heartbeat(&mut self, link: usize, now: Instant, peer_link: usize, down: u8, p: &Params) -> Transitions {
-        self.heartbeat_down(link, now, peer_link, Some(down), true, p)
+        self.heartbeat_down(link, now, peer_link, Some(down), retry(peer_link, down), true, p)
     }
 
     /// [`Detector::heartbeat`] for a heartbeat that carried `next`, the
@@ -752,7 +765,7 @@ impl Detector {
         let sent = self.endpoints[link].tx_frames;
         let fresh = echo_tx
             .is_none_or(|x| x.wrapping_sub(self.probe_tx[link]) as i32 >= 0 && sent.wrapping_sub(x) as i32 >= 0);
-        self.heartbeat_down(link, now, peer_link, (!old).then_some(down), !old && fresh, p)
+        self.heartbeat_down(link, now, peer_link, (!old).then_some(down), retry(peer_link, down), !old && fresh, p)
     }
 
     /// The peer numbers anew (a new epoch): the next heartbeat's number is
@@ -761,12 +774,16 @@ impl Detector {
         self.hb_taken_ms = 0;
     }
 
+    /// `retry`: the peer cannot use the link it sent this on (see
+    /// [`retry`]); it weighs nothing.
+    #[allow(clippy::too_many_arguments)]
     fn heartbeat_down(
         &mut self,
         link: usize,
         now: Instant,
         peer_link: usize,
         down: Option<u8>,
+        retry: bool,
         answers: bool,
         p: &Params,
     ) -> Transitions {
@@ -790,7 +807,7 @@ impl Detector {
             e.recoveries += 1;
             e.counter = 0;
             t.recovered = bit;
-        } else {
+        } else if !retry {
             e.counter = e.counter.saturating_add(p.hbweight());
         }
         let Some(down) = down else {

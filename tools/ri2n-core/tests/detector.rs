@@ -438,6 +438,52 @@ fn a_link_the_peer_reports_down_is_judged_by_its_retries_not_its_data() {
     assert!((last + 2 * retry + 100..=last + 2 * retry + 115).contains(&t), "failed at {} ms after the last retry", t - last);
 }
 
+/// An idle peer that cannot use our `down` link: its heartbeats on the
+/// others every HBSPAN from `from` to `to` ms (none on `dead`), its retries
+/// on `down` every HBSPAN / 8, each saying so. Returns the first verdict:
+/// when, and which links failed.
+fn idle_peer_retrying(d: &mut Detector, n: usize, down: usize, dead: Option<usize>, from: u64, to: u64, p: &Params) -> Option<(u64, u8)> {
+    let retry = p.hbspan().as_ms() / 8;
+    for t in (from..to).step_by(retry as usize) {
+        let mut f = d.heartbeat(down, ms(t), down, 1 << down, p).failed;
+        if t % p.hbspan().as_ms() == 0 {
+            for l in (0..n).filter(|&l| l != down && Some(l) != dead) {
+                f |= d.heartbeat(l, ms(t + 1), l, 1 << down, p).failed;
+            }
+        }
+        if f != 0 {
+            return Some((t, f));
+        }
+    }
+    None
+}
+
+#[test]
+fn the_retries_on_a_link_the_peer_reports_down_judge_no_other_link() {
+    // One-way failure on L1 (ri2n_oneway on the debug kernel): the peer
+    // retries L1 every HBSPAN / 8 and is otherwise idle. Weighed HBWEIGHT
+    // like heartbeats, four retries (~1 s) judged L0, which had had no
+    // heartbeat since the last verdict half the time: failed, though
+    // healthy, and the peer had no link to us until its next heartbeat.
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    assert_eq!(idle_peer_retrying(&mut d, 2, L1, None, 0, 30_000, &p), None);
+    assert!(d.endpoints[L1].peer_failed);
+    assert_eq!(d.usable(), 1 << L0);
+    // Three links: the healthy two still judge each other by their
+    // heartbeats, every FT_HTHRESH / HBWEIGHT of them: a dead one is
+    // found, and the retried one is not judged by their counts.
+    const L2: usize = 2;
+    let mut d = Detector::new(3, ms(0));
+    assert_eq!(idle_peer_retrying(&mut d, 3, L2, None, 0, 30_000, &p), None);
+    let (t, f) = idle_peer_retrying(&mut d, 3, L2, Some(L0), 30_000, 60_000, &p).expect("dead L0 found");
+    assert_eq!(f, 1 << L0);
+    // A verdict every fourth heartbeat (FT_HTHRESH / HBWEIGHT): the first
+    // after L0 died may still count its last one; the second fails it.
+    assert!(t <= 30_000 + 8 * p.hbspan().as_ms(), "found after {} ms", t - 30_000);
+    assert_eq!(d.endpoints[L2].fails, 0);
+}
+
 #[test]
 fn a_link_the_peer_reports_up_again_is_given_slow_tout_to_deliver() {
     // The peer's news that L1 is back comes on L0 before anything on L1,
