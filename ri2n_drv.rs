@@ -56,7 +56,7 @@ module! {
         hbweight: u32 { default: 3, description: "HBWEIGHT: counter weight of a heartbeat (packets)", },
         fast_tout: u32 { default: 20, description: "FAST_TOUT: longest a packet waits for a gap (ms)", },
         maxbuf: u32 { default: 300, description: "MAXBUF: most packets held per peer (max 511)", },
-        peer_mem: u32 { default: 16777216, description: "bytes per device for peers: state, table, reorder buffers (16 MiB: 8224 peers)", },
+        peer_mem: u32 { default: 16777216, description: "bytes per device for peers: state, table, reorder buffers (16 MiB: 8187 peers)", },
         held_mem: u32 { default: 33554432, description: "bytes of packets all windows of a device may hold", },
         loss_thresh: u32 { default: 5, description: "a link losing clearly more than this (0.1 %) of our frames, and than the other links, goes out of use; 0: never; default 5 (0.5 %)", },
         one_switch: u32 { default: 0, description: "1: all links through one switch; frames leave each slave with its own MAC (default 0: a switch per link, the paper's wire)", },

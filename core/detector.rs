@@ -11,7 +11,15 @@
 //! Heartbeats go every HBSPAN on every endpoint, failed ones included. One
 //! received on a failed endpoint recovers it; on a healthy one it adds
 //! HBWEIGHT to the counter, so an idle or stalled peer still reaches
-//! FT_HTHRESH and a dead link is found.
+//! FT_HTHRESH and a dead link is found. The verdict compares the links'
+//! counts, so only the heartbeats that come at that rate, alike on every
+//! link, weigh: at most one per 3/4 HBSPAN on an endpoint, and none that
+//! the peer sends on a link it cannot use ([`retry`]). What else comes
+//! faster on one link than on the others (loss probes every
+//! [`LOSS_PROBE_MS`] and their answers, the news of a change) judged an
+//! idle peer's other links every few probes, and failed a healthy one
+//! whose last heartbeat was over SLOW_TOUT old (ri2n_lossy and ri2n_oneway
+//! left idle).
 //!
 //! When a whole node stops for a while (a descheduled vCPU, a softirq held
 //! off), on either side, every link falls silent at once, then the frames
@@ -99,14 +107,14 @@ use super::time::{Duration, Instant};
 use super::MAX_LINKS;
 
 /// Whether a heartbeat that left on the peer's `peer_link` saying `down`
-/// is a retry: the peer cannot use that link toward us (failed by its
-/// detector, say, as in a one-way failure) and sends on it only to learn
-/// when it heals, every HBSPAN / 8 ([`Detector::retry_due`]), not every
-/// HBSPAN. Weighed HBWEIGHT like a heartbeat, four retries took a counter
-/// past FT_HTHRESH in half a second to a second and judged the other links
-/// of an idle peer, which deliver a heartbeat every HBSPAN: a healthy one
-/// failed half the time (ri2n_oneway on the debug kernel). A retry still
-/// shows the link works toward us (`last_rx`) and recovers it.
+/// came on a link the peer cannot use toward us (failed by its detector,
+/// say, in a one-way failure): one of its retries, every HBSPAN / 8
+/// ([`Detector::retry_due`]), or its heartbeats, which carry nothing of
+/// the traffic. It weighs nothing: weighed HBWEIGHT, four retries took a
+/// counter past FT_HTHRESH within about a second and judged the other
+/// links of an idle peer, a healthy one failed half the time (ri2n_oneway
+/// on the debug kernel). It still shows the link works toward us
+/// (`last_rx`) and recovers it.
 fn retry(peer_link: usize, down: u8) -> bool {
     peer_link < MAX_LINKS && down & (1 << peer_link) != 0
 }
@@ -349,6 +357,10 @@ pub struct Detector {
     /// once, so that traffic with gaps (a ping every 50 ms) cannot keep a
     /// dead link held from one run to the next.
     held_again: bool,
+    /// The links whose heartbeat weighed HBWEIGHT in the window that began
+    /// at `weigh_ms` (ms, wrapping), 3/4 HBSPAN long: one each at most.
+    weighed: u8,
+    weigh_ms: u32,
 }
 
 impl Detector {
@@ -376,6 +388,8 @@ impl Detector {
             run_ms: ms(now),
             held: 0,
             held_again: false,
+            weighed: 0,
+            weigh_ms: ms(now),
         }
     }
 
@@ -807,8 +821,8 @@ impl Detector {
             e.recoveries += 1;
             e.counter = 0;
             t.recovered = bit;
-        } else if !retry {
-            e.counter = e.counter.saturating_add(p.hbweight());
+        } else if !retry && self.weighs(link, now, p) {
+            self.endpoints[link].counter = self.endpoints[link].counter.saturating_add(p.hbweight());
         }
         let Some(down) = down else {
             let j = self.judge(now, p);
@@ -997,6 +1011,23 @@ impl Detector {
             due = due.min(self.retried.plus(Duration(p.hbspan().0 / 8)));
         }
         (due.0 != u64::MAX).then_some(due)
+    }
+
+    /// Whether a heartbeat on `link` at `now` weighs HBWEIGHT: the first on
+    /// it in the current window, which the first heartbeat 3/4 HBSPAN or
+    /// more after the last window began begins. Heartbeats HBSPAN apart all
+    /// weigh; faster ones (loss probes and their answers, the news of a
+    /// change) once a window (see the module's doc).
+    fn weighs(&mut self, link: usize, now: Instant, p: &Params) -> bool {
+        let now_ms = ms(now);
+        let window = (p.hbspan().as_ms() / 4 * 3).min(u32::MAX as u64) as u32;
+        if now_ms.wrapping_sub(self.weigh_ms) >= window {
+            self.weigh_ms = now_ms;
+            self.weighed = 0;
+        }
+        let first = self.weighed & (1 << link) == 0;
+        self.weighed |= 1 << link;
+        first
     }
 
     /// Something arrived from the peer at `now` (before its endpoint's

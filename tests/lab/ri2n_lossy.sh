@@ -51,6 +51,16 @@ check "n1 took eth1 out of use toward n2 (lossy)" test "$(ep_state n1 n2 eth1)" 
 	on n1 dmesg | grep ri2n0 >&2; }
 check "  ... n2 too, its frames to n1 are lost as well" test "$(ep_state n2 n1 eth1)" = lossy
 
+# Idle, eth1 still lossy: each side probes it every 5 ms and the other
+# answers each, while eth0 brings a heartbeat every HBSPAN. Weighed like
+# heartbeats, probes and answers judged the links every 20 ms or so, and
+# eth0 failed whenever its last heartbeat was more than SLOW_TOUT old.
+f1=$(peer_counter n1 n2 fails) f2=$(peer_counter n2 n1 fails)
+sleep $((5 * LAB_TIME_SCALE))
+f1=$(($(peer_counter n1 n2 fails) - f1)) f2=$(($(peer_counter n2 n1 fails) - f2))
+pretty INFO "idle 5 s: eth1 $(ep_state n1 n2 eth1) at n1, $(ep_state n2 n1 eth1) at n2"
+check "idle with eth1 lossy (probed every 5 ms): no link failed (n1 $f1, n2 $f2)" test "$f1$f2" = 00
+
 # The loss ends: back in use, two links' goodput within 3 s.
 link_netem n1 1 off
 t0=$(host_ms)

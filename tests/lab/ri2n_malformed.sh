@@ -7,7 +7,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 lab_up 2 2
-# peer_mem for 8 peers and one reorder buffer: 8192 + 8 x 1785 bytes.
+# peer_mem for 8 peers and one reorder buffer: 8192 + 8 x 1793 bytes.
 RI2N_PARAMS="peer_mem=23000" ri2n_up n1 n2 || fail "ri2n_up"
 on n1 ping -c 2 -q 10.0.0.2 >/dev/null
 mac2=$(ri2n_mac n2 | tr -d :)

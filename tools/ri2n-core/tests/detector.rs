@@ -123,7 +123,7 @@ fn a_second_stop_within_the_hold_keeps_it() {
 fn gaps_in_the_traffic_keep_a_hold_once() {
     // L1 dies as a stream stops; then a frame every 50 ms on L0 (pings):
     // every frame begins a new run. The hold is kept across the first
-    // such gap, not from run to run: the counters fail L1 within a few
+    // such gap, not from run to run: the counters fail L1 within some
     // SLOW_TOUT.
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
@@ -135,7 +135,10 @@ fn gaps_in_the_traffic_keep_a_hold_once() {
     });
     let (t, f) = failed.expect("L1 failed");
     assert_eq!(f, 1 << L1);
-    assert!(t <= 450, "failed at {t} ms");
+    // The pings' count passes FT_HTHRESH after 11 (the heartbeats every
+    // 50 ms weigh once per 3/4 HBSPAN): 550 ms after the first. Held from
+    // run to run, L1 would never fail.
+    assert!(t <= 650, "failed at {t} ms");
 }
 
 #[test]
@@ -482,6 +485,34 @@ fn the_retries_on_a_link_the_peer_reports_down_judge_no_other_link() {
     // after L0 died may still count its last one; the second fails it.
     assert!(t <= 30_000 + 8 * p.hbspan().as_ms(), "found after {} ms", t - 30_000);
     assert_eq!(d.endpoints[L2].fails, 0);
+}
+
+#[test]
+fn heartbeats_faster_than_hbspan_on_one_link_judge_no_other_link() {
+    // An idle pair, L1 lossy (ri2n_lossy): each side probes it every
+    // LOSS_PROBE_MS and the other answers each, while L0 brings a
+    // heartbeat every HBSPAN. Weighed HBWEIGHT each, the probes judged the
+    // links every 20 ms, and L0 failed SLOW_TOUT after each heartbeat
+    // (ri2n_lossy: 9 and 19 failures in 5 s idle). A link's heartbeats
+    // weigh once per 3/4 HBSPAN at most; the others just arrive.
+    use ri2n_core::detector::LOSS_PROBE_MS;
+    let p = Params::default();
+    let mut d = Detector::new(2, ms(0));
+    for t in (1..30_000).step_by(LOSS_PROBE_MS as usize) {
+        let mut f = d.heartbeat(L1, ms(t), L1, 0, &p).failed;
+        if t % p.hbspan().as_ms() == 1 {
+            f |= d.heartbeat(L0, ms(t), L0, 0, &p).failed;
+        }
+        assert_eq!(f, 0, "a link failed at {t} ms");
+    }
+    // The weighed heartbeats still judge: L0 dead, L1's found it.
+    let (mut t, mut f) = (30_001, 0);
+    while f == 0 && t < 60_000 {
+        f = d.heartbeat(L1, ms(t), L1, 0, &p).failed;
+        t += LOSS_PROBE_MS;
+    }
+    assert_eq!(f, 1 << L0);
+    assert!(t <= 30_000 + 4 * p.hbspan().as_ms(), "found after {} ms", t - 30_000);
 }
 
 #[test]
