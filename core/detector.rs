@@ -19,7 +19,11 @@
 //! [`LOSS_PROBE_MS`] and their answers, the news of a change) judged an
 //! idle peer's other links every few probes, and failed a healthy one
 //! whose last heartbeat was over SLOW_TOUT old (ri2n_lossy and ri2n_oneway
-//! left idle).
+//! left idle). The cost: the last usable link beside lossy ones is judged
+//! by the counters alone (probe rounds ask only usable links), a verdict
+//! every 3 HBSPAN or so, so its death is found within about 6 HBSPAN, no
+//! longer SLOW_TOUT after its last frame, before the lossy links carry the
+//! data again.
 //!
 //! When a whole node stops for a while (a descheduled vCPU, a softirq held
 //! off), on either side, every link falls silent at once, then the frames
@@ -1020,7 +1024,7 @@ impl Detector {
     /// change) once a window (see the module's doc).
     fn weighs(&mut self, link: usize, now: Instant, p: &Params) -> bool {
         let now_ms = ms(now);
-        let window = (p.hbspan().as_ms() / 4 * 3).min(u32::MAX as u64) as u32;
+        let window = (p.hbspan().as_ms() * 3 / 4).min(u32::MAX as u64) as u32;
         if now_ms.wrapping_sub(self.weigh_ms) >= window {
             self.weigh_ms = now_ms;
             self.weighed = 0;

@@ -58,8 +58,9 @@ check "  ... n2 too, its frames to n1 are lost as well" test "$(ep_state n2 n1 e
 f1=$(peer_counter n1 n2 fails) f2=$(peer_counter n2 n1 fails)
 sleep $((5 * LAB_TIME_SCALE))
 f1=$(($(peer_counter n1 n2 fails) - f1)) f2=$(($(peer_counter n2 n1 fails) - f2))
-pretty INFO "idle 5 s: eth1 $(ep_state n1 n2 eth1) at n1, $(ep_state n2 n1 eth1) at n2"
-check "idle with eth1 lossy (probed every 5 ms): no link failed (n1 $f1, n2 $f2)" test "$f1$f2" = 00
+s1=$(ep_state n1 n2 eth1) s2=$(ep_state n2 n1 eth1)
+check "idle with eth1 lossy (probed every 5 ms): no link failed (n1 $f1, n2 $f2; eth1 still $s1, $s2)" \
+	test "$f1$f2:$s1:$s2" = 00:lossy:lossy
 
 # The loss ends: back in use, two links' goodput within 3 s.
 link_netem n1 1 off

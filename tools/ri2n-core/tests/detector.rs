@@ -121,24 +121,21 @@ fn a_second_stop_within_the_hold_keeps_it() {
 
 #[test]
 fn gaps_in_the_traffic_keep_a_hold_once() {
-    // L1 dies as a stream stops; then a frame every 50 ms on L0 (pings):
-    // every frame begins a new run. The hold is kept across the first
-    // such gap, not from run to run: the counters fail L1 within some
-    // SLOW_TOUT.
+    // L1 dies as a stream stops; then a burst every 50 ms on L0 (a
+    // request of 4 frames): every burst begins a new run. The hold is kept
+    // across the first such gap, not from run to run: the counters fail
+    // L1 at the first verdict after that (350 ms), not one gap later (500).
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
     stream(&mut d, 0, 200, &p);
     let failed = (0..40u64).find_map(|i| {
         let t = 250 + 50 * i;
-        let f = d.data(L0, ms(t), &p).failed | d.heartbeat(L0, ms(t), L0, 0, &p).failed;
+        let f = d.data_run(L0, 4, ms(t), &p).failed;
         (f != 0).then_some((t, f))
     });
     let (t, f) = failed.expect("L1 failed");
     assert_eq!(f, 1 << L1);
-    // The pings' count passes FT_HTHRESH after 11 (the heartbeats every
-    // 50 ms weigh once per 3/4 HBSPAN): 550 ms after the first. Held from
-    // run to run, L1 would never fail.
-    assert!(t <= 650, "failed at {t} ms");
+    assert!(t <= 450, "failed at {t} ms");
 }
 
 #[test]
