@@ -110,7 +110,11 @@ ordered
 
 # short_after_full NAME: writes of a full segment and 60 bytes (iperf3 -N
 # -l 1500) n1 -> n2.
-short_after_full() { in_order "$1" iperf3 -c 10.0.0.2 -t 2 -N -l 1500; }
+short_after_full() { # NAME [IPERF3_ARGS...]
+	local name=$1
+	shift
+	in_order "$name" iperf3 -c 10.0.0.2 -t 2 -N -l 1500 "$@"
+}
 
 # n2 again with rx_gro=0: n1's slave cuts each GSO packet into frames
 # that n2 now takes one by one, so a short tail (iperf3 -N -l 1500: writes
@@ -121,7 +125,7 @@ RI2N_PARAMS="rx_gro=0" ri2n_up n2 || fail "ri2n_up n2 rx_gro=0"
 gaps_waited || fail "n2: fast_tout 10000, maxbuf 511"
 on n2 iperf3 -s -D
 on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
-short_after_full "full and short segments in turn (iperf3 -N -l 1500, n2 rx_gro=0)"
+short_after_full "full and short segments in turn (iperf3 -N -l 1500, n2 rx_gro=0, 100 Mbit/s)" -b 100M
 check "full and short segments in turn: both ways up used ($n1 at once, $g1 through the cell)" test "$n1" -gt 0 -a "$g1" -gt 0
 ordered
 
@@ -143,7 +147,12 @@ on n2 iperf3 -s -D
 on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
 cpu_rx() { on n2 awk '$1 == "NET_RX:" {print $2 "/" $3}' /proc/softirqs; }
 c0=$(cpu_rx)
-short_after_full "across CPUs"
+# Paced, as bulk above and the part before: unpaced (some 32,000 frames a
+# second), one of n2's CPUs often fell a ring (256 frames) behind the
+# other, and the window jumped in 4 to 6 of 6 runs (the CI at 15f0624;
+# with e721eae's module alike), leaving no run to judge; so did the part
+# before once here (6 of 6).
+short_after_full "across CPUs (100 Mbit/s)" -b 100M
 c1=$(cpu_rx)
 check "across CPUs: both of n2's CPUs took NET_RX softirqs ($c0 -> $c1)" test "${c1%/*}" -gt "${c0%/*}" -a "${c1#*/}" -gt "${c0#*/}"
 ordered
