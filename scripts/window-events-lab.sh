@@ -5,10 +5,11 @@
 # late (timeout, loss, flushes, jumps, late): which window events a
 # spurious retransmission follows. LINKS (2), RATE (100mbit, or none),
 # LAB_SMP (1: both slaves on one vCPU; 2: each on its own). BACKLOG=1:
-# the host's shapers into n2 are sampled during each run (every ~10 ms,
-# `tc -s qdisc`), and the largest difference between two links' queues is
-# printed in ms at RATE (the samples kept in BACKLOG_DIR if given): a packet queued behind the longer one arrives
-# that much after its neighbour on the shorter one. SINGLE=1: each run
+# the host's shapers into n2 are sampled during each run (one `tc -s
+# qdisc` dump at a time, about 45 a second here), and the largest
+# difference between two links' queues is printed in ms at RATE (the
+# samples kept in BACKLOG_DIR if given): a packet queued behind the longer
+# one arrives that much after its neighbour on the shorter one. SINGLE=1: each run
 # is followed by one over a plain link (one more NIC, shaped alike, TSO
 # on: make bench's "single"), for the same counters from TCP alone.
 set -u
