@@ -19,11 +19,9 @@
 //! [`LOSS_PROBE_MS`] and their answers, the news of a change) judged an
 //! idle peer's other links every few probes, and failed a healthy one
 //! whose last heartbeat was over SLOW_TOUT old (ri2n_lossy and ri2n_oneway
-//! left idle). The cost: the last usable link beside lossy ones is judged
-//! by the counters alone (probe rounds ask only usable links), a verdict
-//! every 3 HBSPAN or so, so its death is found within about 6 HBSPAN, no
-//! longer SLOW_TOUT after its last frame, before the lossy links carry the
-//! data again.
+//! left idle). Without them the counters are slow to find the last usable
+//! link beside lossy ones dead (about 6 HBSPAN); a probe round that the
+//! lossy links witness finds it (below).
 //!
 //! When a whole node stops for a while (a descheduled vCPU, a softirq held
 //! off), on either side, every link falls silent at once, then the frames
@@ -69,6 +67,13 @@
 //! its counter, and so is one that delivered within SLOW_TOUT before the
 //! round: the answer it owes may wait behind a full switch queue for
 //! longer than FAST_TOUT.
+//! A link out of use for loss still delivers (its loss probes' answers):
+//! so when every usable link has been silent for SLOW_TOUT, one of them
+//! busy with data until then, the round also asks such a link that
+//! delivered within SLOW_TOUT, as a witness. An idle link (heartbeats
+//! only) is not probed so, or every idle peer with a lossy link would
+//! have a round every SLOW_TOUT; a busy one once per burst of data (its
+//! answer clears `busy`), and until it answers or fails.
 //! Failed links are probed every HBSPAN / 8 ([`retry_due`]), so that one
 //! that heals is back within a fraction of HBSPAN.
 //!
@@ -365,6 +370,10 @@ pub struct Detector {
     /// at `weigh_ms` (ms, wrapping), 3/4 HBSPAN long: one each at most.
     weighed: u8,
     weigh_ms: u32,
+    /// Links on which data arrived since they last answered a probe round:
+    /// one busy until it fell silent, not an idle one, may be probed with
+    /// lossy links as witnesses ([`Detector::probe_due`]).
+    busy: u8,
 }
 
 impl Detector {
@@ -394,6 +403,7 @@ impl Detector {
             held_again: false,
             weighed: 0,
             weigh_ms: ms(now),
+            busy: 0,
         }
     }
 
@@ -417,6 +427,7 @@ impl Detector {
             if l >= self.n() || vacated & (1 << l) != 0 {
                 self.endpoints[l] = Endpoint { last_rx: now, changed: now, ..Endpoint::default() };
                 self.probing &= !(1 << l);
+                self.busy &= !(1 << l);
                 for p in self.peer_link.iter_mut() {
                     if *p as usize == l + 1 {
                         *p = 0;
@@ -427,15 +438,12 @@ impl Detector {
         self.nlinks = nlinks as u8;
     }
 
-    /// Whether, at `now`, a usable link among `up` has been silent for
-    /// SLOW_TOUT while another delivered within it: what [`probe_due`]
-    /// waits for (a missing heartbeat, say), so the sweep must look.
-    ///
-    /// [`probe_due`]: Detector::probe_due
+    /// Whether, at `now`, a probe round is due but for the time since the
+    /// last (`Detector::round`): a usable link among `up` silent for
+    /// SLOW_TOUT (a missing heartbeat, say) while another delivered within
+    /// it, so the sweep must look.
     pub fn disagree(&self, now: Instant, up: u8, p: &Params) -> bool {
-        let live = self.usable() & up;
-        let silent = live & self.mask(|e| now.since(e.last_rx) >= p.slow_tout());
-        silent != 0 && silent != live
+        self.round(now, up, p) != 0
     }
 
     /// Whether a probe round is open.
@@ -714,6 +722,7 @@ impl Detector {
         e.rx_packets += n as u64;
         e.counter = e.counter.saturating_add(n);
         e.last_rx = now;
+        self.busy |= 1 << link;
         self.judge(now, p)
     }
 
@@ -816,6 +825,7 @@ impl Detector {
                 self.answer_us = (now.since(self.probed).0 / 1000).min(u32::MAX as u64) as u32;
             }
             self.answered |= bit;
+            self.busy &= !bit;
         }
         let e = &mut self.endpoints[link];
         e.rx_heartbeats += 1;
@@ -871,26 +881,46 @@ impl Detector {
         t
     }
 
-    /// Starts a probe round if one is due at `now`: a usable link among
-    /// `up` (ours with carrier) silent for SLOW_TOUT while another delivered
-    /// within SLOW_TOUT, and no round within SLOW_TOUT. Returns the links to
-    /// send a probe on (every usable one that is up), or 0.
+    /// Starts a probe round if one is due at `now` (`Detector::round`),
+    /// and none was within SLOW_TOUT. Returns the links to send a probe on
+    /// (every usable one that is up, and the witnesses), or 0.
     pub fn probe_due(&mut self, now: Instant, up: u8, p: &Params) -> u8 {
         if self.probing != 0 || now.since(self.probed) < p.slow_tout() {
             return 0;
         }
-        let live = self.usable() & up;
-        let silent = live & self.mask(|e| now.since(e.last_rx) >= p.slow_tout());
-        if silent == 0 || silent == live {
+        let ask = self.round(now, up, p);
+        if ask == 0 {
             return 0;
         }
-        self.probing = live;
+        self.probing = ask;
         self.answered = 0;
         for (l, e) in self.endpoints.iter().enumerate() {
             self.probe_tx[l] = e.tx_frames;
         }
         self.probed = now;
-        live
+        ask
+    }
+
+    /// The links a probe round at `now` would ask, or 0 if none is due
+    /// (whenever the last one was): some usable link among `up` silent
+    /// for SLOW_TOUT while another delivered within it; or every usable
+    /// one silent, one of them busy until then, while a link out of use
+    /// for loss only delivered within SLOW_TOUT (its loss probes'
+    /// answers), which is asked too, as a witness. Without witnesses the
+    /// last usable link beside lossy ones was judged by the counters
+    /// alone: found dead 6-11 s after it died (lossy-failover-lab).
+    fn round(&self, now: Instant, up: u8, p: &Params) -> u8 {
+        let live = self.usable() & up;
+        let recent = self.mask(|e| now.since(e.last_rx) < p.slow_tout());
+        let silent = live & !recent;
+        if silent != 0 && silent != live {
+            return live;
+        }
+        let witnesses = self.lossy_only() & up & recent;
+        if silent != 0 && silent & self.busy != 0 && witnesses != 0 {
+            return live | witnesses;
+        }
+        0
     }
 
     /// Ends the probe round FAST_TOUT after it started, or FAST_TOUT after
@@ -976,16 +1006,20 @@ impl Detector {
         let mut due = Instant(u64::MAX);
         // The live links' silence: from the first one's until the last's.
         let (mut first, mut last) = (Instant(u64::MAX), None::<Instant>);
+        // Until when a lossy link may witness (`round`).
+        let mut witness = None::<Instant>;
         let mut failed = false;
         for (l, e) in self.endpoints[..self.n()].iter().enumerate() {
             if up & (1 << l) == 0 {
                 continue;
             }
             failed |= e.failed;
+            let silent_at = e.last_rx.plus(slow);
             if e.usable() {
-                let silent_at = e.last_rx.plus(slow);
                 first = first.min(silent_at);
                 last = Some(last.map_or(silent_at, |t| t.max(silent_at)));
+            } else if e.lossy && !e.failed && !e.peer_failed {
+                witness = Some(witness.map_or(silent_at, |t| t.max(silent_at)));
             }
             if reports && !e.failed && !e.peer_failed {
                 let unreported = e.tx_frames.wrapping_sub(e.echo_tx);
@@ -1009,6 +1043,13 @@ impl Detector {
             let t = first.max(self.probed.plus(slow));
             if t < last && now < last {
                 due = due.min(t);
+            }
+            // Or once all are, one busy, while a lossy link witnesses.
+            let t = last.max(self.probed.plus(slow));
+            if let Some(w) = witness.filter(|_| self.usable() & up & self.busy != 0) {
+                if t < w && now < w {
+                    due = due.min(t);
+                }
             }
         }
         if failed {

@@ -1206,3 +1206,74 @@ fn one_heartbeat_alone_never_takes_every_link_out() {
     assert_eq!(d.usable(), 1 << L0);
     assert_eq!(d.heartbeat(L0, ms(7), L0, BOTH, &p).peer_failed, 1 << L0);
 }
+
+/// L1 lossy (out of use), L0 the last usable link: a ping every
+/// `ping_ms` on L0 (data) until `dies_at`, nothing on it after; L1 answers
+/// our loss probes every LOSS_PROBE_MS; probes asked on L0 are answered
+/// while it lives; a sweep every FAST_TOUT / 4. Returns when L0 failed
+/// and how many probe rounds began, until `to`.
+fn last_usable_beside_lossy(ping_ms: Option<u64>, dies_at: u64, to: u64, p: &Params) -> (Option<u64>, u32) {
+    use ri2n_core::detector::LOSS_PROBE_MS;
+    let (mut d, mut peers) = two_links(p);
+    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
+        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, p);
+    }
+    assert_eq!(d.lossy(), 1 << L1);
+    let (mut failed, mut rounds_begun) = (None, 0);
+    let sweep = p.fast_tout().as_ms() / 4;
+    for t in 200..to {
+        let alive = t < dies_at;
+        if alive && ping_ms.is_some_and(|every| t % every == 0) {
+            d.data(L0, ms(t), p);
+        }
+        if alive && t % p.hbspan().as_ms() == 0 {
+            d.heartbeat(L0, ms(t), L0, 0, p);
+        }
+        if t % LOSS_PROBE_MS == 0 {
+            d.heartbeat(L1, ms(t), L1, 0, p);
+        }
+        if t % sweep == 0 {
+            let asked = d.probe_due(ms(t), BOTH, p);
+            if asked != 0 {
+                rounds_begun += 1;
+            }
+            if alive && asked & (1 << L0) != 0 {
+                d.heartbeat(L0, ms(t + 1), L0, 0, p);
+            }
+            if !d.probe_end(ms(t), p).is_empty() && d.endpoints[L0].failed {
+                failed.get_or_insert(t);
+            }
+        }
+        if d.endpoints[L0].failed {
+            failed.get_or_insert(t);
+        }
+    }
+    (failed, rounds_begun)
+}
+
+#[test]
+fn the_last_usable_link_beside_a_lossy_one_is_found_dead_by_a_probe_round() {
+    // Counters alone, with L1's fast heartbeats weighed once per 3/4
+    // HBSPAN, found it in 6-11 s (lossy-failover-lab at 15f0624); before,
+    // in 214-685 ms. L1 still delivers (its loss probes' answers): it
+    // witnesses a round that asks L0 too, once L0, busy until it went
+    // silent, has been silent for SLOW_TOUT.
+    let p = lossy_params();
+    let (failed, _) = last_usable_beside_lossy(Some(10), 5_000, 10_000, &p);
+    let after = failed.expect("L0 never failed") - 5_000;
+    let bound = p.slow_tout().as_ms() + 2 * p.fast_tout().as_ms() + 10;
+    assert!(after <= bound, "L0 failed {after} ms after it died (bound {bound})");
+}
+
+#[test]
+fn an_idle_link_beside_a_lossy_one_is_not_probed_every_slow_tout() {
+    // Idle, L0 brings a heartbeat every HBSPAN and L1 answers probes every
+    // LOSS_PROBE_MS: no round (thousands of idle peers). Pinged every
+    // second, a round after each ping at most, and L0 never fails.
+    let p = lossy_params();
+    let (failed, begun) = last_usable_beside_lossy(None, u64::MAX, 30_000, &p);
+    assert_eq!((failed, begun), (None, 0));
+    let (failed, begun) = last_usable_beside_lossy(Some(1000), u64::MAX, 30_000, &p);
+    assert_eq!(failed, None);
+    assert!(begun <= 30, "{begun} rounds for 30 pings");
+}

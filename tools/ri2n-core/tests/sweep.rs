@@ -4,7 +4,7 @@
 //! asks the detector and the window, every 100 µs, whether anything is due.
 
 use proptest::prelude::*;
-use ri2n_core::detector::{loss_probe_every, Detector};
+use ri2n_core::detector::{loss_probe_every, Detector, LOSS_STRIKES};
 use ri2n_core::header::Counts;
 use ri2n_core::heap::{Buf, HeapBufs};
 use ri2n_core::params::Params;
@@ -285,7 +285,7 @@ proptest! {
     /// link down, frames sent, sweeps; over any links up.
     #[test]
     fn the_detector_has_nothing_due_before_its_next_due(
-        events in proptest::collection::vec((0u8..8, 0usize..2, 0u64..150), 1..80),
+        events in proptest::collection::vec((0u8..10, 0usize..2, 0u64..150), 1..80),
         loss_thresh in prop_oneof![Just(0u32), Just(5u32)],
         up in 1u8..4,
         lossy_ms in 5u64..12,
@@ -318,6 +318,26 @@ proptest! {
                     report(&mut d, &got, &mut sent, 0);
                 }
                 5 => report(&mut d, &got, &mut sent, 1 << (1 - l)),
+                6 => {
+                    // Samples until `l` is out for loss beside a clean
+                    // other link (rare from the events above alone).
+                    let o = 1 - l;
+                    for _ in 0..=LOSS_STRIKES {
+                        for _ in 0..300 { d.sent(o); got[o] += 1; }
+                        let c = d.counts(o).unwrap();
+                        d.sent(o);
+                        sent[o] += 1;
+                        d.report(o, Counts { tx: sent[o], echo_tx: c.tx, echo_rx: got[o] }, now, &p);
+                        d.heartbeat(o, now, o, 0, &p);
+                        for i in 0..300 { d.sent(l); got[l] += (i % 5 != 0) as u32; }
+                        report(&mut d, &got, &mut sent, 0);
+                    }
+                    // Data on the other, then the answer to a loss probe
+                    // on `l` (a lossy link may witness a round).
+                    d.data(o, now, &p);
+                    t += gap % 100 * MS;
+                    d.heartbeat(l, Instant(t), l, 0, &p);
+                }
                 _ => {
                     // A sweep's visit.
                     d.probe_due(now, up, &p);
