@@ -109,6 +109,12 @@ paired_rows() {
 		}' "$f"
 }
 
+# acks_per_mib CONFIG RATE: ACKs received per MiB sent, one stream over 2
+# links (bulk.tsv: column 6 bytes, 7 ACKs).
+acks_per_mib() {
+	awk -F'\t' -v c="$1" -v r="$2" '$1 == c && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv"
+}
+
 issue13_rows() {
 	if [ -n "$(mbit $1 2 none 1)" ]; then
 		g=$(mbit $1 2 none 1) s15=$(mbit single-1500 2 none 1) b15=$(mbit bond-1500 2 none 1)
@@ -119,8 +125,7 @@ issue13_rows() {
 		x=$(ratio "$g" "$(awk -v s="$s" 'BEGIN {print s * 2}')")
 		[ -z "$g" ] || echo "| $2shaped bulk, 2 links ≥ 0.98 × 2 × one link | $g vs 2 × $s Mbit/s = **$x** | $(verdict "$(ge "$x" 0.98)") |"
 		for rate in "$RATE" none; do
-			a_s=$(awk -F'\t' -v r="$rate" '$1 == "single-1500" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
-			a_g=$(awk -F'\t' -v r="$rate" -v c="$1" '$1 == c && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
+			a_s=$(acks_per_mib single-1500 "$rate") a_g=$(acks_per_mib "$1" "$rate")
 			[ -n "$a_g" ] || continue
 			x=$(ratio "$a_g" "$a_s")
 			read -r d_g p_g e_g < <(dsacks $1 2 "$rate" 1)
@@ -319,8 +324,7 @@ EOF
 		done
 		for rate in "$RATE" none; do
 			# One link with MTU frames on the wire (TSO off), as ri2n sends them.
-			a_s=$(awk -F'\t' -v r="$rate" '$1 == "single-1500" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
-			a_r=$(awk -F'\t' -v r="$rate" '$1 == "ri2n" && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv")
+			a_s=$(acks_per_mib single-1500 "$rate") a_r=$(acks_per_mib ri2n "$rate")
 			read -r d_r p_r e_r < <(dsacks ri2n 2 "$rate" 1)
 			read -r d_s p_s _ < <(dsacks single 2 "$rate" 1)
 			x=$(ratio "$a_r" "$a_s")
