@@ -20,8 +20,8 @@
 //! idle peer's other links every few probes, and failed a healthy one
 //! whose last heartbeat was over SLOW_TOUT old (ri2n_lossy and ri2n_oneway
 //! left idle). Without them the counters are slow to find the last usable
-//! link beside lossy ones dead (about 6 HBSPAN); a probe round that the
-//! lossy links witness finds it (below).
+//! link beside lossy ones dead (within about 6 HBSPAN: 6-11 s measured);
+//! a probe round that the lossy links witness finds it (below).
 //!
 //! When a whole node stops for a while (a descheduled vCPU, a softirq held
 //! off), on either side, every link falls silent at once, then the frames
@@ -73,7 +73,9 @@
 //! delivered within SLOW_TOUT, as a witness. An idle link (heartbeats
 //! only) is not probed so, or every idle peer with a lossy link would
 //! have a round every SLOW_TOUT; a busy one once per burst of data (its
-//! answer clears `busy`), and until it answers or fails.
+//! answer clears `busy`), and until it answers or fails. Such a round
+//! gives the suspect SLOW_TOUT to answer, not FAST_TOUT after the
+//! witness: the witness's queues carry no data, the suspect's may.
 //! Failed links are probed every HBSPAN / 8 ([`retry_due`]), so that one
 //! that heals is back within a fraction of HBSPAN.
 //!
@@ -441,7 +443,7 @@ impl Detector {
     /// Whether, at `now`, a probe round is due but for the time since the
     /// last (`Detector::round`): a usable link among `up` silent for
     /// SLOW_TOUT (a missing heartbeat, say) while another delivered within
-    /// it, so the sweep must look.
+    /// it, or a busy one beside a lossy witness; so the sweep must look.
     pub fn disagree(&self, now: Instant, up: u8, p: &Params) -> bool {
         self.round(now, up, p) != 0
     }
@@ -908,7 +910,9 @@ impl Detector {
     /// for loss only delivered within SLOW_TOUT (its loss probes'
     /// answers), which is asked too, as a witness. Without witnesses the
     /// last usable link beside lossy ones was judged by the counters
-    /// alone: found dead 6-11 s after it died (lossy-failover-lab).
+    /// alone: found dead 6-11 s after it died (lossy-failover-lab). With
+    /// over [`LOSS_PROBE_PEERS`] lossy peers, loss probes come less often
+    /// than SLOW_TOUT; the round then waits for the next one's answer.
     fn round(&self, now: Instant, up: u8, p: &Params) -> u8 {
         let live = self.usable() & up;
         let recent = self.mask(|e| now.since(e.last_rx) < p.slow_tout());
@@ -970,10 +974,18 @@ impl Detector {
     }
 
     /// How long the current round lasts: FAST_TOUT, or FAST_TOUT after its
-    /// first answer.
+    /// first answer. With witnesses, FAST_TOUT after SLOW_TOUT at least:
+    /// their queues carry no data, so their answers come at once, while
+    /// the suspect's may wait behind the data it carries to other peers
+    /// (our bad cable makes a link lossy toward all of them): 1024 frames
+    /// in its link queue and 1000 in a qdisc are 25 ms at 1 Gbit/s.
+    /// SLOW_TOUT is the silence any link is allowed.
     fn round_length(&self, p: &Params) -> Duration {
         let answered = self.probing & self.answered != 0;
-        let lag = if answered { Duration::from_us(self.answer_us as u64) } else { Duration(0) };
+        let mut lag = if answered { Duration::from_us(self.answer_us as u64) } else { Duration(0) };
+        if self.probing & self.lossy_only() != 0 {
+            lag = lag.max(p.slow_tout());
+        }
         Duration(p.fast_tout().0.saturating_add(lag.0))
     }
 

@@ -1261,7 +1261,8 @@ fn the_last_usable_link_beside_a_lossy_one_is_found_dead_by_a_probe_round() {
     let p = lossy_params();
     let (failed, _) = last_usable_beside_lossy(Some(10), 5_000, 10_000, &p);
     let after = failed.expect("L0 never failed") - 5_000;
-    let bound = p.slow_tout().as_ms() + 2 * p.fast_tout().as_ms() + 10;
+    // Silent SLOW_TOUT, then a round of FAST_TOUT after SLOW_TOUT.
+    let bound = 2 * p.slow_tout().as_ms() + 2 * p.fast_tout().as_ms() + 10;
     assert!(after <= bound, "L0 failed {after} ms after it died (bound {bound})");
 }
 
@@ -1276,4 +1277,42 @@ fn an_idle_link_beside_a_lossy_one_is_not_probed_every_slow_tout() {
     let (failed, begun) = last_usable_beside_lossy(Some(1000), u64::MAX, 30_000, &p);
     assert_eq!(failed, None);
     assert!(begun <= 30, "{begun} rounds for 30 pings");
+}
+
+#[test]
+fn the_last_usable_link_answering_behind_other_peers_data_is_not_failed() {
+    // Our bad cable makes L1 lossy toward every peer: all our data goes on
+    // L0, whose queues may hold 25 ms of it (1 Gbit/s). A peer that went
+    // quiet gets a witness round: L1's answer comes at once through empty
+    // queues, L0's 25 ms later. FAST_TOUT after the witness failed L0
+    // (review of 3ef561d); the round gives it SLOW_TOUT.
+    use ri2n_core::detector::LOSS_PROBE_MS;
+    let p = lossy_params();
+    let (mut d, mut peers) = two_links(&p);
+    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
+        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, &p);
+    }
+    assert_eq!(d.lossy(), 1 << L1);
+    d.data(L0, ms(1000), &p);
+    for t in (1000..=1100).step_by(LOSS_PROBE_MS as usize) {
+        d.heartbeat(L1, ms(t), L1, 0, &p);
+    }
+    assert_eq!(d.probe_due(ms(1101), BOTH, &p), BOTH, "L0 busy, silent 101 ms; L1 witnesses");
+    let (c1, c0) = (d.counts(L1).unwrap(), d.counts(L0).unwrap());
+    d.sent(L1);
+    d.sent(L0);
+    d.heartbeat_echoed(L1, ms(1102), L1, 0, Seq(0), Some(c1.tx), &p);
+    assert!(d.probe_end(ms(1122), &p).is_empty(), "FAST_TOUT after the witness's answer");
+    assert!(d.heartbeat_echoed(L0, ms(1126), L0, 0, Seq(0), Some(c0.tx), &p).is_empty());
+    assert!(d.probe_end(ms(1300), &p).is_empty());
+    assert_eq!(d.usable(), 1 << L0);
+    // Silent still at the next round: failed FAST_TOUT after SLOW_TOUT.
+    d.data(L0, ms(1400), &p);
+    for t in (1400..=1500).step_by(LOSS_PROBE_MS as usize) {
+        d.heartbeat(L1, ms(t), L1, 0, &p);
+    }
+    assert_eq!(d.probe_due(ms(1501), BOTH, &p), BOTH);
+    d.heartbeat(L1, ms(1502), L1, 0, &p);
+    assert!(d.probe_end(ms(1620), &p).is_empty(), "within SLOW_TOUT + FAST_TOUT");
+    assert_eq!(d.probe_end(ms(1621), &p).failed, 1 << L0);
 }
