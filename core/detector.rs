@@ -74,8 +74,10 @@
 //! only) is not probed so, or every idle peer with a lossy link would
 //! have a round every SLOW_TOUT; a busy one once per burst of data (its
 //! answer clears `busy`), and until it answers or fails. Such a round
-//! gives the suspect SLOW_TOUT to answer, not FAST_TOUT after the
-//! witness: the witness's queues carry no data, the suspect's may.
+//! lasts FAST_TOUT after SLOW_TOUT at least, not FAST_TOUT after the
+//! witness's answer: a link of ours lossy toward every peer carries no
+//! data, so that answer comes at once, while the suspect's may wait
+//! behind other peers' data.
 //! Failed links are probed every HBSPAN / 8 ([`retry_due`]), so that one
 //! that heals is back within a fraction of HBSPAN.
 //!
@@ -376,6 +378,10 @@ pub struct Detector {
     /// one busy until it fell silent, not an idle one, may be probed with
     /// lossy links as witnesses ([`Detector::probe_due`]).
     busy: u8,
+    /// Whether the current or last round asked witnesses
+    /// ([`Detector::round_length`]): as it began, whatever their state
+    /// since (an answer's report may bring one back into use).
+    witnessed: bool,
 }
 
 impl Detector {
@@ -406,6 +412,7 @@ impl Detector {
             weighed: 0,
             weigh_ms: ms(now),
             busy: 0,
+            witnessed: false,
         }
     }
 
@@ -895,6 +902,7 @@ impl Detector {
             return 0;
         }
         self.probing = ask;
+        self.witnessed = ask & self.lossy_only() != 0;
         self.answered = 0;
         for (l, e) in self.endpoints.iter().enumerate() {
             self.probe_tx[l] = e.tx_frames;
@@ -911,8 +919,11 @@ impl Detector {
     /// answers), which is asked too, as a witness. Without witnesses the
     /// last usable link beside lossy ones was judged by the counters
     /// alone: found dead 6-11 s after it died (lossy-failover-lab). With
-    /// over [`LOSS_PROBE_PEERS`] lossy peers, loss probes come less often
-    /// than SLOW_TOUT; the round then waits for the next one's answer.
+    /// over 320 peers with a lossy link (SLOW_TOUT / [`LOSS_PROBE_MS`] ×
+    /// [`LOSS_PROBE_PEERS`] at the defaults), loss probes come less often
+    /// than SLOW_TOUT ([`loss_probe_every`]): the round then starts at the
+    /// next probe's answer, up to one probe interval later (1.28 s at 4096
+    /// such peers).
     fn round(&self, now: Instant, up: u8, p: &Params) -> u8 {
         let live = self.usable() & up;
         let recent = self.mask(|e| now.since(e.last_rx) < p.slow_tout());
@@ -930,7 +941,8 @@ impl Detector {
     /// Ends the probe round FAST_TOUT after it started, or FAST_TOUT after
     /// its first answer came (the longest one link may lag another: a slow
     /// host that took 15 ms to answer on one link leaves the other link's
-    /// answer FAST_TOUT from then): every probed link
+    /// answer FAST_TOUT from then), later with witnesses
+    /// ([`Detector::round_length`]): every probed link
     /// that was silent for SLOW_TOUT when it started and brought nothing
     /// since, while another probed link answered, fails. A
     /// link that delivered within SLOW_TOUT before the round is no
@@ -969,6 +981,9 @@ impl Detector {
                 }
             }
         }
+        // A failed link is out of rounds; back in use, it is busy again
+        // only once data comes.
+        self.busy &= !t.failed;
         self.probing = 0;
         t
     }
@@ -983,7 +998,7 @@ impl Detector {
     fn round_length(&self, p: &Params) -> Duration {
         let answered = self.probing & self.answered != 0;
         let mut lag = if answered { Duration::from_us(self.answer_us as u64) } else { Duration(0) };
-        if self.probing & self.lossy_only() != 0 {
+        if self.witnessed {
             lag = lag.max(p.slow_tout());
         }
         Duration(p.fast_tout().0.saturating_add(lag.0))
@@ -1155,6 +1170,7 @@ impl Detector {
             }
             e.counter = 0;
         }
+        self.busy &= !t.failed;
         t
     }
 }

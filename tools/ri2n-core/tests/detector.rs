@@ -1316,3 +1316,29 @@ fn the_last_usable_link_answering_behind_other_peers_data_is_not_failed() {
     assert!(d.probe_end(ms(1620), &p).is_empty(), "within SLOW_TOUT + FAST_TOUT");
     assert_eq!(d.probe_end(ms(1621), &p).failed, 1 << L0);
 }
+
+#[test]
+fn a_witness_that_leaves_lossy_mid_round_keeps_the_round_long() {
+    // The witness's answer may bring news that takes it out of
+    // `lossy_only` (its report back into use, or the peer's down bits, as
+    // here): the round stays as long as it began, or L0, answering behind
+    // other peers' data, was failed as before fde9eb7 (review).
+    use ri2n_core::detector::LOSS_PROBE_MS;
+    let p = lossy_params();
+    let (mut d, mut peers) = two_links(&p);
+    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
+        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, &p);
+    }
+    d.data(L0, ms(1000), &p);
+    for t in (1000..=1100).step_by(LOSS_PROBE_MS as usize) {
+        d.heartbeat(L1, ms(t), L1, 0, &p);
+    }
+    assert_eq!(d.probe_due(ms(1101), BOTH, &p), BOTH);
+    // L1 answers, saying the peer cannot use it toward us.
+    d.heartbeat(L1, ms(1102), L1, 1 << L1, &p);
+    assert_eq!(d.lossy_only(), 0, "L1 reported down: no longer lossy only");
+    assert!(d.probe_end(ms(1122), &p).is_empty(), "the round began with a witness");
+    assert!(d.heartbeat(L0, ms(1126), L0, 1 << L1, &p).is_empty());
+    assert!(d.probe_end(ms(1300), &p).is_empty());
+    assert_eq!(d.usable(), 1 << L0);
+}

@@ -288,7 +288,7 @@ proptest! {
         events in proptest::collection::vec((0u8..10, 0usize..2, 0u64..150), 1..80),
         loss_thresh in prop_oneof![Just(0u32), Just(5u32)],
         up in 1u8..4,
-        // Loss probes every few ms, or (over LOSS_PROBE_PEERS lossy peers)
+        // Loss probes every few ms, or (over 320 peers with a lossy link)
         // slower than SLOW_TOUT: then a lossy link's own report is not due
         // first and hides nothing of the witness term (`Detector::round`).
         lossy_ms in prop_oneof![5u64..12, 100u64..2000],
