@@ -264,6 +264,12 @@ impl Endpoint {
         !self.failed && !self.peer_failed && !self.lossy
     }
 
+    /// Out of use for loss only: it still carries what nothing better can,
+    /// and witnesses probe rounds.
+    pub fn lossy_only(&self) -> bool {
+        self.lossy && !self.failed && !self.peer_failed
+    }
+
     /// Sets both failure flags; notes `now` in `changed` if that takes the
     /// endpoint out of use or back into it.
     fn set(&mut self, failed: bool, peer_failed: bool, now: Instant) {
@@ -693,7 +699,7 @@ impl Detector {
 
     /// Links out of use for loss only (neither failed nor reported failed).
     pub fn lossy_only(&self) -> u8 {
-        self.mask(|e| e.lossy && !e.failed && !e.peer_failed)
+        self.mask(|e| e.lossy_only())
     }
 
     fn mask(&self, f: impl Fn(&Endpoint) -> bool) -> u8 {
@@ -1045,7 +1051,7 @@ impl Detector {
             if e.usable() {
                 first = first.min(silent_at);
                 last = Some(last.map_or(silent_at, |t| t.max(silent_at)));
-            } else if e.lossy && !e.failed && !e.peer_failed {
+            } else if e.lossy_only() {
                 witness = Some(witness.map_or(silent_at, |t| t.max(silent_at)));
             }
             if reports && !e.failed && !e.peer_failed {

@@ -27,7 +27,7 @@ until_state() {
 	echo $(($(host_ms) - t0))
 }
 for ((r = 1; r <= ${RUNS:-3}; r++)); do
-	on n1 sh -c 'ping -D -i 0.01 -w 40 10.0.0.2 >/tmp/ping.txt 2>&1 &'
+	ping_start n1 10.0.0.2 40
 	sleep 2
 	link_blackhole n1 0 on
 	f1=$(until_state n1 n2 failed)
@@ -35,8 +35,7 @@ for ((r = 1; r <= ${RUNS:-3}; r++)); do
 	sleep 1
 	link_blackhole n1 0 off
 	until_state n1 n2 up >/dev/null
-	on n1 sh -c 'kill $(pidof ping) 2>/dev/null; sleep 0.2'
-	gap=$(on n1 cat /tmp/ping.txt | awk -F'[][]' '/bytes from/ {t = $2 * 1000; if (last != "" && t - last > g) g = t - last; last = t} END {printf "%.0f", g}')
+	gap=$(ping_gap n1)
 	echo "run $r: eth0 failed at n1 after ${f1} ms, at n2 by ${f2} ms more; longest gap between replies ${gap} ms"
 	sleep 3
 done

@@ -406,6 +406,16 @@ watch_ms() {
 		WATCHED=never
 	fi
 }
+# ping_start NODE DST SECS: NODE pings DST every 10 ms in the background,
+# for SECS at most, replies timestamped (ping_gap reads them).
+ping_start() { on "$1" sh -c "ping -D -i 0.01 -w $3 $2 >/tmp/ping.txt 2>&1 &"; }
+# ping_gap NODE: stops NODE's ping (no pkill in the guest) and prints the
+# longest gap between its replies, in ms.
+ping_gap() {
+	on "$1" sh -c 'kill $(pidof ping) 2>/dev/null; sleep 0.2'
+	on "$1" cat /tmp/ping.txt |
+		awk -F'[][]' '/bytes from/ {t = $2 * 1000; if (last != "" && t - last > g) g = t - last; last = t} END {printf "%.0f", g}'
+}
 # lt MS BOUND: MS is a time below BOUND. The debug kernel (KASAN, lockdep)
 # runs several times slower under TCG, and a command reaches its guest
 # late: there the bounds are LAB_TIME_SCALE (5) times wider.

@@ -972,6 +972,28 @@ fn two_links(p: &Params) -> (Detector, [Peer; 2]) {
     (d, peers)
 }
 
+/// Two links, L1 out of use for loss: 20 % lost beside a clean L0, the
+/// samples it takes.
+fn l1_lossy(p: &Params) -> Detector {
+    let (mut d, mut peers) = two_links(p);
+    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
+        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, p);
+    }
+    assert_eq!(d.lossy(), 1 << L1);
+    d
+}
+
+/// Data on L0 at `from` ms, then only the lossy L1's answers to our loss
+/// probes, every LOSS_PROBE_MS until `from` + 100: a witness round is due
+/// at `from` + 101.
+fn busy_then_witnessed(d: &mut Detector, from: u64, p: &Params) {
+    use ri2n_core::detector::LOSS_PROBE_MS;
+    d.data(L0, ms(from), p);
+    for t in (from..=from + 100).step_by(LOSS_PROBE_MS as usize) {
+        d.heartbeat(L1, ms(t), L1, 0, p);
+    }
+}
+
 #[test]
 fn congestion_on_every_link_takes_none_out() {
     // A full queue at the bottleneck loses 1-4 % on each link in bursts
@@ -1053,11 +1075,7 @@ fn a_peer_with_a_lossy_link_is_swept_every_time_to_probe_it() {
     use ri2n_core::heap::Buf;
     use ri2n_core::peers::{Peer as PeerState, SweepNeed};
     let p = lossy_params();
-    let (mut d, mut peers) = two_links(&p);
-    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
-        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, &p);
-    }
-    assert_eq!(d.lossy(), 1 << L1);
+    let d = l1_lossy(&p);
     let mut peer = PeerState::<u32, Buf<u32>>::default();
     peer.det = d;
     // Long after the last data: only the lossy link's probes (every
@@ -1171,10 +1189,7 @@ fn loss_probes_stay_within_a_budget_however_many_peers() {
     assert!(per_s <= 3300.0, "{per_s} probes/s");
     // A lossy link asks no more often than that.
     let p = lossy_params();
-    let (mut d, mut peers) = two_links(&p);
-    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
-        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, &p);
-    }
+    let mut d = l1_lossy(&p);
     assert_eq!(d.report_due_every(ms(2000), BOTH, &p, every), 1 << L1);
     assert_eq!(d.report_due_every(ms(3000), BOTH, &p, every), 0);
     assert_eq!(d.report_due_every(ms(3280), BOTH, &p, every), 1 << L1);
@@ -1214,11 +1229,7 @@ fn one_heartbeat_alone_never_takes_every_link_out() {
 /// and how many probe rounds began, until `to`.
 fn last_usable_beside_lossy(ping_ms: Option<u64>, dies_at: u64, to: u64, p: &Params) -> (Option<u64>, u32) {
     use ri2n_core::detector::LOSS_PROBE_MS;
-    let (mut d, mut peers) = two_links(p);
-    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
-        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, p);
-    }
-    assert_eq!(d.lossy(), 1 << L1);
+    let mut d = l1_lossy(p);
     let (mut failed, mut rounds_begun) = (None, 0);
     let sweep = p.fast_tout().as_ms() / 4;
     for t in 200..to {
@@ -1286,17 +1297,9 @@ fn the_last_usable_link_answering_behind_other_peers_data_is_not_failed() {
     // quiet gets a witness round: L1's answer comes at once through empty
     // queues, L0's 25 ms later. FAST_TOUT after the witness failed L0
     // (review of 3ef561d); the round gives it SLOW_TOUT.
-    use ri2n_core::detector::LOSS_PROBE_MS;
     let p = lossy_params();
-    let (mut d, mut peers) = two_links(&p);
-    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
-        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, &p);
-    }
-    assert_eq!(d.lossy(), 1 << L1);
-    d.data(L0, ms(1000), &p);
-    for t in (1000..=1100).step_by(LOSS_PROBE_MS as usize) {
-        d.heartbeat(L1, ms(t), L1, 0, &p);
-    }
+    let mut d = l1_lossy(&p);
+    busy_then_witnessed(&mut d, 1000, &p);
     assert_eq!(d.probe_due(ms(1101), BOTH, &p), BOTH, "L0 busy, silent 101 ms; L1 witnesses");
     let (c1, c0) = (d.counts(L1).unwrap(), d.counts(L0).unwrap());
     d.sent(L1);
@@ -1307,10 +1310,7 @@ fn the_last_usable_link_answering_behind_other_peers_data_is_not_failed() {
     assert!(d.probe_end(ms(1300), &p).is_empty());
     assert_eq!(d.usable(), 1 << L0);
     // Silent still at the next round: failed FAST_TOUT after SLOW_TOUT.
-    d.data(L0, ms(1400), &p);
-    for t in (1400..=1500).step_by(LOSS_PROBE_MS as usize) {
-        d.heartbeat(L1, ms(t), L1, 0, &p);
-    }
+    busy_then_witnessed(&mut d, 1400, &p);
     assert_eq!(d.probe_due(ms(1501), BOTH, &p), BOTH);
     d.heartbeat(L1, ms(1502), L1, 0, &p);
     assert!(d.probe_end(ms(1620), &p).is_empty(), "within SLOW_TOUT + FAST_TOUT");
@@ -1323,16 +1323,9 @@ fn a_witness_that_leaves_lossy_mid_round_keeps_the_round_long() {
     // `lossy_only` (its report back into use, or the peer's down bits, as
     // here): the round stays as long as it began, or L0, answering behind
     // other peers' data, was failed as before fde9eb7 (review).
-    use ri2n_core::detector::LOSS_PROBE_MS;
     let p = lossy_params();
-    let (mut d, mut peers) = two_links(&p);
-    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
-        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, &p);
-    }
-    d.data(L0, ms(1000), &p);
-    for t in (1000..=1100).step_by(LOSS_PROBE_MS as usize) {
-        d.heartbeat(L1, ms(t), L1, 0, &p);
-    }
+    let mut d = l1_lossy(&p);
+    busy_then_witnessed(&mut d, 1000, &p);
     assert_eq!(d.probe_due(ms(1101), BOTH, &p), BOTH);
     // L1 answers, saying the peer cannot use it toward us.
     d.heartbeat(L1, ms(1102), L1, 1 << L1, &p);
