@@ -303,7 +303,8 @@ proptest! {
         for (kind, l, gap) in events {
             t += gap * MS;
             let now = Instant(t);
-            let report = |d: &mut Detector, got: &[u32; 2], sent: &mut [u32; 2], down: u8| {
+            // The peer's heartbeat on `l` echoing what it got, saying `down`.
+            let report = |d: &mut Detector, l: usize, got: &[u32; 2], sent: &mut [u32; 2], down: u8| {
                 let c = d.counts(l).unwrap();
                 d.sent(l);
                 sent[l] += 1;
@@ -312,28 +313,24 @@ proptest! {
             };
             match kind {
                 0 => { d.data(l, now, &p); }
-                1 => report(&mut d, &got, &mut sent, 0),
+                1 => report(&mut d, l, &got, &mut sent, 0),
                 2 => for _ in 0..300 { d.sent(l); got[l] += 1; },
                 3 => for _ in 0..40 { d.sent(l); got[l] += 1; },
                 4 => {
                     // 300 frames, a fifth lost, and the report on them.
                     for i in 0..300 { d.sent(l); got[l] += (i % 5 != 0) as u32; }
-                    report(&mut d, &got, &mut sent, 0);
+                    report(&mut d, l, &got, &mut sent, 0);
                 }
-                5 => report(&mut d, &got, &mut sent, 1 << (1 - l)),
+                5 => report(&mut d, l, &got, &mut sent, 1 << (1 - l)),
                 6 => {
                     // Samples until `l` is out for loss beside a clean
                     // other link (rare from the events above alone).
                     let o = 1 - l;
                     for _ in 0..=LOSS_STRIKES {
                         for _ in 0..300 { d.sent(o); got[o] += 1; }
-                        let c = d.counts(o).unwrap();
-                        d.sent(o);
-                        sent[o] += 1;
-                        d.report(o, Counts { tx: sent[o], echo_tx: c.tx, echo_rx: got[o] }, now, &p);
-                        d.heartbeat(o, now, o, 0, &p);
+                        report(&mut d, o, &got, &mut sent, 0);
                         for i in 0..300 { d.sent(l); got[l] += (i % 5 != 0) as u32; }
-                        report(&mut d, &got, &mut sent, 0);
+                        report(&mut d, l, &got, &mut sent, 0);
                     }
                     // Data on the other, then the answer to a loss probe
                     // on `l` (a lossy link may witness a round).
