@@ -11,6 +11,10 @@
 #                 kmemleak, atomic-sleep checks)
 #   make bench    ri2n vs one link vs bonding balance-rr in the lab: ping-pong,
 #                 bulk TCP, failover timelines, MPI; bench/results/README.md
+#   make insns    guest instructions per round trip and per MiB, by function
+#                 (a QEMU plugin); bench/results/insns
+#   make hostprof where a round trip's wall time goes under TCG, seen from
+#                 the host; bench/results/hostprof
 #   make bench-core   the reorder window against the paper's sorted list
 #   make bench-sim    N peers x K links over simulated time (memory, cost
 #                 per packet, heartbeat load, detection and recovery);
@@ -23,7 +27,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all tool module demo check check-debug unit lab-test bench insns bench-core bench-sim fuzz setup clean
+.PHONY: all tool module demo check check-debug unit lab-test bench insns hostprof bench-core bench-sim fuzz setup clean
 
 all: module
 
@@ -74,6 +78,14 @@ profile:
 insns:
 	scripts/setup-host.sh
 	INSNS_OUT=$${INSNS_OUT:-bench/results/insns} scripts/lab run scripts/insns-lab.sh
+
+# Where a 64 B round trip's wall time goes under TCG, seen from the host
+# (perf on the QEMUs, their translated code named by guest function):
+# scripts/hostprof-lab.sh. HOSTPROF_INSNS=report.txt of `make insns`
+# (INSNS_TOP=400) adds ns per guest instruction of the same kernel code.
+hostprof:
+	scripts/setup-host.sh --bench
+	HOSTPROF_OUT=$${HOSTPROF_OUT:-bench/results/hostprof} scripts/lab run scripts/hostprof-lab.sh
 
 bench-core:
 	cd tools && $(CARGO) bench -p ri2n-core

@@ -40,6 +40,9 @@ LAB_SMP=${LAB_SMP:-1}
 # A QEMU TCG plugin every guest loads (tools/insns/insns.c for
 # scripts/insns-lab.sh), given ctl=$LAB_DIR/<node>.plugin-ctl.
 LAB_QEMU_PLUGIN=${LAB_QEMU_PLUGIN:-}
+# Non-empty: QEMU writes /tmp/perf-<pid>.map, naming each translated block
+# by its guest address, for perf on the host (scripts/hostprof-lab.sh).
+LAB_QEMU_PERFMAP=${LAB_QEMU_PERFMAP:-}
 
 pretty() { printf '\e[1m[%s]\e[0m %s\n' "$1" "$2" >&2; }
 fail() { pretty FAIL "$*"; exit 1; }
@@ -104,7 +107,7 @@ lab_up() {
 			-serial file:"$LAB_DIR/n$i.console" \
 			-monitor unix:"$LAB_DIR/n$i.mon",server=on,wait=off \
 			-pidfile "$LAB_DIR/n$i.pid" \
-			${LAB_QEMU_PLUGIN:+-plugin "$LAB_QEMU_PLUGIN,ctl=$LAB_DIR/n$i.plugin-ctl"} \
+			${LAB_QEMU_PLUGIN:+-plugin "$LAB_QEMU_PLUGIN,ctl=$LAB_DIR/n$i.plugin-ctl"} ${LAB_QEMU_PERFMAP:+-perfmap} \
 			>"$LAB_DIR/n$i.qemu.log" 2>&1 &
 	done
 	for ((i = 1; i <= nodes; i++)); do
