@@ -16,7 +16,7 @@
 #   then also nanoseconds per guest instruction of the kernel functions
 #   every path runs, which says whether the same code runs slower)
 #   HOSTPROF_OUT=DIR (the report there, as report.txt)
-set -u
+set -u -o pipefail
 . "$RI2N_ROOT/tests/lab/lib.sh"
 . "$RI2N_ROOT/scripts/paths-lab.sh"
 
@@ -24,6 +24,9 @@ command -v perf >/dev/null || fail "no perf on the host (scripts/setup-host.sh -
 secs=${HOSTPROF_SECS:-4}
 out=$LAB_DIR/hostprof
 mkdir -p "$out"
+: >"$out/pids"
+: >"$out/runs"
+# The map goes with the lab (lab_down).
 LAB_QEMU_PERFMAP=1
 paths_up 1 off
 for n in n1 n2; do
@@ -45,30 +48,39 @@ frames() {
 	echo $s
 }
 pids=$(cut -d' ' -f1 "$out/pids" | paste -sd,)
+period_us=250
 for ((r = 1; r <= ${HOSTPROF_ROUNDS:-3}; r++)); do
 	for p in ${HOSTPROF_PATHS:-one ri2n bond}; do
+		[ -n "${addr[$p]:-}" ] || fail "HOSTPROF_PATHS: one, ri2n or bond, not $p"
 		# Started, and its ssh session gone, before perf starts.
 		on n1 sh -c "ri2n-pingpong client ${addr[$p]} --sizes 64:64 --time $((secs + 4)) >/tmp/hostprof.out 2>&1 &"
 		sleep 2
+		# A sample every 250 µs of a thread's CPU time (cpu-clock: a host
+		# without a PMU has nothing else, and the period is then exact).
 		a1=$(frames n1 $p) a2=$(frames n2 $p)
-		perf record -q -F 4000 -p "$pids" -o "$out/$p-$r.data" -- sleep "$secs" 2>/dev/null ||
-			fail "perf record"
+		perf record -q -e cpu-clock -c $((period_us * 1000)) -p "$pids" -o "$out/$p-$r.data" \
+			-- sleep "$secs" 2>"$out/perf.log" || fail "perf record: $(cat "$out/perf.log")"
 		b1=$(frames n1 $p) b2=$(frames n2 $p)
-		perf script -i "$out/$p-$r.data" -F pid,tid,ip,sym,symoff,dso 2>/dev/null | gzip >"$out/$p-$r.txt.gz"
+		perf script -i "$out/$p-$r.data" -F pid,tid,ip,sym,symoff,dso 2>"$out/perf.log" | gzip >"$out/$p-$r.txt.gz" ||
+			fail "perf script: $(cat "$out/perf.log")"
+		[ "$(zcat "$out/$p-$r.txt.gz" | head -c 1 | wc -c)" = 1 ] || fail "$p round $r: no samples"
 		rm -f "$out/$p-$r.data"
+		# Frames counted from just before perf starts to just after it
+		# stops: a little more than the sampled stretch.
 		rt=$((b1 - a1 < b2 - a2 ? b1 - a1 : b2 - a2))
-		echo "$p $r $rt $secs" >>"$out/runs"
+		((rt > 100)) || fail "$p round $r: $rt round trips"
+		echo "$p $r $rt $secs $period_us" >>"$out/runs"
 		echo "round $r $p: $rt round trips in $secs s"
 		sleep 3
 	done
 done
-nm -D --defined-only "$(command -v qemu-system-x86_64)" >"$out/qemu.syms" 2>/dev/null || true
-python3 "$RI2N_ROOT/scripts/hostprof-report.py" "$out" "${HOSTPROF_TOP:-30}" ${HOSTPROF_INSNS:+"$HOSTPROF_INSNS"} |
-	tee "$out/report.txt"
+nm -D --defined-only "$(command -v qemu-system-x86_64)" >"$out/qemu.syms" 2>/dev/null
+[ -s "$out/qemu.syms" ] || pretty WARN "no symbols exported by qemu-system-x86_64: its own samples go unnamed"
+python3 "$RI2N_ROOT/scripts/hostprof-report.py" "$out" "${HOSTPROF_TOP:-30}" ${HOSTPROF_INSNS:+"$HOSTPROF_INSNS"} >"$out/report.txt" ||
+	fail "hostprof-report.py"
+cat "$out/report.txt"
 if [ -n "${HOSTPROF_OUT:-}" ]; then
 	mkdir -p "$HOSTPROF_OUT"
 	cp "$out/report.txt" "$HOSTPROF_OUT/report.txt"
 fi
-# QEMU's maps (some 20 MB each) go with the lab.
-while read -r pid _; do rm -f "/tmp/perf-$pid.map"; done <"$out/pids"
 finish

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The report of scripts/hostprof-lab.sh: the host's CPU time per 64 B
 round trip, per path, by where it went: guest code (by guest function,
-from QEMU's perf map), QEMU's dispatch between translated blocks, the rest
+from QEMU's perf map, which names each guest instruction's
+translated code), QEMU's dispatch between translated blocks, the rest
 of QEMU, its libraries, and the host kernel; then what ri2n0 adds over one
 link and over bonding.
 
     hostprof-report.py DIR [TOP] [INSNS_REPORT]
 
-DIR holds `runs` ("PATH ROUND ROUNDTRIPS SECS" lines), `pids` ("PID
+DIR holds `runs` ("PATH ROUND ROUNDTRIPS SECS PERIOD_US" lines), `pids` ("PID
 NODE"), NODE.kallsyms, qemu.syms (`nm -D` of QEMU) and, per run,
 PATH-ROUND.txt.gz (`perf script -F pid,tid,ip,sym,symoff,dso`). With INSNS_REPORT (a
 `make insns` report.txt), also the nanoseconds per guest instruction of
@@ -20,8 +21,6 @@ import os
 import re
 import sys
 
-HZ = 4000  # perf record -F
-SAMPLE_US = 1e6 / HZ
 
 # Where a sample in QEMU's own code is charged: finding the next block
 # when a block ends in an indirect jump or a return, or in a jump to
@@ -64,14 +63,18 @@ def charge(d):
     syms = {n: IR.symbols(os.path.join(d, n + ".kallsyms")) for n in set(pids.values())}
     qaddrs, qnames = qemu_symbols(os.path.join(d, "qemu.syms"))
     samples, rts, secs = collections.defaultdict(collections.Counter), collections.Counter(), collections.Counter()
-    line_re = re.compile(r"\s*(\d+)/\d+\s+([0-9a-f]+)\s+(.*?)\s*\((.*)\)\s*$")
+    rounds = []
+    line_re = re.compile(r"\s*(\d+)(?:/\d+)?\s+([0-9a-f]+)\s+(.*?)\s*\((.*)\)\s*$")
     qsym = dict(zip(qnames, qaddrs))
     for run in open(os.path.join(d, "runs")):
-        path, rnd, rt, sec = run.split()
+        path, rnd, rt, sec, period = run.split()
         rts[path] += int(rt)
         secs[path] += float(sec)
-        c = samples[path]
-        lines = [m.groups() for m in map(line_re.match, gzip.open(os.path.join(d, f"{path}-{rnd}.txt.gz"), "rt")) if m]
+        c = collections.Counter()
+        text = gzip.open(os.path.join(d, f"{path}-{rnd}.txt.gz"), "rt").read().splitlines()
+        lines = [m.groups() for m in map(line_re.match, text) if m]
+        if len(lines) != len(text):
+            sys.exit(f"{path}-{rnd}: {len(text) - len(lines)} of {len(text)} perf script lines not understood")
         # Where each QEMU is loaded (ASLR), from its samples in named
         # functions: its samples in unnamed ones are then named by the
         # exported function before them.
@@ -85,10 +88,14 @@ def charge(d):
             pm = re.search(r"perf-(\d+)\.map", dso)
             if g and pm and pm.group(1) in pids:
                 addrs, names = syms[pids[pm.group(1)]]
-                i = bisect.bisect_right(addrs, int(g.group(1), 16)) - 1
-                c["guest " + (names[i] if i >= 0 else "[unknown]")] += 1
+                a = int(g.group(1), 16)
+                i = bisect.bisect_right(addrs, a) - 1
+                c["guest " + ("[user]" if a < IR.KERNEL else names[i] if i >= 0 else "[unknown]")] += 1
             elif pm:
-                c["guest [tcg]"] += 1  # the prologue, or a block the map has not named
+                # The prologue, and code after a block's last instruction
+                # (its exits to other blocks, the soft TLB's slow paths):
+                # the map names only the guest instructions' code.
+                c["tcg glue"] += 1
             elif "qemu-system" in dso:
                 name = sym.split("+")[0]
                 if name.startswith("[unknown]") or name.startswith("0x"):
@@ -101,8 +108,15 @@ def charge(d):
                 c["host " + sym.split("+")[0]] += 1
             else:
                 c["lib " + os.path.basename(dso)] += 1
-    per = {p: collections.Counter({k: v * SAMPLE_US / rts[p] for k, v in c.items()}) for p, c in samples.items()}
-    return per, rts, secs
+        jit = sum(v for k, v in c.items() if k.startswith("guest ") or k == "tcg glue")
+        if jit and c["tcg glue"] > jit / 2:
+            sys.exit(f"{path}-{rnd}: {c['tcg glue']} of {jit} samples in translated code name no guest"
+                     " instruction: were QEMU's perf maps gone when perf script ran?")
+        us = float(period)
+        samples[path].update({k: v * us for k, v in c.items()})
+        rounds.append((path, rnd, float(sec) * 1e6 / int(rt), sum(c.values()) * us / int(rt)))
+    per = {p: collections.Counter({k: v / rts[p] for k, v in c.items()}) for p, c in samples.items()}
+    return per, rts, secs, rounds
 
 
 def insns_per_rt(path):
@@ -123,10 +137,10 @@ def insns_per_rt(path):
 def main():
     d = sys.argv[1]
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 30
-    per, rts, secs = charge(d)
+    per, rts, secs, rounds = charge(d)
     paths = [p for p in ("one", "bond", "ri2n") if p in per]
-    kinds = ("guest", "dispatch", "qemu", "lib", "host")
-    print("## Host CPU time per 64 B round trip (both QEMUs; perf at 4 kHz)")
+    kinds = ("guest", "tcg", "dispatch", "qemu", "lib", "host")
+    print("## Host CPU time per 64 B round trip (both QEMUs; perf, cpu-clock)")
     print(f"{'path':6} {'rt µs':>7} {'sampled':>8} " + " ".join(f"{k:>8}" for k in kinds))
     for p in paths:
         by = collections.Counter()
@@ -136,7 +150,12 @@ def main():
         print(f"{p:6} {wall:7.1f} {sum(by.values()):8.1f} " + " ".join(f"{by[k]:8.1f}" for k in kinds))
     print("(rt µs: the stretch over its round trips; sampled: CPU time charged per round trip,"
           " both QEMUs' threads; guest: translated code, by the guest function it runs;"
-          " dispatch: finding the next translated block; host: the host kernel)")
+          " tcg: translated code between guest instructions' (block exits, soft-TLB slow paths);"
+          " dispatch: QEMU's functions that find the next block, those it exports (a lower bound);"
+          " host: the host kernel, where samples wait for interrupts to be on)")
+    print("\nBy round (rt µs / sampled µs):")
+    for p in paths:
+        print(f"  {p:6} " + "  ".join(f"{w:6.1f} / {c:6.1f}" for q, _, w, c in rounds if q == p))
     for other in ("one", "bond"):
         if "ri2n" not in per or other not in per:
             continue
@@ -150,16 +169,21 @@ def main():
         print(f"  (ri2n's module code itself: {mod:.1f} µs per round trip)")
     if len(sys.argv) > 3:
         ins = insns_per_rt(sys.argv[3])
-        common = [f for f in ins.get("one", {})
-                  if not f.endswith("]") and all(ins[p].get(f, 0) >= 100 and per[p].get("guest " + f, 0) > 0 for p in paths)]
+        if "one" not in paths or any(p not in ins for p in paths):
+            sys.exit("ns per instruction: the insns report and this run need one link and the same paths")
+        common = [f for f in ins["one"] if not f.endswith("]") and all(ins[p].get(f, 0) >= 100 for p in paths)]
         common.sort(key=lambda f: -ins["one"][f])
-        print("\n## The same kernel functions, ns per guest instruction (instructions from the insns report)")
+        ns = {p: {f: per[p].get("guest " + f, 0) * 1000 / ins[p][f] for f in common} for p in paths}
+        print("\n## The same kernel functions, ns per guest instruction (instructions from the insns report,"
+              " both nodes; only functions in each node's list there)")
         print(f"  {'instr/rt':>8}  " + "  ".join(f"{p:>6}" for p in paths) + "  function")
         for f in common[:top]:
-            print(f"  {ins['one'][f]:8,d}  " + "  ".join(f"{per[p]['guest ' + f] * 1000 / ins[p][f]:6.2f}" for p in paths) + f"  {f}")
-        tot = {p: (sum(per[p]["guest " + f] for f in common) * 1000, sum(ins[p][f] for f in common)) for p in paths}
-        print(f"  {'all':>8}  " + "  ".join(f"{t / n:6.2f}" for t, n in tot.values())
-              + f"  ({len(common)} functions, {tot[paths[0]][1]:,} instructions per round trip over one link)")
+            print(f"  {ins['one'][f]:8,d}  " + "  ".join(f"{ns[p][f]:6.2f}" for p in paths) + f"  {f}")
+        # Each path's ns per instruction weighed by one link's mix, so that
+        # a path running more of a dear function does not count as slower.
+        mix = sum(ins["one"][f] for f in common)
+        print(f"  {'all':>8}  " + "  ".join(f"{sum(ns[p][f] * ins['one'][f] for f in common) / mix:6.2f}" for p in paths)
+              + f"  ({len(common)} functions, {mix:,} instructions per round trip over one link, weighed by its mix)")
 
 
 main()

@@ -140,7 +140,11 @@ lab_down() {
 	local rc=$? i
 	trap - EXIT
 	for ((i = 1; i <= LAB_NODES; i++)); do
-		[ -f "$LAB_DIR/n$i.pid" ] && kill "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null
+		if [ -f "$LAB_DIR/n$i.pid" ]; then
+			# QEMU's perf map (some 20 MB) goes with the guest.
+			[ -z "$LAB_QEMU_PERFMAP" ] || rm -f "/tmp/perf-$(cat "$LAB_DIR/n$i.pid").map"
+			kill "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null
+		fi
 		ssh -O exit -S "$LAB_DIR/n$i.ssh" x 2>/dev/null
 	done
 	wait 2>/dev/null
