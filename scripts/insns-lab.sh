@@ -10,7 +10,9 @@
 # are not charged to whoever re-enables interrupts, as perf's are here.
 #
 #   INSNS_SECS=4 (the measured stretch of each workload)
-#   INSNS_WORK="rr64 bulk"  INSNS_PATHS="ri2n one bond"
+#   INSNS_WORK="rr64 bulk"  INSNS_PATHS="ri2n one bond" (rrSIZE: a ping-pong
+#   of SIZE-byte messages; rr64's round trips are the frames n1 sent, a
+#   larger size's are the calls of tcp_sendmsg at n1, one per message)
 #   INSNS_TOP=25 (functions listed per path and node)
 #   INSNS_OUT=DIR (the report there, as report.txt; the snapshots, some
 #   50 MB, stay in the lab's directory unless INSNS_KEEP=DIR)
@@ -57,9 +59,9 @@ for w in ${INSNS_WORK:-rr64 bulk}; do
 		a=${addr[$p]}
 		# Started, and its ssh session gone, before the first snapshot.
 		case $w in
-		rr64) on n1 sh -c "ri2n-pingpong client $a --sizes 64:64 --time $((secs + 4)) >/tmp/insns.out 2>&1 &" ;;
+		rr[0-9]*) on n1 sh -c "ri2n-pingpong client $a --sizes ${w#rr}:${w#rr} --time $((secs + 4)) >/tmp/insns.out 2>&1 &" ;;
 		bulk) on n1 sh -c "iperf3 -c $a -t $((secs + 4)) >/tmp/insns.out 2>&1 &" ;;
-		*) fail "INSNS_WORK: rr64 or bulk, not $w" ;;
+		*) fail "INSNS_WORK: rrSIZE (rr64, rr4096, ...) or bulk, not $w" ;;
 		esac
 		sleep 2
 		snap "$w-$p-a"

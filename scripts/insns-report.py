@@ -111,6 +111,12 @@ def main():
         frames = {n: sum(sent[n][0::2]) for n in sent}
         if work == "rr64":
             units, unit = min(frames.values()), "round trip"
+        elif work.startswith("rr"):
+            # A message of several frames: n1 writes each with one
+            # tcp_sendmsg (its calls, counted below), and waits for the
+            # answer before the next.
+            c, calls = by_function(blocks(f"{base}-a.n1"), blocks(f"{base}-b.n1"), syms["n1"])
+            units, unit = calls["tcp_sendmsg"], "round trip"
         else:
             units, unit = sum(sent["n1"][1::2]) / 2**20, "MiB"
         print(f"## {work} over {path}: {units:.0f} {unit}s in the stretch"
@@ -135,7 +141,7 @@ def main():
         for other in ("bond", "one"):
             if (work, "ri2n", "n1") not in per or (work, other, "n1") not in per:
                 continue
-            unit = "round trip" if work == "rr64" else "MiB"
+            unit = "round trip" if work.startswith("rr") else "MiB"
             print(f"## {work}: ri2n0 minus {other}, instructions per {unit}")
             for node in ("n1", "n2"):
                 r, o = per[(work, "ri2n", node)], per[(work, other, node)]
