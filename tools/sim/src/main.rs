@@ -404,6 +404,108 @@ fn lossy_trial(k: usize, loss: f64, base: f64, gap: Duration, rng: &mut Rng, p: 
     (out, back, false_alarms)
 }
 
+/// Heartbeats a pair sends beyond the periodic ones (every link each
+/// HBSPAN), per second and side, with link 1 of 2 lossy (20 % of its
+/// frames lost both ways) or not: loss probes, reports asked for, probe
+/// rounds and their answers. A sends bursts of `burst` data frames (0.25
+/// ms apart) every `period` (None: idle after the warm-up). `every[side]`
+/// is how often that side probes a lossy link, for as many peers with one
+/// as its node has ([`loss_probe_every`](ri2n_core::detector::loss_probe_every)).
+/// The first 10 s carry a frame every 0.25 ms, so that link 1 is out of
+/// use for loss when the 30 s measured begin. Returns A's and B's extra
+/// frames per second, B's probe rounds per second, and whether link 1 was
+/// out of use at A and B throughout.
+fn lossy_load(
+    lossy: bool,
+    burst: u32,
+    period: Option<Duration>,
+    every: [Duration; 2],
+    rng: &mut Rng,
+    p: &Params,
+) -> ([f64; 2], f64, bool) {
+    let ms = |v: u64| Duration::from_ms(v).0;
+    let (k, delay, hbspan) = (2usize, Duration::from_us(100).0, p.hbspan().0);
+    let sweep = (p.fast_tout().0 / 4).max(ms(1));
+    let (warm, end) = (ms(10_000), ms(40_000));
+    let mut pair = Pair::new(k, rng, p);
+    let mut rr = RoundRobin::default();
+    let all = ((1u16 << k) - 1) as u8;
+    let (mut extra, mut rounds, mut held) = ([0u64; 2], 0u64, true);
+    let mut was_probing = false;
+    let (mut next_burst, mut next_data, mut left) = (0u64, 0u64, 0u32);
+    let mut t = 0u64;
+    while t < end {
+        let lost = |l: usize, rng: &mut Rng| lossy && l == 1 && rng.below(5) == 0;
+        // The warm-up's steady stream, then the bursts.
+        if t < warm {
+            while next_data <= t {
+                let usable = pair.det[0].sendable(all);
+                rr.at(Instant(next_data), p.level_after());
+                if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
+                    let drop = lost(l, rng);
+                    pair.send(next_data, 0, l, Frame::Data, delay, drop);
+                }
+                next_data += Duration::from_us(250).0;
+            }
+            next_burst = warm;
+        } else if let Some(period) = period {
+            if left == 0 && next_burst <= t {
+                left = burst;
+                next_data = next_burst;
+                next_burst += period.0;
+            }
+            while left > 0 && next_data <= t {
+                let usable = pair.det[0].sendable(all);
+                rr.at(Instant(next_data), p.level_after());
+                if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
+                    let drop = lost(l, rng);
+                    pair.send(next_data, 0, l, Frame::Data, delay, drop);
+                }
+                next_data += Duration::from_us(250).0;
+                left -= 1;
+            }
+        }
+        for side in 0..2 {
+            for l in 0..k {
+                if pair.next_hb[side][l] <= t {
+                    pair.next_hb[side][l] += hbspan;
+                    let drop = lost(l, rng);
+                    pair.heartbeat(t, side, l, false, delay, drop);
+                }
+            }
+        }
+        pair.deliver(t, p);
+        for side in 0..2 {
+            let d = &mut pair.det[side];
+            let probe = d.probe_due(Instant(t), all, p)
+                | d.retry_due(Instant(t), all, p)
+                | d.report_due_every(Instant(t), all, p, every[side]);
+            d.probe_end(Instant(t), p);
+            if side == 1 && t >= warm {
+                let probing = d.probing();
+                rounds += (probing && !was_probing) as u64;
+                was_probing = probing;
+            }
+            let answer = std::mem::take(&mut pair.pending_answer[side]);
+            for l in 0..k {
+                if (probe | answer) & (1 << l) != 0 {
+                    if t >= warm {
+                        extra[side] += 1;
+                    }
+                    let drop = lost(l, rng);
+                    pair.heartbeat(t, side, l, probe & (1 << l) != 0, delay, drop);
+                }
+            }
+        }
+        if t >= warm && lossy {
+            held &= pair.det[0].lossy() & pair.det[1].lossy() & (1 << 1) != 0;
+        }
+        t += sweep;
+    }
+    let secs = (end - warm) as f64 / 1e9;
+    ([extra[0] as f64 / secs, extra[1] as f64 / secs], rounds as f64 / secs, held)
+}
+
 /// One restart trial: a peer sending one packet every ms restarts (new
 /// epoch, numbering from 0) at a random time and heartbeats at once (a
 /// new peer to it), from its next sweep. Returns the ms until our window
@@ -523,6 +625,37 @@ fn main() {
             }
             let pct = |v: f64| format!("{:.0} %", v * 100.0);
             println!("| {k} | {} | {} | {} | {} | {alarms} |", pct(loss), pct(base), dist(&mut out), dist(&mut back));
+        }
+    }
+
+    println!("\n## Heartbeats beyond the periodic ones, with a lossy cable, 2 links\n");
+    println!("Node B's cable on link 1 loses 20 % of frames both ways, so link 1 is out of use for loss toward each of its N");
+    println!("peers, and each peer A has that one lossy peer. A pair as above, 30 s measured after a 10 s warm-up; A sends");
+    println!("B bursts of data frames 0.25 ms apart. Frames per second beyond the periodic heartbeats (loss probes, counts");
+    println!("asked for, probe rounds, answers): each side's per peer, and B's whole node (N peers alike): sent, and");
+    println!("received from its peers. B probes each lossy link every `loss_probe_every(N)`, A every `loss_probe_every(1)`.");
+    println!("Rounds: B's probe rounds per second per peer (link 1 asked as a witness when link 0 falls silent after a burst).\n");
+    println!("| N | link 1 | traffic from A | A frames / s | B frames / s / peer | B rounds / s / peer | node B sends / s | node B receives / s | link 1 out of use throughout |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut rng = Rng(11);
+    let traffic: [(&str, u32, Option<Duration>); 4] = [
+        ("idle", 0, None),
+        ("1 frame / 20 ms", 1, Some(Duration::from_ms(20))),
+        ("10 frames / 200 ms", 10, Some(Duration::from_ms(200))),
+        ("1 frame / ms", 1, Some(Duration::from_ms(1))),
+    ];
+    for n in [16usize, 320, 1024, 4096] {
+        let every = [ri2n_core::detector::loss_probe_every(1), ri2n_core::detector::loss_probe_every(n)];
+        for lossy in [true, false] {
+            if !lossy && n != 16 {
+                continue; // no lossy link: the same at every N
+            }
+            for (name, burst, period) in traffic {
+                let (f, r, held) = lossy_load(lossy, burst, period, every, &mut rng, &p);
+                println!("| {n} | {} | {name} | {:.1} | {:.1} | {r:.2} | {:.0} | {:.0} | {} |",
+                    if lossy { "lossy" } else { "healthy" }, f[0], f[1], f[1] * n as f64, f[0] * n as f64,
+                    if lossy { if held { "yes" } else { "no" } } else { "–" });
+            }
         }
     }
 
