@@ -124,6 +124,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
                         flags: p.flags,
                         peer_link: p.link,
                         down: p.down,
+                        probe_shift: p.probe_shift,
                         counts: p.counts,
                         counter: p.counter,
                     }

@@ -18,7 +18,7 @@ use crate::net::{Mac, MacFmt};
 use crate::net::cache::Cache;
 use crate::proto::auth::{HbCounter, Key, Keys, Msg};
 use crate::proto::claims::{self, buckets_for as claims_buckets, Claims, LinkMacs};
-use crate::proto::detector::{loss_probe_every, Detector, Transitions};
+use crate::proto::detector::{loss_probe_every, loss_probe_shift, Detector, Transitions};
 use crate::proto::header::{Counts, Seal, HB_PROBE};
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
@@ -190,7 +190,16 @@ pub(crate) struct HbOrder {
 pub(crate) enum RxKind {
     Data(Seq),
     Bcast(Seq),
-    Heartbeat { next: Seq, epoch: u32, flags: u8, peer_link: u8, down: u8, counts: Option<Counts>, counter: Option<u64> },
+    Heartbeat {
+        next: Seq,
+        epoch: u32,
+        flags: u8,
+        peer_link: u8,
+        down: u8,
+        probe_shift: u8,
+        counts: Option<Counts>,
+        counter: Option<u64>,
+    },
 }
 
 /// What a verified sealed frame is (`State::sealed_fresh`).
@@ -466,6 +475,12 @@ impl State {
     // --- One-switch mode -------------------------------------------------------
 
     /// Whether frames leave each slave with its own MAC (`one_switch`).
+    /// What our heartbeats ask the peers (`probe_shift`): loss probes on
+    /// links lossy toward us no more often than we probe each of ours.
+    pub(crate) fn probe_shift(&self) -> u8 {
+        loss_probe_shift(loss_probe_every(self.lossy_peers))
+    }
+
     pub(crate) fn one_switch(&self) -> bool {
         self.params.one_switch()
     }
@@ -1259,7 +1274,8 @@ impl State {
             }
         }
         let tr = match kind {
-            RxKind::Heartbeat { next, epoch: hb_epoch, flags, peer_link, down, counts, .. } => {
+            RxKind::Heartbeat { next, epoch: hb_epoch, flags, peer_link, down, probe_shift, counts, .. } => {
+                peer.det.peer_probe_shift(probe_shift);
                 // Sealed: the whole epoch; else the low half the payload has.
                 let epoch = epoch.unwrap_or(hb_epoch as u64);
                 let loss = counts.map(|c| peer.det.report(l, c, t, &params)).unwrap_or_default();

@@ -769,8 +769,16 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
             continue;
         }
         let mut payload = [0u8; HEARTBEAT_SEALED_LEN];
-        let plen = Heartbeat { epoch: d.epoch as u32, flags: o.flags, link: o.link as u8, down: o.down, counts, counter }
-            .encode(&mut payload);
+        let plen = Heartbeat {
+            epoch: d.epoch as u32,
+            flags: o.flags,
+            link: o.link as u8,
+            down: o.down,
+            probe_shift: st.probe_shift(),
+            counts,
+            counter,
+        }
+        .encode(&mut payload);
         let mut addrs = [0u8; 12];
         addrs[..6].copy_from_slice(&o.peer);
         addrs[6..].copy_from_slice(&me);

@@ -33,7 +33,7 @@
 //! ```text
 //!  0                                       4         5         6         7         8
 //!  +---------------------------------------+---------+---------+---------+---------+
-//!  | epoch (BE)                            |  flags  |  link   |  down   |    0    |
+//!  | epoch (BE)                            |  flags  |  link   |  down   |  shift  |
 //!  +---------------------------------------+---------+---------+---------+---------+
 //!  | tx (BE)                               | echo_tx (BE)                          |
 //!  +---------------------------------------+---------------------------------------+
@@ -57,6 +57,14 @@
 //! carrier, or removed. The receiver learns which of its links is which of
 //! the sender's from `link`, and stops sending on the links in `down` (one-way
 //! failures, and the far side's carrier loss, as RI2N/UDP told its peer).
+//!
+//! `shift` asks the receiver to send loss probes on the links it took out
+//! of use for loss toward the sender no more often than every
+//! `LOSS_PROBE_MS << shift` ms: a node with many peers behind one lossy
+//! cable of its own probes each of them that much less often, and has them
+//! do the same, so that it neither sends nor receives more loss probes as
+//! the cluster grows (`detector::loss_probe_shift`). Senders before it
+//! wrote 0 there, receivers before it ignore it.
 
 use super::auth::{Key, Keys, Msg, SEAL_LEN, TAG_LEN};
 use super::seq::Seq;
@@ -316,6 +324,12 @@ pub const HB_COUNTS: u8 = 1 << 1;
 /// (bytes 20..28; sealed heartbeats, which must carry both).
 pub const HB_COUNTER: u8 = 1 << 2;
 
+/// The largest `probe_shift` a heartbeat carries or is taken with: loss
+/// probes every 2.56 s, what 8,192 peers with a lossy link give
+/// (`detector::loss_probe_every`); a larger one, forged, could not slow
+/// our probes further.
+pub const MAX_PROBE_SHIFT: u8 = 9;
+
 /// A heartbeat's frame counts (wrapping).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Counts {
@@ -340,6 +354,9 @@ pub struct Heartbeat {
     /// The sender's links that are unusable toward the receiver (bit per
     /// sender link index).
     pub down: u8,
+    /// Loss probes to the sender's lossy links at most every
+    /// `LOSS_PROBE_MS << probe_shift` ms (at most [`MAX_PROBE_SHIFT`]).
+    pub probe_shift: u8,
     /// Frame counts on the link the heartbeat left on (`HB_COUNTS`).
     pub counts: Option<Counts>,
     /// The sender's heartbeat counter (`HB_COUNTER`, with the counts).
@@ -366,7 +383,7 @@ impl Heartbeat {
         out[4] = flags;
         out[5] = self.link;
         out[6] = self.down;
-        out[7] = 0;
+        out[7] = self.probe_shift.min(MAX_PROBE_SHIFT);
         match self.counts {
             Some(c) => {
                 out[8..12].copy_from_slice(&c.tx.to_be_bytes());
@@ -409,7 +426,8 @@ impl Heartbeat {
             None
         };
         let flags = flags & !(HB_COUNTS | HB_COUNTER);
-        Ok(Heartbeat { epoch: be(0), flags, link: buf[5], down: buf[6], counts, counter })
+        let probe_shift = buf[7].min(MAX_PROBE_SHIFT);
+        Ok(Heartbeat { epoch: be(0), flags, link: buf[5], down: buf[6], probe_shift, counts, counter })
     }
 }
 

@@ -77,6 +77,7 @@ fn a_heartbeat_tag_covers_its_payload() {
         flags: 0,
         link: 1,
         down: 0,
+        probe_shift: 0,
         counts: Some(Counts { tx: 1, echo_tx: 2, echo_rx: 3 }),
         counter: Some(0x0102_0304_0506_0708),
     };

@@ -1335,3 +1335,87 @@ fn a_witness_that_leaves_lossy_mid_round_keeps_the_round_long() {
     assert!(d.probe_end(ms(1300), &p).is_empty());
     assert_eq!(d.usable(), 1 << L0);
 }
+
+#[test]
+fn loss_probe_shift_asks_no_more_probes_than_we_send() {
+    use ri2n_core::detector::{loss_probe_every, loss_probe_shift, LOSS_PROBE_MS};
+    for (peers, shift) in [(1, 0), (16, 0), (17, 1), (320, 5), (1024, 6), (4096, 8), (8192, 9), (100_000, 9)] {
+        let every = loss_probe_every(peers);
+        assert_eq!(loss_probe_shift(every), shift, "{peers} peers with a lossy link");
+        // As slow as our own probes, and no slower than twice that (up to
+        // the largest shift).
+        let asked = LOSS_PROBE_MS << shift;
+        if peers <= 8192 {
+            assert!(asked >= every.as_ms() && asked < 2 * every.as_ms().max(LOSS_PROBE_MS), "{peers}: {asked} ms for {every:?}");
+        }
+    }
+}
+
+#[test]
+fn the_peers_probe_shift_slows_our_loss_probes_on_its_lossy_link() {
+    // The peer is our one peer with a lossy link (we would probe it every
+    // 5 ms), but it has 1,024 behind its own lossy cable and asks each to
+    // probe it no more than it probes them: every 320 ms. Before the
+    // field, our probes came every 5 ms whatever it had (and it answered
+    // each: 200 a second from each peer).
+    use ri2n_core::detector::{loss_probe_every, loss_probe_shift, LOSS_PROBE_MS};
+    let p = lossy_params();
+    let mut d = l1_lossy(&p);
+    let every = loss_probe_every(1);
+    let shift = loss_probe_shift(loss_probe_every(1024));
+    d.peer_probe_shift(shift);
+    let count = |d: &mut Detector, from: u64, to: u64, gap: u64| {
+        let (mut asks, mut last) = (0u64, None::<u64>);
+        for t in from..to {
+            if d.report_due_every(ms(t), BOTH, &p, every) & (1 << L1) != 0 {
+                if let Some(l) = last {
+                    assert!(t - l >= gap, "probes at {l} and {t} ms");
+                }
+                asks += 1;
+                last = Some(t);
+            }
+        }
+        asks
+    };
+    let asks = count(&mut d, 1_000, 11_000, LOSS_PROBE_MS << shift);
+    assert!((30..=32).contains(&asks), "{asks} loss probes in 10 s, every 320 ms");
+    // A peer that asks nothing (0, as every one before the field): every
+    // 5 ms again.
+    d.peer_probe_shift(0);
+    let asks = count(&mut d, 11_000, 12_000, LOSS_PROBE_MS);
+    assert!((199..=201).contains(&asks), "{asks} loss probes in 1 s");
+}
+
+#[test]
+fn a_lossy_link_probed_seconds_apart_is_not_failed_between_its_probes() {
+    // L1 is out for loss; its loss probes' answers come 1.28 s apart (both
+    // ends have 4,096 peers with a lossy link), while L0 carries data. Its
+    // silence between them is no sign of death; a lossy link that stops
+    // delivering altogether still fails, two HBSPAN after SLOW_TOUT.
+    let p = lossy_params();
+    let mut d = l1_lossy(&p);
+    let mut failed_at = None;
+    for t in 1_000..12_000u64 {
+        if t % 1_280 == 0 {
+            d.heartbeat(L1, ms(t), L1, 0, &p);
+        }
+        let tr = d.data(L0, ms(t), &p);
+        if tr.failed & (1 << L1) != 0 && failed_at.is_none() {
+            failed_at = Some(t);
+        }
+    }
+    assert_eq!(failed_at, None, "L1 failed between its answers");
+    // Dead from 12 s: failed within 2 HBSPAN + SLOW_TOUT of its last answer
+    // (11,520 ms), with one more data window.
+    let last = 11_520;
+    let bound = last + 2 * p.hbspan().as_ms() + p.slow_tout().as_ms();
+    let mut failed_at = None;
+    for t in 12_000..bound + 200 {
+        if d.data(L0, ms(t), &p).failed & (1 << L1) != 0 {
+            failed_at = Some(t);
+            break;
+        }
+    }
+    let at = failed_at.expect("a dead lossy link fails");
+    assert!(at >= bound && at <= bound + 120, "failed at {at} ms, bound {bound}");
+}

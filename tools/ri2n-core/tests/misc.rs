@@ -31,10 +31,10 @@ fn header_rejects_short_unknown_version_and_kind() {
 #[test]
 fn heartbeat_round_trips_and_rejects_short() {
     let counts = Counts { tx: 0x01020304, echo_tx: 5, echo_rx: 6 };
-    let hb = Heartbeat { epoch: 0xdeadbeef, flags: HB_PROBE, link: 1, down: 0b10, counts: Some(counts), counter: None };
+    let hb = Heartbeat { epoch: 0xdeadbeef, flags: HB_PROBE, link: 1, down: 0b10, probe_shift: 3, counts: Some(counts), counter: None };
     let mut b = [0xffu8; 20];
     assert_eq!(hb.encode(&mut b), 20);
-    assert_eq!(b, [0xde, 0xad, 0xbe, 0xef, 1 | 2, 1, 2, 0, 1, 2, 3, 4, 0, 0, 0, 5, 0, 0, 0, 6], "HB_COUNTS set, counts after");
+    assert_eq!(b, [0xde, 0xad, 0xbe, 0xef, 1 | 2, 1, 2, 3, 1, 2, 3, 4, 0, 0, 0, 5, 0, 0, 0, 6], "HB_COUNTS set, counts after");
     assert_eq!(Heartbeat::decode(&b), Ok(hb));
     assert_eq!(Heartbeat::decode(&b[..19]), Err(DecodeError::Short), "HB_COUNTS without its counts");
     assert_eq!(Heartbeat::decode(&b[..7]), Err(DecodeError::Short));
@@ -44,6 +44,12 @@ fn heartbeat_round_trips_and_rejects_short() {
     assert_eq!(old.encode(&mut c), 8);
     assert_eq!(c[4], HB_PROBE);
     assert_eq!(Heartbeat::decode(&c), Ok(old));
+    // A sender before `probe_shift` wrote 0 there; one above the largest is
+    // taken as the largest.
+    c[7] = 0;
+    assert_eq!(Heartbeat::decode(&c).map(|h| h.probe_shift), Ok(0));
+    c[7] = 200;
+    assert_eq!(Heartbeat::decode(&c).map(|h| h.probe_shift), Ok(MAX_PROBE_SHIFT));
 }
 
 #[test]

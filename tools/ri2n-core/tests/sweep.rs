@@ -292,12 +292,16 @@ proptest! {
         // slower than SLOW_TOUT: then a lossy link's own report is not due
         // first and hides nothing of the witness term (`Detector::round`).
         lossy_ms in prop_oneof![5u64..12, 100u64..2000],
+        // The peer's `probe_shift`: its lossy links probed no more often
+        // than LOSS_PROBE_MS << shift, whatever `every` says.
+        peer_shift in prop_oneof![Just(0u8), 0u8..10],
     ) {
-        let what = format!("{events:?} up {up:#b}");
+        let what = format!("{events:?} up {up:#b} peer_shift {peer_shift}");
         let mut p = Params::default();
         p.set(ri2n_core::params::Param::LossThresh, loss_thresh).unwrap();
         let every = Duration(lossy_ms * MS);
         let mut d = Detector::new(2, Instant(0));
+        d.peer_probe_shift(peer_shift);
         let mut t = 0u64;
         let (mut got, mut sent) = ([0u32; 2], [0u32; 2]);
         for (kind, l, gap) in events {
