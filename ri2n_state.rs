@@ -475,12 +475,6 @@ impl State {
     // --- One-switch mode -------------------------------------------------------
 
     /// Whether frames leave each slave with its own MAC (`one_switch`).
-    /// What our heartbeats ask the peers (`probe_shift`): loss probes on
-    /// links lossy toward us no more often than we probe each of ours.
-    pub(crate) fn probe_shift(&self) -> u8 {
-        loss_probe_shift(loss_probe_every(self.lossy_peers))
-    }
-
     pub(crate) fn one_switch(&self) -> bool {
         self.params.one_switch()
     }
@@ -1275,7 +1269,6 @@ impl State {
         }
         let tr = match kind {
             RxKind::Heartbeat { next, epoch: hb_epoch, flags, peer_link, down, probe_shift, counts, .. } => {
-                peer.det.peer_probe_shift(probe_shift);
                 // Sealed: the whole epoch; else the low half the payload has.
                 let epoch = epoch.unwrap_or(hb_epoch as u64);
                 let loss = counts.map(|c| peer.det.report(l, c, t, &params)).unwrap_or_default();
@@ -1285,6 +1278,10 @@ impl State {
                 // Its down bits only if no later heartbeat was taken.
                 let echo = counts.map(|c| c.echo_tx);
                 let mut tr = peer.det.heartbeat_echoed(l, t, peer_link as usize, down, next, echo, &params);
+                // Its wish too, as its down bits, only from its newest.
+                if peer.det.took(next) {
+                    peer.det.peer_probe_shift(probe_shift);
+                }
                 tr.lossy |= loss.lossy;
                 tr.lossless |= loss.lossless;
                 let active = peer.rx_active(carrier);
@@ -1754,6 +1751,12 @@ impl State {
     /// The slot of the peer `mac`, if in the table.
     pub(crate) fn peer_of(&self, mac: &Mac) -> Option<usize> {
         self.table.lookup(mac)
+    }
+
+    /// What our heartbeats ask the peers (`probe_shift`): loss probes on
+    /// links lossy toward us no more often than we probe each of ours.
+    pub(crate) fn probe_shift(&self) -> u8 {
+        loss_probe_shift(loss_probe_every(self.lossy_peers))
     }
 
     /// The frame counts of a heartbeat on link `l` to the peer in cell

@@ -100,7 +100,9 @@
 //! ([`lossy_margin`]): a bad cable, not a full queue. The last usable
 //! link is never taken out, and lossy links still carry data when nothing
 //! better is left ([`Detector::sendable`]). Heartbeats keep probing a lossy link every
-//! [`LOSS_PROBE_MS`] ms, and once [`LOSS_CLEAN_BACK`] frames in a row
+//! [`LOSS_PROBE_MS`] ms (less often with many peers with a lossy link, at
+//! either end: [`loss_probe_every`], [`loss_probe_shift`]), and once
+//! [`LOSS_CLEAN_BACK`] frames in a row
 //! arrived, or a sample lost no more than the other links plus half the
 //! threshold, it comes back. While data flows, a report is asked for every
 //! [`REPORT_MS`] ms ([`report_due`]), so that a lossy link is found within
@@ -186,7 +188,11 @@ pub const LOSS_PROBE_MS: u64 = 5;
 /// is probed less often, so that a node sends at most about 3,200 loss
 /// probes a second (60-byte frames, 1.5 Mbit/s), whatever the cluster's
 /// size; its heartbeats ask the peers to probe it no more often
-/// ([`loss_probe_shift`]), so it receives about as many. A healed link then takes longer to come back: about
+/// ([`loss_probe_shift`]), so it receives about as many (up to 8,192 such
+/// peers, [`MAX_PROBE_SHIFT`]; beyond, they probe it up to N / 8,192 times
+/// more often than it probes them). Only peers lossy in our direction are
+/// counted: a cable that loses only what we receive makes the peers probe
+/// us every 5 ms, unasked (open). A healed link then takes longer to come back: about
 /// `peers / 16 × 5 ms × 200` (40 s at 4096 peers, 1 s at 16).
 pub const LOSS_PROBE_PEERS: usize = 16;
 
@@ -406,6 +412,9 @@ pub struct Detector {
     /// The peer's wish, from its last heartbeat: our loss probes on links
     /// lossy toward it at most every `LOSS_PROBE_MS << peer_shift`.
     peer_shift: u8,
+    /// Ours, as the sweep last gave it (`report_due_every`): what our
+    /// heartbeats ask of the peer.
+    own_shift: u8,
 }
 
 impl Detector {
@@ -438,6 +447,7 @@ impl Detector {
             busy: 0,
             witnessed: false,
             peer_shift: 0,
+            own_shift: 0,
         }
     }
 
@@ -452,6 +462,13 @@ impl Detector {
     /// have), or less often if the peer asked.
     fn lossy_interval(&self, lossy_every: Duration) -> Duration {
         Duration(lossy_every.0.max(Duration::from_ms(LOSS_PROBE_MS << self.peer_shift).0))
+    }
+
+    /// Whether the peer's heartbeat numbered `next` was taken as its
+    /// newest ([`Detector::heartbeat_echoed`]): only such a one's
+    /// `probe_shift` counts, as only its down bits do.
+    pub fn took(&self, next: Seq) -> bool {
+        self.hb_next == next
     }
 
     /// Links in use.
@@ -680,8 +697,8 @@ impl Detector {
     }
 
     /// Links among `up` to ask for a report at `now` (a heartbeat that
-    /// asks for an answer): a lossy one every [`LOSS_PROBE_MS`] ms, to learn
-    /// when it heals; one in use that carried [`LOSS_SAMPLE`] frames since
+    /// asks for an answer): a lossy one every [`LOSS_PROBE_MS`] ms (or as
+    /// the peer's `probe_shift` asks), to learn when it heals; one in use that carried [`LOSS_SAMPLE`] frames since
     /// its last report, every [`REPORT_MS`] ms.
     pub fn report_due(&mut self, now: Instant, up: u8, p: &Params) -> u8 {
         self.report_due_every(now, up, p, Duration::from_ms(LOSS_PROBE_MS))
@@ -695,6 +712,7 @@ impl Detector {
         }
         let mut due = 0;
         let n = self.n();
+        self.own_shift = loss_probe_shift(lossy_every);
         let lossy_every = self.lossy_interval(lossy_every);
         for (l, e) in self.endpoints[..n].iter_mut().enumerate() {
             if up & (1 << l) == 0 || e.failed || e.peer_failed {
@@ -1198,19 +1216,23 @@ impl Detector {
         // silent since then, not since its last frame; one still reported
         // down, since its last frame.
         let retried = Duration((p.hbspan().0 / 4).saturating_add(p.slow_tout().0));
-        // A link out of use for loss carries loss probes and their answers,
-        // as often as both ends' peers with a lossy link allow (`probe_shift`:
-        // up to 2.56 s apart), and the periodic heartbeats: silence up to
-        // two HBSPAN (one heartbeat lost) beyond SLOW_TOUT is no sign of
-        // death.
-        let probed = Duration((2 * p.hbspan().0).saturating_add(p.slow_tout().0));
+        // A link out of use for loss that carries no data from the peer
+        // brings only loss probes and their answers, both ends' as often as
+        // the busier end allows (`probe_shift`: seconds apart toward a node
+        // with thousands of peers behind a lossy cable), and the periodic
+        // heartbeats: its silence is judged against four such intervals
+        // beyond SLOW_TOUT, so that a few frames lost in a row on a lossy
+        // link are no death. Probed every 5 ms, that is 120 ms.
+        let gap = Duration::from_ms(LOSS_PROBE_MS << self.own_shift.max(self.peer_shift));
+        let sparse = Duration(p.slow_tout().0.saturating_add(4 * gap.0));
+        let busy = self.busy;
         let eps = &mut self.endpoints[..n];
         let mut t = Transitions::default();
         for (l, e) in eps.iter_mut().enumerate() {
             let (since, bound) = if e.peer_failed {
                 (e.last_rx, retried)
-            } else if e.lossy {
-                (e.last_rx.max(e.changed), probed)
+            } else if e.lossy && busy & (1 << l) == 0 {
+                (e.last_rx.max(e.changed), sparse)
             } else {
                 (e.last_rx.max(e.changed), p.slow_tout())
             };

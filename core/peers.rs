@@ -109,7 +109,8 @@ impl<P, B> Peer<P, B> {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum SweepNeed {
     /// Every sweep (FAST_TOUT / 4): packets held, a probe round open, a
-    /// link out of use for loss (probed every `LOSS_PROBE_MS`), a
+    /// link out of use for loss (probed every `LOSS_PROBE_MS` or less
+    /// often, `loss_probe_every`), a
     /// link silent while another delivers (a heartbeat missing), or data
     /// within the last `2 × max(SLOW_TOUT, 100 ms)` (silent-link
     /// probes, loss reports).

@@ -1388,15 +1388,21 @@ fn the_peers_probe_shift_slows_our_loss_probes_on_its_lossy_link() {
 
 #[test]
 fn a_lossy_link_probed_seconds_apart_is_not_failed_between_its_probes() {
-    // L1 is out for loss; its loss probes' answers come 1.28 s apart (both
-    // ends have 4,096 peers with a lossy link), while L0 carries data. Its
-    // silence between them is no sign of death; a lossy link that stops
-    // delivering altogether still fails, two HBSPAN after SLOW_TOUT.
+    // L1 is out for loss; the peer has 4,096 peers behind its own lossy
+    // cable and asks for loss probes every 1.28 s at most, so L1 brings
+    // something that often, while L0 carries data. Its silence between
+    // them is no sign of death (judged by SLOW_TOUT alone before, it
+    // failed 100 ms after each); a lossy link that stops delivering still
+    // fails, four such intervals after SLOW_TOUT.
+    use ri2n_core::detector::{loss_probe_every, loss_probe_shift};
     let p = lossy_params();
     let mut d = l1_lossy(&p);
+    let shift = loss_probe_shift(loss_probe_every(4096));
+    d.peer_probe_shift(shift);
+    let gap = 5u64 << shift;
     let mut failed_at = None;
     for t in 1_000..12_000u64 {
-        if t % 1_280 == 0 {
+        if t % gap == 0 {
             d.heartbeat(L1, ms(t), L1, 0, &p);
         }
         let tr = d.data(L0, ms(t), &p);
@@ -1405,17 +1411,28 @@ fn a_lossy_link_probed_seconds_apart_is_not_failed_between_its_probes() {
         }
     }
     assert_eq!(failed_at, None, "L1 failed between its answers");
-    // Dead from 12 s: failed within 2 HBSPAN + SLOW_TOUT of its last answer
-    // (11,520 ms), with one more data window.
-    let last = 11_520;
-    let bound = last + 2 * p.hbspan().as_ms() + p.slow_tout().as_ms();
-    let mut failed_at = None;
-    for t in 12_000..bound + 200 {
-        if d.data(L0, ms(t), &p).failed & (1 << L1) != 0 {
-            failed_at = Some(t);
-            break;
+    // Dead after its last answer (11,520 ms).
+    let bound = 11_520 + p.slow_tout().as_ms() + 4 * gap;
+    let at = (12_000..bound + 200).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0);
+    let at = at.expect("a dead lossy link fails");
+    assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
+}
+
+#[test]
+fn a_lossy_link_probed_every_5_ms_that_dies_fails_soon() {
+    // Two nodes, each the other's one lossy peer: L1's probes and answers
+    // come every 5 ms, and its death is found 4 x 5 ms after SLOW_TOUT,
+    // not seconds later (review of fa9e923: a peer that still sends its
+    // data there, L1 lossy only toward it, lost it meanwhile).
+    let p = lossy_params();
+    let mut d = l1_lossy(&p);
+    for t in 1_000..2_000u64 {
+        if t % 5 == 0 {
+            d.heartbeat(L1, ms(t), L1, 0, &p);
         }
+        assert_eq!(d.data(L0, ms(t), &p).failed, 0, "at {t} ms");
     }
-    let at = failed_at.expect("a dead lossy link fails");
-    assert!(at >= bound && at <= bound + 120, "failed at {at} ms, bound {bound}");
+    let bound = 1_995 + p.slow_tout().as_ms() + 4 * 5;
+    let at = (2_000..3_000).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0).expect("fails");
+    assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
 }

@@ -427,7 +427,7 @@ fn lossy_load(
     every: [Duration; 2],
     rng: &mut Rng,
     p: &Params,
-) -> ([f64; 2], f64, bool) {
+) -> ([f64; 2], f64, bool, u32) {
     let ms = |v: u64| Duration::from_ms(v).0;
     let (k, delay, hbspan) = (2usize, Duration::from_us(100).0, p.hbspan().0);
     let sweep = (p.fast_tout().0 / 4).max(ms(1));
@@ -437,6 +437,7 @@ fn lossy_load(
     let all = ((1u16 << k) - 1) as u8;
     let (mut extra, mut rounds, mut held) = ([0u64; 2], 0u64, true);
     let mut was_probing = false;
+    let mut fails_at_warm = None::<u32>;
     let (mut next_burst, mut next_data, mut left) = (0u64, 0u64, 0u32);
     let mut t = 0u64;
     while t < end {
@@ -454,12 +455,18 @@ fn lossy_load(
             }
             next_burst = warm;
         } else if let Some(period) = period {
-            if left == 0 && next_burst <= t {
-                left = burst;
-                next_data = next_burst;
-                next_burst += period.0;
-            }
-            while left > 0 && next_data <= t {
+            loop {
+                if left == 0 {
+                    if next_burst > t {
+                        break;
+                    }
+                    left = burst;
+                    next_data = next_burst;
+                    next_burst += period.0;
+                }
+                if next_data > t {
+                    break;
+                }
                 let usable = pair.det[0].sendable(all);
                 rr.at(Instant(next_data), p.level_after());
                 if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
@@ -505,13 +512,17 @@ fn lossy_load(
                 }
             }
         }
+        if t >= warm && fails_at_warm.is_none() {
+            fails_at_warm = Some(pair.det[0].endpoints[1].fails + pair.det[1].endpoints[1].fails);
+        }
         if t >= warm && lossy {
             held &= pair.det[0].lossy() & pair.det[1].lossy() & (1 << 1) != 0;
         }
         t += sweep;
     }
     let secs = (end - warm) as f64 / 1e9;
-    ([extra[0] as f64 / secs, extra[1] as f64 / secs], rounds as f64 / secs, held)
+    let fails = pair.det[0].endpoints[1].fails + pair.det[1].endpoints[1].fails - fails_at_warm.unwrap_or(0);
+    ([extra[0] as f64 / secs, extra[1] as f64 / secs], rounds as f64 / secs, held, fails)
 }
 
 /// One restart trial: a peer sending one packet every ms restarts (new
@@ -643,9 +654,10 @@ fn main() {
     println!("asked for, probe rounds, answers): each side's per peer, and B's whole node (N peers alike): sent, and");
     println!("received from its peers. B probes each lossy link every `loss_probe_every(N)`, and its heartbeats ask the peers");
     println!("(`probe_shift`) to probe it no more often; A alone would probe every `loss_probe_every(1)`, 5 ms.");
-    println!("Rounds: B's probe rounds per second per peer (link 1 asked as a witness when link 0 falls silent after a burst).\n");
-    println!("| N | link 1 | traffic from A | A frames / s | B frames / s / peer | B rounds / s / peer | node B sends / s | node B receives / s | link 1 out of use throughout |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("Rounds: B's probe rounds per second per peer (link 1 asked as a witness when link 0 falls silent after a burst).");
+    println!("Failures: times link 1 was failed (nothing arrived for too long) at A or B in the 30 s; it never dies here.\n");
+    println!("| N | link 1 | traffic from A | A frames / s | B frames / s / peer | B rounds / s / peer | node B sends / s | node B receives / s | link 1 out of use throughout | link 1 failures |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     // Its own generator: the restarts below draw from the lossy trials'.
     let mut hb_rng = Rng(11);
     let traffic: [(&str, u32, Option<Duration>); 4] = [
@@ -661,8 +673,8 @@ fn main() {
                 continue; // no lossy link: the same at every N
             }
             for (name, burst, period) in traffic {
-                let (f, r, held) = lossy_load(lossy, burst, period, every, &mut hb_rng, &p);
-                println!("| {n} | {} | {name} | {:.1} | {:.1} | {r:.2} | {:.0} | {:.0} | {} |",
+                let (f, r, held, fails) = lossy_load(lossy, burst, period, every, &mut hb_rng, &p);
+                println!("| {n} | {} | {name} | {:.1} | {:.1} | {r:.2} | {:.0} | {:.0} | {} | {fails} |",
                     if lossy { "lossy" } else { "healthy" }, f[0], f[1], f[1] * n as f64, f[0] * n as f64,
                     if lossy { if held { "yes" } else { "no" } } else { "–" });
             }
