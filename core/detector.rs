@@ -192,8 +192,11 @@ pub const LOSS_PROBE_MS: u64 = 5;
 /// peers, [`MAX_PROBE_SHIFT`]; beyond, they probe it up to N / 8,192 times
 /// more often than it probes them). Only peers lossy in our direction are
 /// counted: a cable that loses only what we receive makes the peers probe
-/// us every 5 ms, unasked (open). A healed link then takes longer to come back: about
-/// `peers / 16 × 5 ms × 200` (40 s at 4096 peers, 1 s at 16).
+/// us every 5 ms, unasked (open). A healed link then takes longer to come
+/// back, at both ends: a sample is 200 frames sent on it, about two per
+/// probe interval (a probe and an answer) and the periodic heartbeats, so
+/// some 100 s at 4,096 such peers and 1-2 s at 16 (computed, not
+/// measured; the 40 s said here before was wrong).
 pub const LOSS_PROBE_PEERS: usize = 16;
 
 /// How often to probe each lossy link when `lossy_peers` peers have one.
