@@ -194,7 +194,7 @@ pub const LOSS_PROBE_MS: u64 = 5;
 /// counted: a cable that loses only what we receive makes the peers probe
 /// us every 5 ms, unasked (open). A healed link then takes longer to come
 /// back, at both ends, since a sample is 200 frames sent on it: ri2n-sim
-/// (one trial, idle) 2 s at 16 such peers, 59 s at 1,024, 190 s at 4,096.
+/// (one trial, idle) 2 s at 16 such peers, 59 s at 1,024, 195 s at 4,096.
 pub const LOSS_PROBE_PEERS: usize = 16;
 
 /// How often to probe each lossy link when `lossy_peers` peers have one.
@@ -693,6 +693,11 @@ impl Detector {
             e.lossy_count += 1;
             e.clean_run = 0;
             t.lossy = bit;
+            // The data it carried until now says nothing of the peer's
+            // use of it from now on (`judge`: a lossy link busy with the
+            // peer's data is judged by SLOW_TOUT, one without by its
+            // probes' interval).
+            self.busy &= !bit;
         }
         t
     }

@@ -1436,3 +1436,67 @@ fn a_lossy_link_probed_every_5_ms_that_dies_fails_soon() {
     let at = (2_000..3_000).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0).expect("fails");
     assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
 }
+
+/// L1 lossy beside L0, which streams data every ms from `from` to `to`,
+/// while L1 brings a heartbeat every `gap` ms; the first time L1 failed.
+fn lossy_beside_data(d: &mut Detector, from: u64, to: u64, gap: u64, p: &Params) -> Option<u64> {
+    let mut failed_at = None;
+    for t in from..to {
+        if t % gap == 0 {
+            d.heartbeat(L1, ms(t), L1, 0, p);
+        }
+        if d.data(L0, ms(t), p).failed & (1 << L1) != 0 && failed_at.is_none() {
+            failed_at = Some(t);
+        }
+    }
+    failed_at
+}
+
+#[test]
+fn a_link_busy_with_data_before_it_went_lossy_is_judged_by_its_probes() {
+    // L1 carried data, then went out for loss (review of fb92cd4: its
+    // `busy` bit stayed set, so it was judged by SLOW_TOUT and failed
+    // between probes seconds apart, once per peer each time a link went
+    // lossy at a node with over 256 such peers).
+    use ri2n_core::detector::{loss_probe_every, loss_probe_shift};
+    let p = lossy_params();
+    let (mut d, mut peers) = two_links(&p);
+    d.data(L1, ms(2), &p);
+    for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 {
+        rounds(&mut d, &mut peers, 1100, &[0, 220], 100 + i, &p);
+    }
+    assert_eq!(d.lossy(), 1 << L1);
+    d.peer_probe_shift(loss_probe_shift(loss_probe_every(4096)));
+    assert_eq!(lossy_beside_data(&mut d, 1_000, 12_000, 1_280, &p), None);
+}
+
+#[test]
+fn a_lossy_link_carrying_the_peers_data_is_judged_by_slow_tout() {
+    // Lossy only toward the peer, which still sends its data there: when
+    // that stops (the link died), it fails SLOW_TOUT after its last frame,
+    // whatever the probes' interval.
+    use ri2n_core::detector::{loss_probe_every, loss_probe_shift};
+    let p = lossy_params();
+    let mut d = l1_lossy(&p);
+    d.peer_probe_shift(loss_probe_shift(loss_probe_every(4096)));
+    for t in 1_000..2_000u64 {
+        d.data(L1, ms(t), &p);
+        assert_eq!(d.data(L0, ms(t), &p).failed, 0, "at {t} ms");
+    }
+    let bound = 1_999 + p.slow_tout().as_ms();
+    let at = (2_000..8_000).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0).expect("fails");
+    assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
+}
+
+#[test]
+fn our_own_probe_interval_counts_in_the_bound_too() {
+    // We have 4,096 peers with a lossy link and probe each every 1.28 s;
+    // this peer asks nothing (shift 0). L1's frames come that often: no
+    // failure between them.
+    use ri2n_core::detector::loss_probe_every;
+    let p = lossy_params();
+    let mut d = l1_lossy(&p);
+    // The sweep's visit records our interval.
+    d.report_due_every(ms(999), BOTH, &p, loss_probe_every(4096));
+    assert_eq!(lossy_beside_data(&mut d, 1_000, 12_000, 1_280, &p), None);
+}
