@@ -293,6 +293,18 @@ impl Pair {
         }
     }
 
+    /// A's data frame at `at`, on the link `rr` picks among those A may
+    /// send on (`all` up); `lost` says whether the link loses it.
+    #[allow(clippy::too_many_arguments)]
+    fn send_data(&mut self, rr: &mut RoundRobin, at: u64, all: u8, delay: u64, p: &Params, lost: impl FnOnce(usize) -> bool) {
+        let usable = self.det[0].sendable(all);
+        rr.at(Instant(at), p.level_after());
+        if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
+            let drop = lost(l);
+            self.send(at, 0, l, Frame::Data, delay, drop);
+        }
+    }
+
     fn heartbeat(&mut self, t: u64, from: usize, link: usize, probe: bool, delay: u64, lost: bool) {
         let counts = self.det[from].counts(link).expect("counts");
         let down = self.det[from].failed();
@@ -358,12 +370,7 @@ fn lossy_trial(k: usize, loss: f64, base: f64, gap: Duration, rng: &mut Rng, p: 
             (rng.below(1_000_000) as f64) < rate * 1e6
         };
         while next_data <= t {
-            let usable = pair.det[0].sendable(all);
-            rr.at(Instant(next_data), p.level_after());
-            if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
-                let drop = lost(l, next_data, rng);
-                pair.send(next_data, 0, l, Frame::Data, delay, drop);
-            }
+            pair.send_data(&mut rr, next_data, all, delay, p, |l| lost(l, next_data, rng));
             next_data += gap.0;
         }
         for side in 0..2 {
@@ -450,12 +457,7 @@ fn lossy_load(
         // The warm-up's steady stream, then the bursts.
         if t < warm {
             while next_data <= t {
-                let usable = pair.det[0].sendable(all);
-                rr.at(Instant(next_data), p.level_after());
-                if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
-                    let drop = lost(l, rng);
-                    pair.send(next_data, 0, l, Frame::Data, delay, drop);
-                }
+                pair.send_data(&mut rr, next_data, all, delay, p, |l| lost(l, rng));
                 next_data += Duration::from_us(250).0;
             }
             next_burst = warm;
@@ -472,12 +474,7 @@ fn lossy_load(
                 if next_data > t {
                     break;
                 }
-                let usable = pair.det[0].sendable(all);
-                rr.at(Instant(next_data), p.level_after());
-                if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
-                    let drop = lost(l, rng);
-                    pair.send(next_data, 0, l, Frame::Data, delay, drop);
-                }
+                pair.send_data(&mut rr, next_data, all, delay, p, |l| lost(l, rng));
                 next_data += Duration::from_us(250).0;
                 left -= 1;
             }
