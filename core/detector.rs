@@ -704,8 +704,9 @@ impl Detector {
 
     /// Links among `up` to ask for a report at `now` (a heartbeat that
     /// asks for an answer): a lossy one every [`LOSS_PROBE_MS`] ms (or as
-    /// the peer's `probe_shift` asks), to learn when it heals; one in use that carried [`LOSS_SAMPLE`] frames since
-    /// its last report, every [`REPORT_MS`] ms.
+    /// the peer's `probe_shift` asks), to learn when it heals; one in use
+    /// that carried [`LOSS_SAMPLE`] frames since its last report, every
+    /// [`REPORT_MS`] ms.
     pub fn report_due(&mut self, now: Instant, up: u8, p: &Params) -> u8 {
         self.report_due_every(now, up, p, Duration::from_ms(LOSS_PROBE_MS))
     }
