@@ -103,6 +103,7 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
                         held: w.held(),
                         stats: w.stats,
                         endpoints,
+                        peer_lossy: p.det.peer_lossy(),
                         link_mac: p.link_mac,
                     },
                     GFP_ATOMIC,
@@ -132,6 +133,8 @@ struct PeerView {
     held: usize,
     stats: RxStats,
     endpoints: [Endpoint; MAX_LINKS],
+    /// Links the peer has out of use toward us for loss (it probes us).
+    peer_lossy: u8,
     /// One-switch mode: the peer's slave MAC per link (zero: unknown).
     link_mac: [Mac; MAX_LINKS],
 }
@@ -245,7 +248,12 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let (on, key_id, accept_id) = key_ids(&st);
     seq_print!(m, "auth state={} key_id={} accept_id={}\n", on, key_id, accept_id);
     let (cap, bufs, bufs_max, held) = st.memory();
-    seq_print!(m, "peers count={} capacity={} bufs={} bufs_max={} held_bytes={}\n", st.npeers(), cap, bufs, bufs_max, held);
+    let (lossy, probing, shift) = st.loss_probes(now);
+    seq_print!(
+        m,
+        "peers count={} capacity={} bufs={} bufs_max={} held_bytes={} lossy_peers={} probing_peers={} probe_shift={}\n",
+        st.npeers(), cap, bufs, bufs_max, held, lossy, probing, shift
+    );
     drop(st);
     let whole = for_each_peer(dev, |v, carrier| {
         let r = v.stats;
@@ -261,10 +269,10 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
             let state = endpoint_state(e, carrier & (1 << l) != 0);
             seq_print!(
                 m,
-                "endpoint peer={} link={} slave={} state={} counter={} last_rx_ms={} changed_ms={} rx={} hb={} tx={} fails={} recoveries={} loss_bp={} lossy={} peer_slave_mac={}\n",
+                "endpoint peer={} link={} slave={} state={} counter={} last_rx_ms={} changed_ms={} rx={} hb={} tx={} fails={} recoveries={} loss_bp={} lossy={} peer_lossy={} peer_slave_mac={}\n",
                 mac, l, name, state, e.counter, now.since(e.last_rx).as_ms(),
                 now.since(e.changed).as_ms(), e.rx_packets, e.rx_heartbeats, e.tx_frames, e.fails, e.recoveries,
-                e.loss_bp, e.lossy_count, MacFmt(&v.link_mac[l])
+                e.loss_bp, e.lossy_count, (v.peer_lossy >> l) & 1, MacFmt(&v.link_mac[l])
             );
         }
     });

@@ -18,8 +18,8 @@ use crate::net::{Mac, MacFmt};
 use crate::net::cache::Cache;
 use crate::proto::auth::{HbCounter, Key, Keys, Msg};
 use crate::proto::claims::{self, buckets_for as claims_buckets, Claims, LinkMacs};
-use crate::proto::detector::{loss_probe_every, loss_probe_shift, Detector, Transitions};
-use crate::proto::header::{Counts, Seal, HB_PROBE};
+use crate::proto::detector::{loss_probe_every, node_probe_shift, Detector, ProbingPeers, Transitions};
+use crate::proto::header::{Counts, Seal, HB_LOSSY, HB_PROBE};
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
 use crate::proto::phases::Phases;
@@ -177,13 +177,14 @@ pub(crate) enum TxRoute {
 }
 
 /// A heartbeat to build: peer, link, our next number for the peer, flags,
-/// our unusable links.
+/// our unusable links, what we ask of the peer's loss probes.
 pub(crate) struct HbOrder {
     pub(crate) peer: Mac,
     pub(crate) link: usize,
     pub(crate) next: Seq,
     pub(crate) flags: u8,
     pub(crate) down: u8,
+    pub(crate) probe_shift: u8,
 }
 
 /// What a received frame carries, decoded.
@@ -323,6 +324,8 @@ pub(crate) struct State {
     /// Peers with a lossy link at the last sweep (they set how often each
     /// is probed: `loss_probe_every`).
     lossy_peers: usize,
+    /// The peers that probe us (a link of theirs lossy toward us).
+    probing: ProbingPeers,
     /// The MAC address was set by the administrator or derived from the
     /// first slave: it is no longer the random one of a new device.
     mac_chosen: bool,
@@ -435,6 +438,7 @@ impl State {
             bcast_seq: Seq(crate::net::random_u32()),
             hb_phases: Phases::default(),
             lossy_peers: 0,
+            probing: ProbingPeers::default(),
             mac_chosen: false,
             stats: DevStats::default(),
             link_stats: [LinkStats::default(); MAX_LINKS],
@@ -623,8 +627,17 @@ impl State {
         self.table.len()
     }
 
+    /// Peers with a link lossy toward them (at the last sweep), peers that
+    /// probe us (a link of theirs lossy toward us), and the `probe_shift`
+    /// our heartbeats carry.
+    pub(crate) fn loss_probes(&self, now: Instant) -> (usize, usize, u8) {
+        let probing = self.probing.count(now);
+        (self.lossy_peers, probing, node_probe_shift(self.lossy_peers, probing))
+    }
+
     /// The table's capacity and the reorder buffers allocated, of their
     /// most, and the bytes held.
+
     pub(crate) fn memory(&self) -> (usize, usize, usize, usize) {
         (self.table.capacity(), self.bufs.total(), self.bufs.max(), self.slots.held.get())
     }
@@ -1275,12 +1288,18 @@ impl State {
                 if peer.rx.restarted(epoch) {
                     peer.det.renumbered();
                 }
+                // Before the judgement the heartbeat brings: its link's
+                // silence may be the peer's sparse probes'.
+                peer.det.peer_lossy_link(l, flags & HB_LOSSY != 0);
                 // Its down bits only if no later heartbeat was taken.
                 let echo = counts.map(|c| c.echo_tx);
                 let mut tr = peer.det.heartbeat_echoed(l, t, peer_link as usize, down, next, echo, &params);
                 // Its wish too, as its down bits, only from its newest.
                 if peer.det.took(next) {
                     peer.det.peer_probe_shift(probe_shift);
+                }
+                if flags & HB_LOSSY != 0 {
+                    self.probing.saw(&mut peer.probing_stamp, t);
                 }
                 tr.lossy |= loss.lossy;
                 tr.lossless |= loss.lossless;
@@ -1720,6 +1739,7 @@ impl State {
         let links = self.carrier;
         let nlinks = self.nlinks();
         let all = ((1u16 << nlinks) - 1) as u8;
+        let probe_shift = self.probe_shift();
         loop {
             let slot = self.hb_queue.pop()? as usize;
             self.marks[slot] &= !ON_HB_QUEUE;
@@ -1734,12 +1754,16 @@ impl State {
             // Our links unusable toward this peer: failed, no carrier, removed.
             let down = (p.det.failed() | !links) & all;
             let next = tx.tx_seq;
+            // Our links lossy toward the peer: it counts us among the
+            // peers that probe it.
+            let lossy = p.det.lossy();
+            p.det.asked_probe_shift(probe_shift);
             let mut orders: [Option<HbOrder>; MAX_LINKS] = Default::default();
             for (l, o) in orders.iter_mut().enumerate() {
                 let bit = 1u8 << l;
                 if pending & bit != 0 {
-                    let flags = if p.hb_probe & bit != 0 { HB_PROBE } else { 0 };
-                    *o = Some(HbOrder { peer: mac, link: l, next, flags, down });
+                    let flags = if p.hb_probe & bit != 0 { HB_PROBE } else { 0 } | if lossy & bit != 0 { HB_LOSSY } else { 0 };
+                    *o = Some(HbOrder { peer: mac, link: l, next, flags, down, probe_shift });
                 }
             }
             p.hb_pending &= !pending;
@@ -1754,9 +1778,10 @@ impl State {
     }
 
     /// What our heartbeats ask the peers (`probe_shift`): loss probes on
-    /// links lossy toward us no more often than we probe each of ours.
+    /// links lossy toward us no more often than we probe each of ours, or
+    /// than the number of peers that probe us allows.
     pub(crate) fn probe_shift(&self) -> u8 {
-        loss_probe_shift(loss_probe_every(self.lossy_peers))
+        node_probe_shift(self.lossy_peers, self.probing.count(now()))
     }
 
     /// The frame counts of a heartbeat on link `l` to the peer in cell

@@ -774,7 +774,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
             flags: o.flags,
             link: o.link as u8,
             down: o.down,
-            probe_shift: st.probe_shift(),
+            probe_shift: o.probe_shift,
             counts,
             counter,
         }

@@ -106,7 +106,11 @@
 //! arrived, or a sample lost no more than the other links plus half the
 //! threshold, it comes back. While data flows, a report is asked for every
 //! [`REPORT_MS`] ms ([`report_due`]), so that a lossy link is found within
-//! a fraction of a second.
+//! a fraction of a second. Our heartbeats on a link lossy toward the peer
+//! say so (`HB_LOSSY`), and the peer's on one lossy toward us: such a link
+//! brings only the peer's probes and heartbeats, so its silence is judged
+//! as a lossy link's, it is no suspect in probe rounds (a witness), and
+//! the peer counts among those that probe us ([`ProbingPeers`]).
 //!
 //! [`probe_due`]: Detector::probe_due
 //! [`probe_end`]: Detector::probe_end
@@ -191,8 +195,8 @@ pub const LOSS_PROBE_MS: u64 = 5;
 /// ([`loss_probe_shift`]), so it receives about as many (up to 8,192 such
 /// peers, [`MAX_PROBE_SHIFT`]; beyond, they probe it up to N / 8,192 times
 /// more often than it probes them). Only peers lossy in our direction are
-/// counted: a cable that loses only what we receive makes the peers probe
-/// us every 5 ms, unasked (open). A healed link then takes longer to come
+/// counted toward our own probes; toward what we ask, the peers that probe
+/// us too ([`node_probe_shift`]). A healed link then takes longer to come
 /// back, at both ends, since a sample is 200 frames sent on it: ri2n-sim
 /// (one trial, idle) 2 s at 16 such peers, 59 s at 1,024, 195 s at 4,096.
 pub const LOSS_PROBE_PEERS: usize = 16;
@@ -215,6 +219,99 @@ pub fn loss_probe_shift(every: Duration) -> u8 {
     let shift = u64::BITS - (times - 1).leading_zeros();
     (shift as u8).min(MAX_PROBE_SHIFT)
 }
+
+/// `cur` moved toward `new` (at most [`MAX_PROBE_SHIFT`]): at once if it
+/// rises, one step if it falls. Probes follow a shift only once its
+/// heartbeat arrived, at the old rate until then, so a bound that fell
+/// at once failed a link between them (review of 8877399); one step down
+/// still allows four of the old intervals.
+fn shift_toward(cur: u8, new: u8) -> u8 {
+    let new = new.min(MAX_PROBE_SHIFT);
+    if new < cur {
+        cur - 1
+    } else {
+        new
+    }
+}
+
+/// What our heartbeats ask of the peers (their `probe_shift`) when
+/// `lossy_peers` peers have a link lossy in our direction (we probe them,
+/// [`loss_probe_every`]) and `probing_peers` have one lossy toward us
+/// (they probe us, [`ProbingPeers`]): no more probes from each than the
+/// busier count allows. Counting only the first, a cable that lost only
+/// what its node received drew every peer's probes every 5 ms, and their
+/// answers (ri2n-sim: 856,000 frames a second received and 695,000 sent at
+/// 4,096 peers).
+pub fn node_probe_shift(lossy_peers: usize, probing_peers: usize) -> u8 {
+    loss_probe_shift(loss_probe_every(lossy_peers.max(probing_peers)))
+}
+
+/// How long [`ProbingPeers`] counts a peer after its last heartbeat that
+/// said it probes us: four of the longest probe intervals, so that a peer
+/// whose probes are lost now and then stays counted.
+pub const PROBING_WINDOW_MS: u64 = 4 * (LOSS_PROBE_MS << MAX_PROBE_SHIFT);
+
+/// The peers with a link out of use toward us for loss (`HB_LOSSY` on
+/// their heartbeats there): those that send us loss probes. They are
+/// counted as their heartbeats come, in windows of [`PROBING_WINDOW_MS`]:
+/// the count is the larger of the current window's and the last one's, so
+/// a peer counts from its first such heartbeat and for one to two windows
+/// after its last; a forgotten peer needs no bookkeeping. Each peer keeps
+/// the window it was last counted in (`stamp`: the window's number + 1,
+/// its low 16 bits and never 0, which wrap every 7.7 days: a peer last
+/// counted exactly that long ago is missed for a window, as one counted
+/// in the window before a wrap to 0).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProbingPeers {
+    /// The current window's number, + 1 (0: none yet).
+    window: u64,
+    cur: u32,
+    prev: u32,
+}
+
+impl ProbingPeers {
+    fn window_of(now: Instant) -> u64 {
+        now.0 / Duration::from_ms(PROBING_WINDOW_MS).0 + 1
+    }
+
+    /// A heartbeat of the peer whose `stamp` this is said it probes us.
+    pub fn saw(&mut self, stamp: &mut u16, now: Instant) {
+        let w = Self::window_of(now);
+        if w != self.window {
+            self.prev = if w == self.window + 1 { self.cur } else { 0 };
+            self.cur = 0;
+            self.window = w;
+        }
+        // The stamp's 16 bits, never 0 (a peer never counted).
+        let s = (w as u16).max(1);
+        if *stamp != s {
+            *stamp = s;
+            self.cur += 1;
+        }
+    }
+
+    /// How many peers probe us, at `now`.
+    pub fn count(&self, now: Instant) -> usize {
+        let w = Self::window_of(now);
+        let n = if w == self.window {
+            self.cur.max(self.prev)
+        } else if w == self.window + 1 {
+            self.cur
+        } else {
+            0
+        };
+        n as usize
+    }
+}
+
+/// Loss probe intervals beyond SLOW_TOUT that a link out of use for loss,
+/// carrying no data from the peer, may stay silent before it is failed
+/// (140 ms at 5 ms probes). Frames lost in a row on a lossy link are no
+/// death: at 20 % loss, 5 in a row (the bound was 4 intervals) are lost
+/// once in 3,000 intervals, which at 4,096 peers probed every 1.28 s is
+/// about one false failure a second across the node (ri2n-sim: one in a
+/// single pair's 30 s at 320); 9 in a row once in 2 million.
+pub const LOSSY_SILENT_PROBES: u64 = 8;
 
 /// How often the counts are asked for on a link that carries data.
 pub const REPORT_MS: u64 = 100;
@@ -413,9 +510,19 @@ pub struct Detector {
     /// The peer's wish, from its last heartbeat: our loss probes on links
     /// lossy toward it at most every `LOSS_PROBE_MS << peer_shift`.
     peer_shift: u8,
-    /// Ours, as the sweep last gave it (`report_due_every`): what our
-    /// heartbeats ask of the peer.
-    own_shift: u8,
+    /// Two shifts of ours, a nibble each (at most [`MAX_PROBE_SHIFT`]), so
+    /// that the peer keeps its size: low, as the sweep last gave it
+    /// (`report_due_every`), how often we probe the links lossy toward the
+    /// peer; high, what our last heartbeat to the peer asked of it (its
+    /// `probe_shift`, [`Detector::asked_probe_shift`]), how often it
+    /// probes its links lossy toward us.
+    own_shifts: u8,
+    /// Links the peer has out of use toward us for loss (`HB_LOSSY` on its
+    /// last heartbeat on each): they bring the peer's loss probes and
+    /// heartbeats, not its data, and the peer probes us on them (counted
+    /// toward the `probe_shift` we ask, [`ProbingPeers`]). A mask, not an
+    /// endpoint's field: a bool there grew each by 8 bytes, the peer by 64.
+    peer_lossy: u8,
 }
 
 impl Detector {
@@ -448,14 +555,42 @@ impl Detector {
             busy: 0,
             witnessed: false,
             peer_shift: 0,
-            own_shift: 0,
+            own_shifts: 0,
+            peer_lossy: 0,
         }
     }
 
     /// The peer's heartbeat asked for loss probes at most every
-    /// `LOSS_PROBE_MS << shift` (its `probe_shift`).
+    /// `LOSS_PROBE_MS << shift` (its `probe_shift`); a lower wish is
+    /// followed one step a heartbeat ([`shift_toward`]).
     pub fn peer_probe_shift(&mut self, shift: u8) {
-        self.peer_shift = shift.min(MAX_PROBE_SHIFT);
+        self.peer_shift = shift_toward(self.peer_shift, shift);
+    }
+
+    /// Our heartbeat to the peer asks (its `probe_shift`) for loss probes at
+    /// most every `LOSS_PROBE_MS << shift`: silence that long on a link
+    /// the peer has out of use for loss toward us is no sign of death. A
+    /// lower shift counts one step a heartbeat ([`shift_toward`]).
+    pub fn asked_probe_shift(&mut self, shift: u8) {
+        let asked = shift_toward(self.own_shifts >> 4, shift);
+        self.own_shifts = (self.own_shifts & 0x0f) | asked << 4;
+    }
+
+    /// The peer's heartbeat on `link` said whether the peer has that link
+    /// out of use toward us for loss (`HB_LOSSY`): a link's frames come in
+    /// order, so each heartbeat there tells it afresh. Such a heartbeat
+    /// also ends the link's `busy`: data that comes on it after (the
+    /// peer's fallback when nothing better is left) sets it again, and
+    /// without it the peer's probes, seconds apart at scale, were judged
+    /// by SLOW_TOUT.
+    pub fn peer_lossy_link(&mut self, link: usize, lossy: bool) {
+        let bit = 1u8.checked_shl(link as u32).unwrap_or(0);
+        if lossy {
+            self.busy &= !bit;
+            self.peer_lossy |= bit;
+        } else {
+            self.peer_lossy &= !bit;
+        }
     }
 
     /// How often a link lossy toward the peer is probed: every
@@ -493,6 +628,7 @@ impl Detector {
                 self.endpoints[l] = Endpoint { last_rx: now, changed: now, ..Endpoint::default() };
                 self.probing &= !(1 << l);
                 self.busy &= !(1 << l);
+                self.peer_lossy &= !(1 << l);
                 for p in self.peer_link.iter_mut() {
                     if *p as usize == l + 1 {
                         *p = 0;
@@ -719,7 +855,7 @@ impl Detector {
         }
         let mut due = 0;
         let n = self.n();
-        self.own_shift = loss_probe_shift(lossy_every);
+        self.own_shifts = (self.own_shifts & 0xf0) | loss_probe_shift(lossy_every);
         let lossy_every = self.lossy_interval(lossy_every);
         for (l, e) in self.endpoints[..n].iter_mut().enumerate() {
             if up & (1 << l) == 0 || e.failed || e.peer_failed {
@@ -743,6 +879,26 @@ impl Detector {
     /// Links out of use for loss.
     pub fn lossy(&self) -> u8 {
         self.mask(|e| e.lossy)
+    }
+
+    /// Links the peer has out of use toward us for loss (it probes us on
+    /// them).
+    pub fn peer_lossy(&self) -> u8 {
+        self.peer_lossy & self.mask(|_| true)
+    }
+
+    /// Usable links the peer's data comes on (it does not have them out of
+    /// use for loss): their silence while another link delivers is a
+    /// suspect's.
+    fn live(&self) -> u8 {
+        self.usable() & !self.peer_lossy
+    }
+
+    /// Links out of use for loss at either end, neither failed nor
+    /// reported failed: they bring loss probes and their answers, seconds
+    /// apart at scale, and witness probe rounds.
+    fn sparse(&self) -> u8 {
+        (self.lossy() | self.peer_lossy) & self.mask(|e| !e.failed && !e.peer_failed)
     }
 
     /// Links among `up` to send data on: the usable ones; if none, those
@@ -872,6 +1028,8 @@ impl Detector {
     /// the newest, whatever it is.
     pub fn renumbered(&mut self) {
         self.hb_taken_ms = 0;
+        // Its links' loss is its new incarnation's to tell.
+        self.peer_lossy = 0;
     }
 
     /// `retry`: the peer cannot use the link it sent this on (see
@@ -966,7 +1124,7 @@ impl Detector {
             return 0;
         }
         self.probing = ask;
-        self.witnessed = ask & self.lossy_only() != 0;
+        self.witnessed = ask & self.sparse() != 0;
         self.answered = 0;
         for (l, e) in self.endpoints.iter().enumerate() {
             self.probe_tx[l] = e.tx_frames;
@@ -989,13 +1147,13 @@ impl Detector {
     /// next probe's answer, up to one probe interval later (1.28 s at 4096
     /// such peers).
     fn round(&self, now: Instant, up: u8, p: &Params) -> u8 {
-        let live = self.usable() & up;
+        let live = self.live() & up;
         let recent = self.mask(|e| now.since(e.last_rx) < p.slow_tout());
         let silent = live & !recent;
         if silent != 0 && silent != live {
             return live;
         }
-        let witnesses = self.lossy_only() & up & recent;
+        let witnesses = self.sparse() & up & recent;
         if silent != 0 && silent & self.busy != 0 && witnesses != 0 {
             return live | witnesses;
         }
@@ -1101,16 +1259,17 @@ impl Detector {
         // Until when a lossy link may witness (`round`).
         let mut witness = None::<Instant>;
         let mut failed = false;
+        let (live, sparse) = (self.live(), self.sparse());
         for (l, e) in self.endpoints[..self.n()].iter().enumerate() {
             if up & (1 << l) == 0 {
                 continue;
             }
             failed |= e.failed;
             let silent_at = e.last_rx.plus(slow);
-            if e.usable() {
+            if live & (1 << l) != 0 {
                 first = first.min(silent_at);
                 last = Some(last.map_or(silent_at, |t| t.max(silent_at)));
-            } else if e.lossy_only() {
+            } else if sparse & (1 << l) != 0 {
                 witness = Some(witness.map_or(silent_at, |t| t.max(silent_at)));
             }
             if reports && !e.failed && !e.peer_failed {
@@ -1138,7 +1297,7 @@ impl Detector {
             }
             // Or once all are, one busy, while a lossy link witnesses.
             let t = last.max(self.probed.plus(slow));
-            if let Some(w) = witness.filter(|_| self.usable() & up & self.busy != 0) {
+            if let Some(w) = witness.filter(|_| live & up & self.busy != 0) {
                 if t < w && now < w {
                     due = due.min(t);
                 }
@@ -1223,23 +1382,30 @@ impl Detector {
         // silent since then, not since its last frame; one still reported
         // down, since its last frame.
         let retried = Duration((p.hbspan().0 / 4).saturating_add(p.slow_tout().0));
-        // A link out of use for loss that carries no data from the peer
-        // brings only loss probes and their answers, both ends' as often as
-        // the busier end allows (`probe_shift`: seconds apart toward a node
-        // with thousands of peers behind a lossy cable), and the periodic
-        // heartbeats: its silence is judged against four such intervals
-        // beyond SLOW_TOUT, so that a few frames lost in a row on a lossy
-        // link are no death. Probed every 5 ms, that is 120 ms.
-        let gap = Duration::from_ms(LOSS_PROBE_MS << self.own_shift.max(self.peer_shift));
-        let sparse = Duration(p.slow_tout().0.saturating_add(4 * gap.0));
-        let busy = self.busy;
+        // A link out of use for loss at either end that carries no data
+        // from the peer brings only loss probes and their answers, both
+        // ends' as often as the busier end allows (`probe_shift`: seconds
+        // apart toward a node with thousands of peers behind a lossy
+        // cable), and the periodic heartbeats: its silence is judged
+        // against LOSSY_SILENT_PROBES such intervals beyond SLOW_TOUT.
+        let (own, asked) = (self.own_shifts & 0x0f, self.own_shifts >> 4);
+        // Ours lossy: the answers to our probes; the peer's: its probes,
+        // as we asked.
+        let sparse = |shift: u8| {
+            let gap = Duration::from_ms(LOSS_PROBE_MS << shift.max(self.peer_shift));
+            Duration(p.slow_tout().0.saturating_add(LOSSY_SILENT_PROBES * gap.0))
+        };
+        let (ours, theirs) = (sparse(own), sparse(asked));
+        let (busy, peer_lossy) = (self.busy, self.peer_lossy);
         let eps = &mut self.endpoints[..n];
         let mut t = Transitions::default();
         for (l, e) in eps.iter_mut().enumerate() {
             let (since, bound) = if e.peer_failed {
                 (e.last_rx, retried)
             } else if e.lossy && busy & (1 << l) == 0 {
-                (e.last_rx.max(e.changed), sparse)
+                (e.last_rx.max(e.changed), ours)
+            } else if peer_lossy & (1 << l) != 0 && busy & (1 << l) == 0 {
+                (e.last_rx.max(e.changed), theirs)
             } else {
                 (e.last_rx.max(e.changed), p.slow_tout())
             };

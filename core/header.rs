@@ -64,7 +64,9 @@
 //! cable of its own probes each of them that much less often, and has them
 //! do the same, so that it neither sends nor receives more loss probes as
 //! the cluster grows (`detector::loss_probe_shift`). Senders before it
-//! wrote 0 there, receivers before it ignore it.
+//! wrote 0 there, receivers before it ignore it. The peers it has to
+//! answer are those whose heartbeats carry `HB_LOSSY`: a node whose cable
+//! loses only what it receives asks them too.
 
 use super::auth::{Key, Keys, Msg, SEAL_LEN, TAG_LEN};
 use super::seq::Seq;
@@ -323,6 +325,14 @@ pub const HB_COUNTS: u8 = 1 << 1;
 /// Heartbeat flag: the sender's heartbeat counter follows the counts
 /// (bytes 20..28; sealed heartbeats, which must carry both).
 pub const HB_COUNTER: u8 = 1 << 2;
+
+/// Heartbeat flag: the sender has the link this heartbeat left on out of
+/// use toward the receiver for loss, and sends loss probes on it. The
+/// receiver expects no data there, only probes and heartbeats, as far
+/// apart as its `probe_shift` asks, and counts the sender among the peers
+/// that probe it, toward that shift (`detector::node_probe_shift`).
+/// Senders before it never set it; receivers before it ignore it.
+pub const HB_LOSSY: u8 = 1 << 3;
 
 /// The largest `probe_shift` a heartbeat carries or is taken with: loss
 /// probes every 2.56 s, what 8,192 peers with a lossy link give

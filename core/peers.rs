@@ -58,6 +58,9 @@ pub struct Peer<P, B> {
     /// logged (once: two nodes sending from one NIC address take it from
     /// each other on every frame).
     pub claim_logged: bool,
+    /// The window of [`ProbingPeers`](super::detector::ProbingPeers) the
+    /// peer was last counted in as probing us.
+    pub probing_stamp: u16,
 }
 
 impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
@@ -131,6 +134,7 @@ impl<P, B> Default for Peer<P, B> {
             last_data: Instant(0),
             link_mac: [[0; 6]; super::MAX_LINKS],
             claim_logged: false,
+            probing_stamp: 0,
         }
     }
 }

@@ -95,5 +95,29 @@ got=$(goodput n1 10.0.0.2 6)
 pretty INFO "1 % loss on one link: $got Mbit/s (target >= $(times "$one" 0.9)); eth1 $(ep_state n1 n2 eth1)"
 target "1 % loss: goodput $got >= 0.9 x one clean link ($one)" "$got" "$(times "$one" 0.9)"
 link_netem n1 1 off
+
+# 20 % loss on what n1 sends on eth1 alone (n2's cable losing only what it
+# receives): n1 takes eth1 out of use toward n2 and says so in its
+# heartbeats there (HB_LOSSY). n2, whose frames get through, keeps sending
+# on it, counts n1 among the peers that probe it (what its probe_shift
+# counts: at 1,024 such peers, unasked, they probed it every 5 ms,
+# 205,000 probes a second to answer; ri2n-sim), and takes n1's probes for
+# all that comes there.
+on n1 sh -c "modprobe -q sch_netem && tc qdisc replace dev eth1 root netem loss 20%"
+goodput n1 10.0.0.2 3 >/dev/null
+n1mac=$(ri2n_mac n1)
+check "loss from n1 alone: n1 took eth1 out of use toward n2" test "$(ep_state n1 n2 eth1)" = lossy
+check "  ... n2 did not: it still sends on eth1" test "$(ep_state n2 n1 eth1)" = up
+check "  ... n2 knows n1 probes it there (peer_lossy)" test "$(on n2 ri2n get ri2n0 endpoint "$n1mac" eth1 peer_lossy)" = 1
+check "  ... and counts n1 among the peers that probe it" test "$(on n2 ri2n get ri2n0 peers probing_peers)" = 1
+f2=$(peer_counter n2 n1 fails)
+sleep $((3 * LAB_TIME_SCALE))
+check "  ... idle for 3 s: n2 failed no link ($(($(peer_counter n2 n1 fails) - f2)))" test "$(peer_counter n2 n1 fails)" = "$f2"
+on n1 tc qdisc del dev eth1 root
+for _ in $(seq 40); do
+	[ "$(on n2 ri2n get ri2n0 endpoint "$n1mac" eth1 peer_lossy)" = 0 ] && break
+	sleep 0.5
+done
+check "loss ended: n1 took eth1 back, and n2 heard it (peer_lossy 0)" test "$(on n2 ri2n get ri2n0 endpoint "$n1mac" eth1 peer_lossy)" = 0
 on n1 sh -c 'grep -E "endpoint eth1" /proc/net/ri2n/ri2n0' >&2
 finish

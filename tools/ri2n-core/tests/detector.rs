@@ -2,7 +2,7 @@
 //! with the paper's Table 2 values: FT_HTHRESH 10, FT_LTHRESH 1,
 //! SLOW_TOUT 100 ms, HBWEIGHT 3.
 
-use ri2n_core::detector::{Detector, Transitions};
+use ri2n_core::detector::{Detector, Transitions, LOSSY_SILENT_PROBES};
 use ri2n_core::header::Counts;
 use ri2n_core::params::{Param, Params};
 use ri2n_core::time::{Duration, Instant};
@@ -1380,8 +1380,11 @@ fn the_peers_probe_shift_slows_our_loss_probes_on_its_lossy_link() {
     let asks = count(&mut d, 1_000, 11_000, LOSS_PROBE_MS << shift);
     assert!((30..=32).contains(&asks), "{asks} loss probes in 10 s, every 320 ms");
     // A peer that asks nothing (0, as every one before the field): every
-    // 5 ms again.
-    d.peer_probe_shift(0);
+    // 5 ms again, one step a heartbeat (its probes, which came at the old
+    // rate, still count within the bound meanwhile).
+    for _ in 0..shift {
+        d.peer_probe_shift(0);
+    }
     let asks = count(&mut d, 11_000, 12_000, LOSS_PROBE_MS);
     assert!((199..=201).contains(&asks), "{asks} loss probes in 1 s");
 }
@@ -1393,7 +1396,7 @@ fn a_lossy_link_probed_seconds_apart_is_not_failed_between_its_probes() {
     // something that often, while L0 carries data. Its silence between
     // them is no sign of death (judged by SLOW_TOUT alone before, it
     // failed 100 ms after each); a lossy link that stops delivering still
-    // fails, four such intervals after SLOW_TOUT.
+    // fails, LOSSY_SILENT_PROBES such intervals after SLOW_TOUT.
     use ri2n_core::detector::{loss_probe_every, loss_probe_shift};
     let p = lossy_params();
     let mut d = l1_lossy(&p);
@@ -1412,7 +1415,7 @@ fn a_lossy_link_probed_seconds_apart_is_not_failed_between_its_probes() {
     }
     assert_eq!(failed_at, None, "L1 failed between its answers");
     // Dead after its last answer (11,520 ms).
-    let bound = 11_520 + p.slow_tout().as_ms() + 4 * gap;
+    let bound = 11_520 + p.slow_tout().as_ms() + LOSSY_SILENT_PROBES * gap;
     let at = (12_000..bound + 200).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0);
     let at = at.expect("a dead lossy link fails");
     assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
@@ -1432,7 +1435,7 @@ fn a_lossy_link_probed_every_5_ms_that_dies_fails_soon() {
         }
         assert_eq!(d.data(L0, ms(t), &p).failed, 0, "at {t} ms");
     }
-    let bound = 1_995 + p.slow_tout().as_ms() + 4 * 5;
+    let bound = 1_995 + p.slow_tout().as_ms() + LOSSY_SILENT_PROBES * 5;
     let at = (2_000..3_000).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0).expect("fails");
     assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
 }
@@ -1499,4 +1502,233 @@ fn our_own_probe_interval_counts_in_the_bound_too() {
     // The sweep's visit records our interval.
     d.report_due_every(ms(999), BOTH, &p, loss_probe_every(4096));
     assert_eq!(lossy_beside_data(&mut d, 1_000, 12_000, 1_280, &p), None);
+}
+
+/// Our side of a link the peer has out of use toward us for loss (a cable
+/// of ours that loses only what we receive): both links healthy by our own
+/// counts, L0 and L1 carrying the peer's data until 999 ms, then the
+/// peer's heartbeat on L1 says `HB_LOSSY` (if `flagged`) and its data
+/// stays on L0, while L1 brings only its loss probes, `gap` ms apart (as
+/// our `probe_shift`, `asked`, asks). Runs to `to` ms, the probes ending
+/// at `last`; the first time L1 failed, and the probe rounds begun.
+fn probed_by_the_peer(flagged: bool, asked: u8, gap: u64, last: u64, to: u64, p: &Params) -> (Option<u64>, u32) {
+    let mut d = Detector::new(2, ms(0));
+    for t in 0..1_000u64 {
+        d.data((t % 2) as usize, ms(t), p);
+    }
+    d.asked_probe_shift(asked);
+    d.peer_lossy_link(L1, flagged);
+    d.heartbeat(L1, ms(999), L1, 0, p);
+    let (mut failed_at, mut rounds) = (None, 0);
+    for t in 1_000..to {
+        if t % gap == 0 && t <= last {
+            d.peer_lossy_link(L1, flagged);
+            d.heartbeat(L1, ms(t), L1, 0, p);
+        }
+        if d.data(L0, ms(t), p).failed & (1 << L1) != 0 && failed_at.is_none() {
+            failed_at = Some(t);
+        }
+        if d.probe_due(ms(t), BOTH, p) != 0 {
+            rounds += 1;
+            // The peer answers on both.
+            d.heartbeat(L0, ms(t), L0, 0, p);
+            d.peer_lossy_link(L1, flagged);
+            d.heartbeat(L1, ms(t), L1, 0, p);
+        }
+        d.probe_end(ms(t), p);
+    }
+    (failed_at, rounds)
+}
+
+#[test]
+fn a_link_the_peer_probes_us_on_seconds_apart_is_neither_failed_nor_probed_between_its_probes() {
+    // A node with 4,096 peers behind a cable that loses what it receives:
+    // each peer has its link lossy toward us, and we ask each (through
+    // the count of such peers) to probe us every 1.28 s. Between its
+    // probes the link is silent: unflagged, that silence was judged by
+    // SLOW_TOUT, and a probe round every SLOW_TOUT asked about it (each a
+    // false failure if its answer was lost); it fails when its probes
+    // stop, LOSSY_SILENT_PROBES intervals after SLOW_TOUT.
+    use ri2n_core::detector::{node_probe_shift, ProbingPeers};
+    let p = lossy_params();
+    let asked = node_probe_shift(0, 4096);
+    assert_eq!(asked, 8);
+    let mut probing = ProbingPeers::default();
+    let mut stamps = vec![0u16; 4096];
+    for s in stamps.iter_mut() {
+        probing.saw(s, ms(1_000));
+    }
+    assert_eq!(node_probe_shift(0, probing.count(ms(1_000))), asked);
+    let gap = 5u64 << asked;
+    let (failed, rounds) = probed_by_the_peer(true, asked, gap, 11_520, 12_000, &p);
+    assert_eq!((failed, rounds), (None, 0));
+    let (failed, _) = probed_by_the_peer(true, asked, gap, 11_520, 40_000, &p);
+    let bound = 11_520 + p.slow_tout().as_ms() + LOSSY_SILENT_PROBES * gap;
+    assert!(failed.is_some_and(|at| at >= bound && at <= bound + 20), "failed at {failed:?}, bound {bound}");
+    // Without the flag: what receivers before it did.
+    let (failed, rounds) = probed_by_the_peer(false, asked, gap, 11_520, 12_000, &p);
+    assert!(failed.is_some() || rounds > 50, "unflagged: failed {failed:?}, {rounds} rounds");
+}
+
+#[test]
+fn the_peers_that_probe_us_count_toward_the_shift_we_ask() {
+    // Node B's cable loses only what it receives: no link of B's is lossy
+    // toward anyone, but 1,024 peers have theirs lossy toward B. Counting
+    // only the first (before HB_LOSSY), B asked nothing and each peer
+    // probed it every 5 ms: 205,000 probes a second to answer (ri2n-sim).
+    use ri2n_core::detector::{loss_probe_every, loss_probe_shift, node_probe_shift, ProbingPeers, PROBING_WINDOW_MS};
+    assert_eq!(node_probe_shift(1024, 0), loss_probe_shift(loss_probe_every(1024)));
+    assert_eq!(node_probe_shift(0, 1024), loss_probe_shift(loss_probe_every(1024)));
+    assert_eq!(node_probe_shift(16, 4096), node_probe_shift(4096, 16));
+    let w = PROBING_WINDOW_MS;
+    let mut probing = ProbingPeers::default();
+    let mut stamps = vec![0u16; 1024];
+    assert_eq!(probing.count(ms(0)), 0);
+    // Each peer's heartbeats, four a window: counted once.
+    for k in 0..4 {
+        for s in stamps.iter_mut() {
+            probing.saw(s, ms(w / 2 + k));
+        }
+    }
+    assert_eq!(probing.count(ms(w / 2 + 10)), 1024);
+    // Half of them go on probing; the others are counted for the rest of
+    // the window and the next, then no more.
+    for s in stamps[..512].iter_mut() {
+        probing.saw(s, ms(w + w / 2));
+    }
+    assert_eq!(probing.count(ms(w + w / 2)), 1024);
+    assert_eq!(probing.count(ms(2 * w + 1)), 512);
+    for s in stamps[..512].iter_mut() {
+        probing.saw(s, ms(2 * w + 2));
+    }
+    assert_eq!(probing.count(ms(2 * w + 3)), 512);
+    // None for two windows: none.
+    assert_eq!(probing.count(ms(4 * w + 1)), 0);
+    probing.saw(&mut stamps[0], ms(5 * w));
+    assert_eq!(probing.count(ms(5 * w)), 1);
+}
+
+#[test]
+fn a_link_busy_with_data_before_the_peer_took_it_out_for_loss_is_judged_by_its_probes() {
+    // As for our own lossy links (8877399): the peer's data on L1 until
+    // its heartbeat said HB_LOSSY left the link `busy`, judged by
+    // SLOW_TOUT, and failed between the peer's probes 1.28 s apart.
+    let p = lossy_params();
+    let mut d = Detector::new(2, ms(0));
+    for t in 0..1_000u64 {
+        d.data((t % 2) as usize, ms(t), &p);
+    }
+    d.asked_probe_shift(8);
+    d.peer_lossy_link(L1, true);
+    d.heartbeat(L1, ms(1_000), L1, 0, &p);
+    assert_eq!(lossy_beside_data(&mut d, 1_001, 12_000, 1_280, &p), None);
+}
+
+#[test]
+fn a_falling_shift_still_covers_the_probes_sent_at_the_old_rate() {
+    // We asked the peer for probes every 1.28 s on the link it has lossy
+    // toward us; most of the peers that probed us healed, and our next
+    // heartbeat asks for 5 ms. The peer probes at 1.28 s until it has it:
+    // taken at once, the bound fell to 140 ms and failed the link between
+    // those probes (review of 8877399); one step a heartbeat, it holds.
+    let p = lossy_params();
+    let mut d = Detector::new(2, ms(0));
+    for t in 0..1_000u64 {
+        d.data((t % 2) as usize, ms(t), &p);
+    }
+    d.asked_probe_shift(8);
+    d.peer_lossy_link(L1, true);
+    d.heartbeat(L1, ms(1_000), L1, 0, &p);
+    let mut failed_at = None;
+    for t in 1_001..12_000u64 {
+        if t == 3_000 {
+            d.asked_probe_shift(0);
+        }
+        if t % 1_280 == 0 {
+            d.peer_lossy_link(L1, true);
+            d.heartbeat(L1, ms(t), L1, 0, &p);
+        }
+        if d.data(L0, ms(t), &p).failed & (1 << L1) != 0 && failed_at.is_none() {
+            failed_at = Some(t);
+        }
+    }
+    assert_eq!(failed_at, None);
+    // Each heartbeat of ours a step: the peer's probes speed up behind them.
+    for _ in 0..8 {
+        d.asked_probe_shift(0);
+    }
+    let mut failed_at = None;
+    for t in 12_000..13_000u64 {
+        if d.data(L0, ms(t), &p).failed & (1 << L1) != 0 && failed_at.is_none() {
+            failed_at = Some(t);
+        }
+    }
+    assert!(failed_at.is_some(), "at 5 ms probes, 1.3 s of silence is a death");
+}
+
+#[test]
+fn what_we_ask_of_the_peers_probes_does_not_stretch_the_bound_of_our_own_lossy_links() {
+    // Thousands of peers probe us (asked shift 9: every 2.56 s), but this
+    // peer's link L1 is lossy in our direction, probed by us every 5 ms:
+    // the answers come that often, and their stop is a death within
+    // SLOW_TOUT + 8 x 5 ms, not 20 s (review of the HB_LOSSY change).
+    let p = lossy_params();
+    let mut d = l1_lossy(&p);
+    d.asked_probe_shift(9);
+    for t in 1_000..2_000u64 {
+        if t % 5 == 0 {
+            d.heartbeat(L1, ms(t), L1, 0, &p);
+        }
+        assert_eq!(d.data(L0, ms(t), &p).failed, 0, "at {t} ms");
+    }
+    let bound = 1_995 + p.slow_tout().as_ms() + LOSSY_SILENT_PROBES * 5;
+    let at = (2_000..3_000).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0).expect("fails");
+    assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
+}
+
+#[test]
+fn a_link_the_peer_fell_back_to_is_judged_by_its_probes_once_its_data_left() {
+    // The peer has L1 lossy toward us (HB_LOSSY), but sent its data there
+    // while nothing better was left; then L0 came back and its data with
+    // it. Its next HB_LOSSY heartbeat on L1 ends L1's `busy` (cleared only
+    // when the flag first came, it stayed set, and L1 failed between the
+    // peer's probes 1.28 s apart: review of the HB_LOSSY change).
+    let p = lossy_params();
+    let mut d = Detector::new(2, ms(0));
+    d.asked_probe_shift(8);
+    d.peer_lossy_link(L1, true);
+    d.heartbeat(L1, ms(0), L1, 0, &p);
+    for t in 1..1_000u64 {
+        d.data(L1, ms(t), &p);
+        if t % 100 == 0 {
+            d.heartbeat(L0, ms(t), L0, 0, &p);
+        }
+    }
+    // Its probe on L1 right after its last data there, then every 1.28 s.
+    let mut failed_at = None;
+    for t in 1_000..12_000u64 {
+        if t == 1_000 || t % 1_280 == 0 {
+            d.peer_lossy_link(L1, true);
+            d.heartbeat(L1, ms(t), L1, 0, &p);
+        }
+        if d.data(L0, ms(t), &p).failed & (1 << L1) != 0 && failed_at.is_none() {
+            failed_at = Some(t);
+        }
+    }
+    assert_eq!(failed_at, None);
+}
+
+#[test]
+fn a_restarted_peer_tells_its_links_loss_afresh() {
+    // A link the peer had lossy toward us before it restarted is no
+    // sparse link of its new incarnation until its heartbeats say so: a
+    // stale bit kept a dead link out of probe rounds and judged it by the
+    // sparse bound (review of the HB_LOSSY change).
+    let p = lossy_params();
+    let mut d = Detector::new(2, ms(0));
+    d.peer_lossy_link(L1, true);
+    d.heartbeat(L1, ms(1), L1, 0, &p);
+    assert_eq!(d.peer_lossy(), 1 << L1);
+    d.renumbered();
+    assert_eq!(d.peer_lossy(), 0);
 }

@@ -243,6 +243,13 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
         "  peers: {} of {}, reorder buffers {} of {}, held {} bytes\n",
         sm.str("count"), sm.str("capacity"), sm.str("bufs"), sm.str("bufs_max"), sm.str("held_bytes")
     );
+    // Older modules have no such keys.
+    if sm.get("probing_peers").is_some() && (sm.num("lossy_peers") | sm.num("probing_peers")) != 0 {
+        o += &format!(
+            "  loss probes: to {} peers, from {}, asked no faster than every {} ms\n",
+            sm.num("lossy_peers"), sm.num("probing_peers"), 5u64 << sm.num("probe_shift").min(9)
+        );
+    }
     let c = &s.counters;
     o += &format!(
         "  packets: rx {} tx {}  dropped: rx {} tx {} (no link {})  malformed {}\n",

@@ -268,7 +268,7 @@ struct Pair {
 #[derive(Clone, Copy)]
 enum Frame {
     Data,
-    Heartbeat { counts: Counts, probe: bool, down: u8, shift: u8 },
+    Heartbeat { counts: Counts, probe: bool, down: u8, shift: u8, lossy: bool },
 }
 
 impl Pair {
@@ -309,7 +309,9 @@ impl Pair {
         let counts = self.det[from].counts(link).expect("counts");
         let down = self.det[from].failed();
         let shift = self.shift[from];
-        self.send(t, from, link, Frame::Heartbeat { counts, probe, down, shift }, delay, lost);
+        let lossy = self.det[from].lossy() & (1 << link) != 0;
+        self.det[from].asked_probe_shift(shift);
+        self.send(t, from, link, Frame::Heartbeat { counts, probe, down, shift, lossy }, delay, lost);
     }
 
     /// Delivers what arrived by `t`, in order of arrival (and of sending,
@@ -330,8 +332,9 @@ impl Pair {
                 Frame::Data => {
                     self.det[to].data(link, now, p);
                 }
-                Frame::Heartbeat { counts, probe, down, shift } => {
+                Frame::Heartbeat { counts, probe, down, shift, lossy } => {
                     self.det[to].peer_probe_shift(shift);
+                    self.det[to].peer_lossy_link(link, lossy);
                     self.det[to].report(link, counts, now, p);
                     self.det[to].heartbeat(link, now, link, down, p);
                     if probe {
@@ -417,29 +420,32 @@ fn lossy_trial(k: usize, loss: f64, base: f64, gap: Duration, rng: &mut Rng, p: 
 }
 
 /// Heartbeats a pair sends beyond the periodic ones (every link each
-/// HBSPAN), per second and side, with link 1 of 2 lossy (20 % of its
-/// frames lost both ways) or not: loss probes, reports asked for, probe
-/// rounds and their answers. A sends bursts of `burst` data frames (0.25
-/// ms apart) every `period` (None: idle after the warm-up). `every[side]`
-/// is how often that side probes a lossy link, for as many peers with one
-/// as its node has ([`loss_probe_every`](ri2n_core::detector::loss_probe_every)).
+/// HBSPAN), per second and side, with link 1 of 2 lossy (20 % of the
+/// frames sent from side `s` lost if `lossy[s]`) or not: loss probes,
+/// reports asked for, probe rounds and their answers. A sends bursts of
+/// `burst` data frames (0.25 ms apart) every `period` (None: idle after
+/// the warm-up). `nodes[side]` is how many peers that side's node has,
+/// each as this pair is: it probes a lossy link every
+/// [`loss_probe_every`](ri2n_core::detector::loss_probe_every) of them,
+/// and asks them for its `probe_shift`.
 /// The first 10 s carry a frame every 0.25 ms, so that link 1 is out of
 /// use for loss when the 30 s measured begin. Returns A's and B's extra
 /// frames per second, B's probe rounds per second, and whether link 1 was
-/// out of use at A and B throughout.
+/// out of use at A throughout (where it loses what A sends).
 #[allow(clippy::too_many_arguments)]
 fn lossy_load(
-    lossy: bool,
+    lossy: [bool; 2],
     heal: bool,
     burst: u32,
     period: Option<Duration>,
-    every: [Duration; 2],
+    nodes: [usize; 2],
     rng: &mut Rng,
     p: &Params,
 ) -> ([f64; 2], f64, bool, u32, [Option<u64>; 2]) {
     let ms = |v: u64| Duration::from_ms(v).0;
     let (k, delay, hbspan) = (2usize, Duration::from_us(100).0, p.hbspan().0);
     let sweep = (p.fast_tout().0 / 4).max(ms(1));
+    let every = nodes.map(ri2n_core::detector::loss_probe_every);
     // Healing: the cable loses nothing from the warm-up's end; how long
     // until each side uses link 1 again (at most 600 s).
     let (warm, end) = (ms(10_000), if heal { ms(610_000) } else { ms(40_000) });
@@ -453,11 +459,11 @@ fn lossy_load(
     let (mut next_burst, mut next_data, mut left) = (0u64, 0u64, 0u32);
     let mut t = 0u64;
     while t < end {
-        let lost = |l: usize, rng: &mut Rng| lossy && l == 1 && !(heal && t >= warm) && rng.below(5) == 0;
+        let lost = |from: usize, l: usize, rng: &mut Rng| lossy[from] && l == 1 && !(heal && t >= warm) && rng.below(5) == 0;
         // The warm-up's steady stream, then the bursts.
         if t < warm {
             while next_data <= t {
-                pair.send_data(&mut rr, next_data, all, delay, p, |l| lost(l, rng));
+                pair.send_data(&mut rr, next_data, all, delay, p, |l| lost(0, l, rng));
                 next_data += Duration::from_us(250).0;
             }
             next_burst = warm;
@@ -474,7 +480,7 @@ fn lossy_load(
                 if next_data > t {
                     break;
                 }
-                pair.send_data(&mut rr, next_data, all, delay, p, |l| lost(l, rng));
+                pair.send_data(&mut rr, next_data, all, delay, p, |l| lost(0, l, rng));
                 next_data += Duration::from_us(250).0;
                 left -= 1;
             }
@@ -483,7 +489,7 @@ fn lossy_load(
             for l in 0..k {
                 if pair.next_hb[side][l] <= t {
                     pair.next_hb[side][l] += hbspan;
-                    let drop = lost(l, rng);
+                    let drop = lost(side, l, rng);
                     pair.heartbeat(t, side, l, false, delay, drop);
                 }
             }
@@ -491,8 +497,11 @@ fn lossy_load(
         pair.deliver(t, p);
         for side in 0..2 {
             // A node asks its peers to slow down once it has that many
-            // with a lossy link (N alike: once this pair's is).
-            pair.shift[side] = if pair.det[side].lossy() != 0 { ri2n_core::detector::loss_probe_shift(every[side]) } else { 0 };
+            // with a lossy link, or that many probing it (N alike: once
+            // this pair's is, `nodes[side]` peers).
+            let d = &pair.det[side];
+            let count = |mask: u8| if mask != 0 { nodes[side] } else { 0 };
+            pair.shift[side] = ri2n_core::detector::node_probe_shift(count(d.lossy()), count(d.peer_lossy()));
             let d = &mut pair.det[side];
             let probe = d.probe_due(Instant(t), all, p)
                 | d.retry_due(Instant(t), all, p)
@@ -509,7 +518,7 @@ fn lossy_load(
                     if t >= warm {
                         extra[side] += 1;
                     }
-                    let drop = lost(l, rng);
+                    let drop = lost(side, l, rng);
                     pair.heartbeat(t, side, l, probe & (1 << l) != 0, delay, drop);
                 }
             }
@@ -520,15 +529,18 @@ fn lossy_load(
         if heal && t >= warm {
             for side in 0..2 {
                 if back[side].is_none() && pair.det[side].usable() & (1 << 1) != 0 {
-                    back[side] = Some(t - warm);
+                    // u64::MAX: in use when the cable healed.
+                    back[side] = Some(if t - warm < sweep { u64::MAX } else { t - warm });
                 }
             }
             if back.iter().all(|b| b.is_some()) {
                 break;
             }
         }
-        if t >= warm && lossy {
-            held &= pair.det[0].lossy() & pair.det[1].lossy() & (1 << 1) != 0;
+        // Out of use at A, whose data it would lose (B sends none, so
+        // it has no loss of its own to measure but its heartbeats').
+        if t >= warm && lossy[0] {
+            held &= pair.det[0].lossy() & (1 << 1) != 0;
         }
         t += sweep;
     }
@@ -660,15 +672,19 @@ fn main() {
     }
 
     println!("\n## Heartbeats beyond the periodic ones, with a lossy cable, 2 links\n");
-    println!("Node B's cable on link 1 loses 20 % of frames both ways, so link 1 is out of use for loss toward each of its N");
-    println!("peers, and each peer A has that one lossy peer. A pair as above, 30 s measured after a 10 s warm-up; A sends");
+    println!("Node B's cable on link 1 loses 20 % of frames both ways (or only those B receives, \"toward B\", or only those");
+    println!("it sends, \"from B\"), so link 1 is out of use for loss toward each of its N peers at the sending end of each lossy");
+    println!("direction, and each peer A has that one lossy peer. A pair as above, 30 s measured after a 10 s warm-up; A sends");
     println!("B bursts of data frames 0.25 ms apart. Frames per second beyond the periodic heartbeats (loss probes, counts");
     println!("asked for, probe rounds, answers): each side's per peer, and B's whole node (N peers alike): sent, and");
     println!("received from its peers. B probes each lossy link every `loss_probe_every(N)`, and its heartbeats ask the peers");
     println!("(`probe_shift`) to probe it no more often; A alone would probe every `loss_probe_every(1)`, 5 ms.");
     println!("Rounds: B's probe rounds per second per peer (link 1 asked as a witness when link 0 falls silent after a burst).");
-    println!("Failures: times link 1 was failed (nothing arrived for too long) at A or B in the 30 s; it never dies here.\n");
-    println!("| N | link 1 | traffic from A | A frames / s | B frames / s / peer | B rounds / s / peer | node B sends / s | node B receives / s | link 1 out of use throughout | link 1 failures |");
+    println!("Failures: times link 1 was failed (nothing arrived for too long) at A or B in the 30 s; it never dies here.");
+    println!("\"From B\": B sends no data, so it has too few frames of its own to find its link lossy, and A, whose frames get");
+    println!("through, keeps link 1 in use: A's probe rounds, when B's heartbeats come on one link and not yet on the other,");
+    println!("fail link 1 whenever B's answer there is lost (the failures; a retry brings it back within HBSPAN / 8).\n");
+    println!("| N | link 1 | traffic from A | A frames / s | B frames / s / peer | B rounds / s / peer | node B sends / s | node B receives / s | link 1 out of use at A throughout | link 1 failures |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     // Its own generator: the restarts below draw from the lossy trials'.
     let mut hb_rng = Rng(11);
@@ -678,30 +694,42 @@ fn main() {
         ("10 frames / 200 ms", 10, Some(Duration::from_ms(200))),
         ("1 frame / ms", 1, Some(Duration::from_ms(1))),
     ];
+    // Which of A's and B's frames link 1 loses.
+    let cables: [(&str, [bool; 2]); 4] =
+        [("lossy", [true, true]), ("healthy", [false, false]), ("lossy toward B", [true, false]), ("lossy from B", [false, true])];
     for n in [16usize, 320, 1024, 4096] {
-        let every = [ri2n_core::detector::loss_probe_every(1), ri2n_core::detector::loss_probe_every(n)];
-        for lossy in [true, false] {
-            if !lossy && n != 16 {
+        for (cable, lossy) in cables {
+            let one_way = lossy[0] != lossy[1];
+            if (cable == "healthy" && n != 16) || (one_way && n == 320) {
                 continue; // no lossy link: the same at every N
             }
             for (name, burst, period) in traffic {
-                let (f, r, held, fails, _) = lossy_load(lossy, false, burst, period, every, &mut hb_rng, &p);
-                println!("| {n} | {} | {name} | {:.1} | {:.1} | {r:.2} | {:.0} | {:.0} | {} | {fails} |",
-                    if lossy { "lossy" } else { "healthy" }, f[0], f[1], f[1] * n as f64, f[0] * n as f64,
-                    if lossy { if held { "yes" } else { "no" } } else { "–" });
+                if one_way && burst == 10 {
+                    continue;
+                }
+                let (f, r, held, fails, _) = lossy_load(lossy, false, burst, period, [1, n], &mut hb_rng, &p);
+                println!("| {n} | {cable} | {name} | {:.1} | {:.1} | {r:.2} | {:.0} | {:.0} | {} | {fails} |",
+                    f[0], f[1], f[1] * n as f64, f[0] * n as f64,
+                    if lossy[0] { if held { "yes" } else { "no" } } else { "–" });
             }
         }
     }
 
     println!("\nThe cable heals (no more loss) after the warm-up: seconds until each side uses link 1 again (a sample of");
-    println!("200 clean frames, or 400 in a row), at most 600 s; one trial each.\n");
+    println!("200 clean frames, or 400 in a row), at most 600 s; one trial each. \"Never out\": B sends no data, and A's");
+    println!("probes, spaced as B's `probe_shift` asks, bring it too few answers to find its own link lossy; so B sends no");
+    println!("probes, and A samples link 1 with its own alone (at 8877399, when A's probes every 5 ms in the warm-up made B");
+    println!("find it lossy first: 24 / 59 / 195 s idle at 320 / 1,024 / 4,096 peers).\n");
     println!("| N | traffic from A | A back after (s) | B back after (s) |");
     println!("|---|---|---|---|");
     for n in [16usize, 320, 1024, 4096] {
-        let every = [ri2n_core::detector::loss_probe_every(1), ri2n_core::detector::loss_probe_every(n)];
         for (name, burst, period) in [traffic[0], traffic[2]] {
-            let (.., back) = lossy_load(true, true, burst, period, every, &mut hb_rng, &p);
-            let s = |b: Option<u64>| b.map_or("> 600".to_string(), |b| format!("{:.1}", b as f64 / 1e9));
+            let (.., back) = lossy_load([true; 2], true, burst, period, [1, n], &mut hb_rng, &p);
+            let s = |b: Option<u64>| match b {
+                None => "> 600".to_string(),
+                Some(u64::MAX) => "never out".to_string(),
+                Some(b) => format!("{:.1}", b as f64 / 1e9),
+            };
             println!("| {n} | {name} | {} | {} |", s(back[0]), s(back[1]));
         }
     }
