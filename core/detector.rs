@@ -198,7 +198,7 @@ pub const LOSS_PROBE_MS: u64 = 5;
 /// counted toward our own probes; toward what we ask, the peers that probe
 /// us too ([`node_probe_shift`]). A healed link then takes longer to come
 /// back, at both ends, since a sample is 200 frames sent on it: ri2n-sim
-/// (one trial, idle) 2 s at 16 such peers, 59 s at 1,024, 195 s at 4,096.
+/// (one trial, idle) 1.4 s at 16 such peers, 110 s at 1,024, 308 s at 4,096.
 pub const LOSS_PROBE_PEERS: usize = 16;
 
 /// How often to probe each lossy link when `lossy_peers` peers have one.

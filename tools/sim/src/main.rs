@@ -168,7 +168,8 @@ fn trial(k: usize, gap: Option<Duration>, rng: &mut Rng, p: &Params) -> (Option<
     let ms = |v: u64| Duration::from_ms(v).0;
     let rtt = Duration::from_us(200).0;
     let hbspan = p.hbspan().0;
-    let phase: Vec<u64> = (0..k).map(|_| rng.below(hbspan)).collect();
+    // The peer's heartbeats leave on every link at once (`State::hb_tick`).
+    let phase: Vec<u64> = vec![rng.below(hbspan); k];
     let cut = ms(10_000) + rng.below(hbspan);
     let heal = cut + ms(10_000);
     let end = heal + ms(10_000);
@@ -274,7 +275,9 @@ enum Frame {
 impl Pair {
     fn new(k: usize, rng: &mut Rng, p: &Params) -> Pair {
         let hbspan = p.hbspan().0;
-        let phases = |rng: &mut Rng| (0..k).map(|_| rng.below(hbspan)).collect::<Vec<u64>>();
+        // One phase a side for all its links: the driver's heartbeat tick
+        // sends a peer's on every link at once (`State::hb_tick`).
+        let phases = |rng: &mut Rng| vec![rng.below(hbspan); k];
         Pair {
             det: [Detector::new(k, Instant(0)), Detector::new(k, Instant(0))],
             flight: Vec::new(),
