@@ -1259,17 +1259,23 @@ impl Detector {
         // Until when a lossy link may witness (`round`).
         let mut witness = None::<Instant>;
         let mut failed = false;
-        let (live, sparse) = (self.live(), self.sparse());
+        // `live` and `sparse` by endpoint, in this one pass (`next_due`
+        // runs on most frames: their masks cost 120 instructions a call).
+        let mut live_busy = false;
         for (l, e) in self.endpoints[..self.n()].iter().enumerate() {
-            if up & (1 << l) == 0 {
+            let bit = 1u8 << l;
+            if up & bit == 0 {
                 continue;
             }
             failed |= e.failed;
             let silent_at = e.last_rx.plus(slow);
-            if live & (1 << l) != 0 {
+            let alive = !e.failed && !e.peer_failed;
+            let peer_lossy = self.peer_lossy & bit != 0;
+            if alive && !e.lossy && !peer_lossy {
                 first = first.min(silent_at);
                 last = Some(last.map_or(silent_at, |t| t.max(silent_at)));
-            } else if sparse & (1 << l) != 0 {
+                live_busy |= self.busy & bit != 0;
+            } else if alive {
                 witness = Some(witness.map_or(silent_at, |t| t.max(silent_at)));
             }
             if reports && !e.failed && !e.peer_failed {
@@ -1297,7 +1303,7 @@ impl Detector {
             }
             // Or once all are, one busy, while a lossy link witnesses.
             let t = last.max(self.probed.plus(slow));
-            if let Some(w) = witness.filter(|_| live & up & self.busy != 0) {
+            if let Some(w) = witness.filter(|_| live_busy) {
                 if t < w && now < w {
                     due = due.min(t);
                 }
