@@ -245,9 +245,10 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
     );
     // Older modules have no such keys.
     if sm.get("probing_peers").is_some() && (sm.num("lossy_peers") | sm.num("probing_peers")) != 0 {
+        let peers = |n: u64| format!("{n} peer{}", if n == 1 { "" } else { "s" });
         o += &format!(
-            "  loss probes: to {} peers, from {}, asked no faster than every {} ms\n",
-            sm.num("lossy_peers"), sm.num("probing_peers"), 5u64 << sm.num("probe_shift").min(9)
+            "  loss probes: to {}, from {}, asked no faster than every {} ms\n",
+            peers(sm.num("lossy_peers")), peers(sm.num("probing_peers")), 5u64 << sm.num("probe_shift").min(9)
         );
     }
     let c = &s.counters;
