@@ -7,8 +7,10 @@
 //! ri2n-forge DEV capture FILE --src MAC [--kind data|bcast|hb] [--count N] [--timeout S]
 //! ri2n-forge DEV replay FILE [--rate PPS] [--duration S]
 //! ri2n-forge DEV forge KIND --from MAC --to MAC [--epoch HEX] [--seq N] [--sealed] [--link L]
-//!                           [--rate PPS] [--duration S]
+//!                           [--rate PPS] [--duration S] [--peers N]
 //!     KIND: hb-down  heartbeats saying every link is down
+//!           hb-lossy heartbeats saying the link is out of use toward the
+//!                    receiver for loss (HB_LOSSY): a peer that probes it
 //!           epoch    heartbeats of another epoch (a fake restart)
 //!           data     data frames numbered around --seq
 //!           bcast    broadcasts numbered ahead of --seq (to pre-mark them)
@@ -17,6 +19,8 @@
 //!
 //! Frames are raw Ethernet on DEV (an AF_PACKET socket); a captured frame
 //! is one line of hex in FILE. Each command prints `sent N` or `captured N`.
+//! With `--peers N`, forged frames come from N source MACs in turn, the
+//! last two bytes of `--from` replaced by 0..N: that many peers.
 //!
 //! `tun` is not a host on the segment but a local user with CAP_NET_ADMIN
 //! (in a user namespace, say): it creates DEV as a tun device whose frames
@@ -216,8 +220,13 @@ fn main() {
             let seq = o.num("--seq", 0.0) as u32;
             let sealed = o.flag("--sealed");
             let link = o.num("--link", 0.0) as u8;
+            let peers = (o.num("--peers", 1.0) as u64).clamp(1, 1 << 16);
             let mut rng = Rng::new();
             let sent = pace(&sock, rate, duration, |i| {
+                let mut from = from;
+                if peers > 1 {
+                    from[4..6].copy_from_slice(&((i % peers) as u16).to_be_bytes());
+                }
                 let (k, dst, n, payload): (u8, [u8; 6], u32, Vec<u8>) = match kind.as_str() {
                     "hb-down" | "epoch" => {
                         let e = if kind == "epoch" { epoch.wrapping_add(1 + i) } else { epoch };
@@ -234,6 +243,16 @@ fn main() {
                         if sealed {
                             p[20..28].copy_from_slice(&(u64::MAX - i).to_be_bytes());
                         }
+                        (3, to, seq, p)
+                    }
+                    "hb-lossy" => {
+                        // Counts | HB_LOSSY, no probe (nothing to answer),
+                        // on the link it leaves on, nothing down.
+                        let mut p = vec![0u8; 20];
+                        p[..4].copy_from_slice(&(epoch as u32).to_be_bytes());
+                        p[4] = 0b1010;
+                        p[5] = link;
+                        rng.fill(&mut p[8..20]);
                         (3, to, seq, p)
                     }
                     "data" => {
