@@ -1781,7 +1781,7 @@ impl State {
     /// links lossy toward us no more often than we probe each of ours, or
     /// than the number of peers that probe us allows.
     pub(crate) fn probe_shift(&self) -> u8 {
-        node_probe_shift(self.lossy_peers, self.probing.count(now()))
+        self.loss_probes(now()).2
     }
 
     /// The frame counts of a heartbeat on link `l` to the peer in cell

@@ -1504,6 +1504,35 @@ fn our_own_probe_interval_counts_in_the_bound_too() {
     assert_eq!(lossy_beside_data(&mut d, 1_000, 12_000, 1_280, &p), None);
 }
 
+/// Both links carry the peer's data until 999 ms; we ask (`asked`) for its
+/// probes; at `at` ms its heartbeat on L1 says HB_LOSSY if `flagged`.
+fn data_then_peer_lossy(flagged: bool, asked: u8, at: u64, p: &Params) -> Detector {
+    let mut d = Detector::new(2, ms(0));
+    for t in 0..1_000u64 {
+        d.data((t % 2) as usize, ms(t), p);
+    }
+    d.asked_probe_shift(asked);
+    d.peer_lossy_link(L1, flagged);
+    d.heartbeat(L1, ms(at), L1, 0, p);
+    d
+}
+
+/// L0 streams data every ms over `ts`, while L1 brings the peer's HB_LOSSY
+/// heartbeats at the times `probe` picks; the first time L1 failed.
+fn peer_probes_beside_data(d: &mut Detector, ts: std::ops::Range<u64>, probe: impl Fn(u64) -> bool, p: &Params) -> Option<u64> {
+    let mut failed_at = None;
+    for t in ts {
+        if probe(t) {
+            d.peer_lossy_link(L1, true);
+            d.heartbeat(L1, ms(t), L1, 0, p);
+        }
+        if d.data(L0, ms(t), p).failed & (1 << L1) != 0 && failed_at.is_none() {
+            failed_at = Some(t);
+        }
+    }
+    failed_at
+}
+
 /// Our side of a link the peer has out of use toward us for loss (a cable
 /// of ours that loses only what we receive): both links healthy by our own
 /// counts, L0 and L1 carrying the peer's data until 999 ms, then the
@@ -1512,13 +1541,7 @@ fn our_own_probe_interval_counts_in_the_bound_too() {
 /// our `probe_shift`, `asked`, asks). Runs to `to` ms, the probes ending
 /// at `last`; the first time L1 failed, and the probe rounds begun.
 fn probed_by_the_peer(flagged: bool, asked: u8, gap: u64, last: u64, to: u64, p: &Params) -> (Option<u64>, u32) {
-    let mut d = Detector::new(2, ms(0));
-    for t in 0..1_000u64 {
-        d.data((t % 2) as usize, ms(t), p);
-    }
-    d.asked_probe_shift(asked);
-    d.peer_lossy_link(L1, flagged);
-    d.heartbeat(L1, ms(999), L1, 0, p);
+    let mut d = data_then_peer_lossy(flagged, asked, 999, p);
     let (mut failed_at, mut rounds) = (None, 0);
     for t in 1_000..to {
         if t % gap == 0 && t <= last {
@@ -1614,13 +1637,7 @@ fn a_link_busy_with_data_before_the_peer_took_it_out_for_loss_is_judged_by_its_p
     // its heartbeat said HB_LOSSY left the link `busy`, judged by
     // SLOW_TOUT, and failed between the peer's probes 1.28 s apart.
     let p = lossy_params();
-    let mut d = Detector::new(2, ms(0));
-    for t in 0..1_000u64 {
-        d.data((t % 2) as usize, ms(t), &p);
-    }
-    d.asked_probe_shift(8);
-    d.peer_lossy_link(L1, true);
-    d.heartbeat(L1, ms(1_000), L1, 0, &p);
+    let mut d = data_then_peer_lossy(true, 8, 1_000, &p);
     assert_eq!(lossy_beside_data(&mut d, 1_001, 12_000, 1_280, &p), None);
 }
 
@@ -1632,37 +1649,16 @@ fn a_falling_shift_still_covers_the_probes_sent_at_the_old_rate() {
     // taken at once, the bound fell to 140 ms and failed the link between
     // those probes (review of 8877399); one step a heartbeat, it holds.
     let p = lossy_params();
-    let mut d = Detector::new(2, ms(0));
-    for t in 0..1_000u64 {
-        d.data((t % 2) as usize, ms(t), &p);
-    }
-    d.asked_probe_shift(8);
-    d.peer_lossy_link(L1, true);
-    d.heartbeat(L1, ms(1_000), L1, 0, &p);
-    let mut failed_at = None;
-    for t in 1_001..12_000u64 {
-        if t == 3_000 {
-            d.asked_probe_shift(0);
-        }
-        if t % 1_280 == 0 {
-            d.peer_lossy_link(L1, true);
-            d.heartbeat(L1, ms(t), L1, 0, &p);
-        }
-        if d.data(L0, ms(t), &p).failed & (1 << L1) != 0 && failed_at.is_none() {
-            failed_at = Some(t);
-        }
-    }
-    assert_eq!(failed_at, None);
+    let mut d = data_then_peer_lossy(true, 8, 1_000, &p);
+    let every_1280 = |t: u64| t % 1_280 == 0;
+    assert_eq!(peer_probes_beside_data(&mut d, 1_001..3_000, every_1280, &p), None);
+    d.asked_probe_shift(0);
+    assert_eq!(peer_probes_beside_data(&mut d, 3_000..12_000, every_1280, &p), None);
     // Each heartbeat of ours a step: the peer's probes speed up behind them.
     for _ in 0..8 {
         d.asked_probe_shift(0);
     }
-    let mut failed_at = None;
-    for t in 12_000..13_000u64 {
-        if d.data(L0, ms(t), &p).failed & (1 << L1) != 0 && failed_at.is_none() {
-            failed_at = Some(t);
-        }
-    }
+    let failed_at = peer_probes_beside_data(&mut d, 12_000..13_000, |_| false, &p);
     assert!(failed_at.is_some(), "at 5 ms probes, 1.3 s of silence is a death");
 }
 
@@ -1705,17 +1701,8 @@ fn a_link_the_peer_fell_back_to_is_judged_by_its_probes_once_its_data_left() {
         }
     }
     // Its probe on L1 right after its last data there, then every 1.28 s.
-    let mut failed_at = None;
-    for t in 1_000..12_000u64 {
-        if t == 1_000 || t % 1_280 == 0 {
-            d.peer_lossy_link(L1, true);
-            d.heartbeat(L1, ms(t), L1, 0, &p);
-        }
-        if d.data(L0, ms(t), &p).failed & (1 << L1) != 0 && failed_at.is_none() {
-            failed_at = Some(t);
-        }
-    }
-    assert_eq!(failed_at, None);
+    let probe = |t: u64| t == 1_000 || t % 1_280 == 0;
+    assert_eq!(peer_probes_beside_data(&mut d, 1_000..12_000, probe, &p), None);
 }
 
 #[test]
