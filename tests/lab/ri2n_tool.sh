@@ -25,6 +25,8 @@ assert isinstance(dev["counters"]["tx_packets"], int)
 ' "$LAB_DIR/show.json" "$mac2"
 check "get reads one value" test "$(on n1 ri2n get ri2n0 endpoint "$mac2" eth0 state)" = up
 check "get of a missing value exits 1" not on n1 ri2n get ri2n0 counter no_such_counter
+check "show says whether frames are sealed" out_has n1 "keys: off" ri2n show ri2n0
+check "get reads the keys' state" test "$(on n1 ri2n get ri2n0 auth state)" = off
 
 # Across a failover: events and watch run while n2's eth1 loses carrier
 # under a transfer and gets it back.
@@ -67,6 +69,10 @@ check "no such device: exit 2" test "$(status on n1 ri2n show nosuch)" = 2
 check "  ... with a clear message" out_has n1 "no ri2n device nosuch" sh -c 'ri2n show nosuch 2>&1'
 check "a newer format: the tool says which versions it speaks" out_has n1 "newer than this tool, which speaks version 1" sh -c '
 	mkdir -p /tmp/p; sed "s/version=1/version=7/" /proc/net/ri2n_state/ri2n0 >/tmp/p/ri2n0; ri2n --proc /tmp/p show 2>&1'
+check "one unreadable device: the others shown, it named, exit 2" on n1 sh -c '
+	mkdir -p /tmp/q; cp /proc/net/ri2n_state/ri2n0 /tmp/q/ri2n0; head -3 /tmp/q/ri2n0 >/tmp/q/ri2n9
+	ri2n --proc /tmp/q show >/tmp/q/out 2>/tmp/q/err; rc=$?
+	[ $rc = 2 ] && grep -q "endpoint eth1: " /tmp/q/out && grep -q "ri2n9: state cut short" /tmp/q/err'
 on n1 sh -c "ri2n events ri2n0 >/tmp/gone 2>&1 & ri2n watch ri2n0 >/tmp/gone-watch 2>&1 &"
 sleep 0.5
 on n1 rmmod ri2n

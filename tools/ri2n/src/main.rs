@@ -12,8 +12,8 @@
 //!                                     (ms since the epoch), what, and
 //!                                     seen=when this tool read it
 //!     ri2n get DEV counter NAME | peers NAME | param NAME | device NAME |
-//!              peer MAC NAME | endpoint MAC SLAVE NAME | endpoints MAC NAME
-//!              (summed) | slave SLAVE NAME | peer-list
+//!              auth NAME | peer MAC NAME | endpoint MAC SLAVE NAME |
+//!              endpoints MAC NAME (summed) | slave SLAVE NAME | peer-list
 //!                                     one value, for scripts
 //!     ri2n key DEV set FILE|none      seal frames with the key in FILE (32
 //!                                     hex digits); `none`: keys off
@@ -80,7 +80,19 @@ fn nap(d: Duration) {
     }
 }
 
-const USAGE: &str = "usage: ri2n [show] [DEV] [--json] | watch [DEV] [--interval MS] | events [DEV] [--interval MS] [--peer MAC] [--slave NAME] [--state S[|S...]] [--initial] [--count N] [--timeout S] | get DEV WHAT... | key DEV set|accept FILE|none";
+const USAGE: &str = "\
+usage: ri2n [show] [DEV] [--json]
+       ri2n watch [DEV] [--interval MS]
+       ri2n events [DEV] [--interval MS] [--peer MAC] [--slave NAME] [--state S[|S...]]
+                   [--initial] [--count N] [--timeout S]
+       ri2n get DEV counter|peers|param|device|auth KEY
+       ri2n get DEV slave SLAVE KEY | peer MAC KEY | endpoint MAC SLAVE KEY
+       ri2n get DEV endpoints MAC KEY (summed over links) | peer-list
+       ri2n key DEV set|accept FILE|none
+watch and events follow one device: DEV, or the first there is.
+--proc DIR (or RI2N_PROC=DIR) reads the state from DIR, not /proc/net/ri2n_state.
+Exit status: 0; 1 events timed out, get found no such value, or the device
+went away; 2 usage, no device, or a state this tool cannot read.";
 
 struct Opts {
     proc_dir: String,
@@ -160,11 +172,14 @@ fn devices(o: &Opts, dev: Option<&str>) -> Vec<String> {
 
 /// Reads `dev`'s state; `None` if the device is gone.
 fn read(o: &Opts, dev: &str) -> Option<State> {
-    let text = std::fs::read_to_string(format!("{}/{dev}", o.proc_dir)).ok()?;
-    match parse(&text) {
-        Ok(s) => Some(s),
-        Err(e) => die(&format!("{dev}: {e}")),
-    }
+    read_or(o, dev).unwrap_or_else(|e| die(&e))
+}
+
+/// Reads `dev`'s state: `None` if the device is gone, an error if its
+/// state cannot be read.
+fn read_or(o: &Opts, dev: &str) -> Result<Option<State>, String> {
+    let Ok(text) = std::fs::read_to_string(format!("{}/{dev}", o.proc_dir)) else { return Ok(None) };
+    parse(&text).map(Some).map_err(|e| format!("{dev}: {e}"))
 }
 
 struct Paint(bool);
@@ -203,6 +218,25 @@ fn rate(now: u64, before: Option<u64>, dt: f64) -> Option<f64> {
     before.filter(|_| dt > 0.0).map(|b| now.wrapping_sub(b) as f64 / dt)
 }
 
+/// [`rate`] of a count that wraps at 32 bits (an endpoint's `tx`).
+fn rate32(now: u64, before: Option<u64>, dt: f64) -> Option<f64> {
+    before.filter(|_| dt > 0.0).map(|b| (now as u32).wrapping_sub(b as u32) as f64 / dt)
+}
+
+/// Counters that are 0 on a healthy device, and what each one points at:
+/// `show` names those that are not.
+const TROUBLE: &[(&str, &str)] = &[
+    ("rx_auth_fail", "tags that failed: a key another node does not have?"),
+    ("rx_replays", "sealed frames replayed or from before a restart"),
+    ("rx_mode_mismatch", "frames of the other one_switch mode"),
+    ("tx_queue_full", "packets dropped at a full slave queue"),
+    ("tx_loop", "packets that came back to ri2n0"),
+    ("peers_refused", "peers refused: peer_mem is full"),
+    ("rx_nobuf", "packets with no reorder buffer free"),
+    ("rx_held_full", "windows released early: held_mem is full"),
+    ("slave_mac_taken", "slave MACs claimed by two peers"),
+];
+
 /// What `watch` remembers from the reading before.
 #[derive(Default)]
 struct Previous {
@@ -238,6 +272,12 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
     o += &format!("  mac: {}  mtu: {}  state: {}  epoch: {}\n", d.str("mac"), d.str("mtu"), paint.state(d.str("state")), d.str("epoch"));
     let params: Vec<String> = s.params.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
     o += &format!("  parameters: {}\n", params.join(" "));
+    if let Some(a) = &s.auth {
+        o += &match a.str("state") {
+            "on" => format!("  keys: on, key id {}, also accepted {}\n", a.str("key_id"), a.str("accept_id")),
+            st => format!("  keys: {st}\n"),
+        };
+    }
     let sm = &s.peers_summary;
     o += &format!(
         "  peers: {} of {}, reorder buffers {} of {}, held {} bytes\n",
@@ -256,6 +296,11 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
         "  packets: rx {} tx {}  dropped: rx {} tx {} (no link {})  malformed {}\n",
         c.num("rx_packets"), c.num("tx_packets"), c.num("rx_dropped"), c.num("tx_dropped"), c.num("tx_no_link"), c.num("rx_malformed")
     );
+    for (k, why) in TROUBLE {
+        if c.num(k) != 0 {
+            o += &format!("  {}: {} {}\n", paint.wrap("33", k), c.num(k), why);
+        }
+    }
     for sl in &s.slaves {
         let name = sl.str("name");
         let mut line = format!(
@@ -268,6 +313,9 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
             rate(sl.num("rx_packets"), before(&format!("slave {name} rx_packets")), dt),
         ) {
             line += &format!(", now tx {tx:.0}/s rx {rx:.0}/s");
+        }
+        if sl.num("tx_dropped") != 0 {
+            line += &format!(", dropped {} at its queue", sl.num("tx_dropped"));
         }
         o += &line;
         o.push('\n');
@@ -292,9 +340,15 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
             );
             if let (Some(rx), Some(tx)) = (
                 rate(e.num("rx") + e.num("hb"), before(&format!("{key} rx")), dt),
-                rate(e.num("tx"), before(&format!("{key} tx")), dt),
+                rate32(e.num("tx"), before(&format!("{key} tx")), dt),
             ) {
                 line += &format!(", now rx {rx:.0}/s tx {tx:.0}/s");
+            }
+            if e.num("peer_lossy") != 0 {
+                line += ", the peer has it out of use for loss toward us";
+            }
+            if let Some(m) = e.get("peer_slave_mac").filter(|m| *m != "none" && *m != "00:00:00:00:00:00") {
+                line += &format!(", the peer's slave {m}");
             }
             o += &line;
             o.push('\n');
@@ -305,14 +359,28 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
 
 fn show(o: &Opts) {
     let devs = devices(o, o.args.first().map(String::as_str));
-    let states: Vec<State> = devs.iter().filter_map(|d| read(o, d)).collect();
+    // A device whose state cannot be read is named, and the others shown.
+    let mut unreadable = false;
+    let states: Vec<State> = devs
+        .iter()
+        .filter_map(|d| {
+            read_or(o, d).unwrap_or_else(|e| {
+                eprintln!("ri2n: {e}");
+                unreadable = true;
+                None
+            })
+        })
+        .collect();
     if o.json {
         emit(&to_json(&states));
-        return;
+    } else {
+        let paint = Paint(std::io::stdout().is_terminal());
+        let texts: Vec<String> = states.iter().map(|s| render(s, &paint, None, &HashMap::new())).collect();
+        emit(&texts.join("\n"));
     }
-    let paint = Paint(std::io::stdout().is_terminal());
-    let texts: Vec<String> = states.iter().map(|s| render(s, &paint, None, &HashMap::new())).collect();
-    emit(&texts.join("\n"));
+    if unreadable {
+        exit(2);
+    }
 }
 
 /// A transition seen between two readings.
@@ -471,6 +539,7 @@ fn get(o: &Opts) {
         ["peers", k] => rec_val(Some(&s.peers_summary), k),
         ["param", k] => rec_val(Some(&s.params), k),
         ["device", k] => rec_val(Some(&s.device), k),
+        ["auth", k] => rec_val(s.auth.as_ref(), k),
         ["slave", sl, k] => rec_val(s.slaves.iter().find(|r| r.get("name") == Some(sl)), k),
         ["peer", mac, k] => rec_val(s.peer(mac).map(|p| &p.rec), k),
         ["endpoint", mac, sl, k] => rec_val(s.peer(mac).and_then(|p| p.endpoint(sl)), k),

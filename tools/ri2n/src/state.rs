@@ -60,15 +60,24 @@ impl Peer {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
     pub version: u32,
+    /// The first record (`ri2n-state`: the version, the protocol's).
+    pub head: Record,
     /// The kernel's wall clock when the state was read, in ms since the
     /// epoch: every `*_ms` age counts back from it.
     pub clock_ms: u64,
+    /// The `clock` record (`ms`, and `mono_ms`, the monotonic clock then).
+    pub clock: Record,
     pub device: Record,
     pub params: Record,
     pub slaves: Vec<Record>,
     pub counters: Record,
+    /// Keys (`state`, `key_id`, `accept_id`); older modules have none.
+    pub auth: Option<Record>,
     pub peers_summary: Record,
     pub peers: Vec<Peer>,
+    /// Records of kinds this tool does not know (a newer kernel's, same
+    /// version), in order.
+    pub others: Vec<Record>,
 }
 
 impl State {
@@ -147,8 +156,9 @@ pub fn parse(text: &str) -> Result<State, ParseError> {
     if !VERSIONS.contains(&version) {
         return Err(ParseError::Version(version));
     }
-    let (mut clock, mut device, mut params, mut counters, mut summary) = (None, None, None, None, None);
+    let (mut clock, mut device, mut params, mut counters, mut summary, mut auth) = (None, None, None, None, None, None);
     let mut slaves = Vec::new();
+    let mut others = Vec::new();
     let mut peers: Vec<Peer> = Vec::new();
     let mut ended = false;
     for (n, line) in lines {
@@ -157,11 +167,12 @@ pub fn parse(text: &str) -> Result<State, ParseError> {
         }
         let r = record(line, n)?;
         match r.kind.as_str() {
-            "clock" => clock = Some(r.num("ms")),
+            "clock" => clock = Some(r),
             "device" => device = Some(r),
             "params" => params = Some(r),
             "slave" => slaves.push(r),
             "counters" => counters = Some(r),
+            "auth" => auth = Some(r),
             "peers" => summary = Some(r),
             "peer" => {
                 if r.get("mac").is_none() {
@@ -176,7 +187,7 @@ pub fn parse(text: &str) -> Result<State, ParseError> {
                 p.endpoints.push(r);
             }
             "end" => ended = true,
-            _ => {} // A record kind from a newer kernel, same version.
+            _ => others.push(r), // A newer kernel's, same version.
         }
     }
     // A whole dump ends "end\n": a cut one may end in "end" (of
@@ -184,15 +195,20 @@ pub fn parse(text: &str) -> Result<State, ParseError> {
     if !ended || !text.ends_with('\n') {
         return Err(ParseError::Truncated);
     }
+    let clock = clock.ok_or(ParseError::Missing("clock"))?;
     Ok(State {
         version,
-        clock_ms: clock.ok_or(ParseError::Missing("clock"))?,
+        head,
+        clock_ms: clock.num("ms"),
+        clock,
         device: device.ok_or(ParseError::Missing("device"))?,
         params: params.ok_or(ParseError::Missing("params"))?,
         slaves,
         counters: counters.ok_or(ParseError::Missing("counters"))?,
+        auth,
         peers_summary: summary.ok_or(ParseError::Missing("peers"))?,
         peers,
+        others,
     })
 }
 
@@ -217,7 +233,7 @@ fn json_str(out: &mut String, s: &str) {
 
 /// Keys whose values are names or hex, strings whatever they look like
 /// (an epoch may be all decimal digits, or 00000000).
-const STRING_KEYS: &[&str] = &["name", "mac", "peer", "slave", "epoch", "state", "carrier"];
+const STRING_KEYS: &[&str] = &["name", "mac", "peer", "slave", "epoch", "state", "carrier", "kind", "key_id", "accept_id", "peer_slave_mac"];
 
 /// Whether `v` is a JSON number as written: decimal digits, no leading
 /// zero, within u64.
@@ -271,6 +287,14 @@ pub fn to_json(states: &[State]) -> String {
         }
         o.push_str("],\"counters\":");
         json_record(&mut o, &s.counters, &[]);
+        if let Some(a) = &s.auth {
+            o.push_str(",\"auth\":");
+            json_record(&mut o, a, &[]);
+        }
+        o.push_str(",\"format\":");
+        json_record(&mut o, &s.head, &["version"]);
+        o.push_str(",\"clock\":");
+        json_record(&mut o, &s.clock, &[]);
         o.push_str(",\"peers_summary\":");
         json_record(&mut o, &s.peers_summary, &[]);
         o.push_str(",\"peers\":[");
@@ -290,7 +314,21 @@ pub fn to_json(states: &[State]) -> String {
             }
             o.push_str("]}");
         }
-        o.push_str("]}");
+        o.push(']');
+        if !s.others.is_empty() {
+            // Each with its kind first.
+            o.push_str(",\"other_records\":[");
+            for (j, r) in s.others.iter().enumerate() {
+                if j > 0 {
+                    o.push(',');
+                }
+                let mut pairs = vec![("kind".to_string(), r.kind.clone())];
+                pairs.extend(r.pairs.iter().filter(|(k, _)| k != "kind").cloned());
+                json_record(&mut o, &Record { kind: r.kind.clone(), pairs }, &[]);
+            }
+            o.push(']');
+        }
+        o.push('}');
     }
     o.push_str("]}\n");
     o

@@ -108,3 +108,25 @@ fn json_keeps_hex_and_zero_padded_values_strings() {
     assert!(j.contains("\"hb_sent\":\"056\""));
     assert!(j.contains("\"rx_packets\":285"));
 }
+
+#[test]
+fn keys_clock_and_unknown_records_reach_the_json() {
+    let t = TWO_LINKS.replace(
+        "\nend\n",
+        "\nauth state=on key_id=0123abcd accept_id=none\nfuture thing=1 kind=x\nend\n",
+    );
+    let s = parse(&t).unwrap();
+    let a = s.auth.as_ref().expect("the auth record is kept");
+    assert_eq!(a.str("key_id"), "0123abcd");
+    assert_eq!(s.others.len(), 1);
+    assert_eq!(s.clock.num("mono_ms"), 20123);
+    let j = to_json(&[s]);
+    assert!(j.contains("\"auth\":{\"state\":\"on\",\"key_id\":\"0123abcd\",\"accept_id\":\"none\"}"), "{j}");
+    assert!(j.contains("\"clock\":{\"ms\":1795526137254,\"mono_ms\":20123}"));
+    assert!(j.contains("\"format\":{\"protocol\":1}"));
+    assert!(j.contains("\"other_records\":[{\"kind\":\"future\",\"thing\":1}]"), "{j}");
+    assert_eq!(j.matches('{').count(), j.matches('}').count());
+    // Without them, neither key.
+    let j = to_json(&[parse(TWO_LINKS).unwrap()]);
+    assert!(!j.contains("\"auth\"") && !j.contains("other_records"));
+}
