@@ -108,6 +108,12 @@ impl Skb {
         unsafe { (*self.as_raw()).len }
     }
 
+    /// Bytes before `data` in the head (`skb_headroom`).
+    pub fn headroom(&self) -> u32 {
+        // SAFETY: We own it; `data` points into the head, at or after `head`.
+        unsafe { (*self.as_raw()).data.offset_from((*self.as_raw()).head) as u32 }
+    }
+
     /// Memory the packet takes (`skb->truesize`): what holding it costs.
     pub fn truesize(&self) -> u32 {
         // SAFETY: We own it; a plain field read.
@@ -305,15 +311,17 @@ impl Skb {
             Some(a) => *a,
             None => self.mac_addrs().ok_or(EINVAL)?,
         };
-        if !self.may_pull(shim_len) {
+        // The Ethernet header is before `data` (`mac_addrs` checks it; a
+        // caller that gives the addresses need not have).
+        if self.headroom() < 14 || !self.may_pull(shim_len) {
             return Err(EINVAL);
         }
         self.make_writable(0)?;
         // SAFETY: `shim_len` bytes are linear (may_pull); pull_rcsum keeps a
         // CHECKSUM_COMPLETE sum right.
         unsafe { bindings::skb_pull_rcsum(self.as_raw(), shim_len) };
-        // SAFETY: The Ethernet header and the shim were before the payload,
-        // so 14 bytes of private headroom exist.
+        // SAFETY: 14 bytes of headroom were there before the pull, and the
+        // head is private (make_writable).
         unsafe { bindings::skb_push(self.as_raw(), 14) };
         let d = self.data_mut();
         d[..12].copy_from_slice(&addrs);
@@ -328,6 +336,16 @@ impl Skb {
             let h = (*p).__bindgen_anon_4.__bindgen_anon_1.as_mut();
             h.set_pkt_type(bindings::PACKET_HOST as u8);
             h.protocol = bindings::eth_type_trans(p, dev.as_raw());
+            // The port's hash and receive queue are the outer frame's, not
+            // the inner packet's flow: a sender's hash per link (kept by
+            // veth) or a NIC's per port split one flow between `dev`'s
+            // GRO buckets and RPS CPUs, out of the order it is handed up
+            // in (ri2n_veth). `dev` computes its own (skb_clear_hash; no
+            // queue recorded).
+            h.hash = 0;
+            h.set_sw_hash(0);
+            h.set_l4_hash(0);
+            (*p).queue_mapping = 0;
         }
         Ok(())
     }
