@@ -291,7 +291,14 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
             // `list` is at the start of an sk_buff (asserted below).
             let p = Gro::new(node.cast::<bindings::sk_buff>());
             node = (*node).next;
+            // Only a packet this function held: one of our ethertype on
+            // the same VLAN. A plain IP packet from the same MAC (a peer's
+            // slave sends both in one-switch mode) taken for it was sent
+            // up in its place, leaving two of ours held, and the younger
+            // went up first (ri2n_one_switch: numbers given up, late ones).
             let same_source = super::skb::dev_of(p.0) == port
+                && p.protocol() == frame.protocol()
+                && p.vlan_all() == frame.vlan_all()
                 && p.mac_header().is_some_and(|m| core::slice::from_raw_parts(m.add(6), 6) == src);
             if !same_source {
                 continue;
@@ -421,6 +428,18 @@ impl Gro<'_> {
                 bindings::skb_gro_header(self.0, hlen, offset).cast()
             }
         }
+    }
+
+    /// Its ethertype (`skb->protocol`, as the port's driver set it).
+    fn protocol(self) -> u16 {
+        // SAFETY: A valid sk_buff (the invariant); a plain field read.
+        unsafe { (*self.0).__bindgen_anon_4.__bindgen_anon_1.as_ref().protocol }
+    }
+
+    /// Its VLAN tag and protocol as GRO compares them (`vlan_all`).
+    fn vlan_all(self) -> u32 {
+        // SAFETY: As above.
+        unsafe { (*self.0).__bindgen_anon_4.__bindgen_anon_1.as_ref().__bindgen_anon_2.vlan_all }
     }
 
     /// The packet's length from its data on (`skb->len`).
