@@ -127,7 +127,11 @@ impl<T: ShimOffload> PinnedDrop for Registration<T> {
         // Dropped once the driver's devices are gone, so no port is ours and
         // nothing more is merged; a merged packet GRO still holds must find
         // `gro_complete` here. GRO holds one until the end of its NAPI poll
-        // (a jiffy while polling goes on, `gro_flush_timeout` if set).
+        // (a jiffy while polling goes on, `gro_flush_timeout` if set). A
+        // former port with a `gro_flush_timeout` near 20 ms or more (or
+        // IRQ suspension) may still hold one: its gro_complete then finds
+        // no callback, warns and drops the packet (gro.c), which is no
+        // use after free (dev_remove_offload waits for readers).
         kernel::time::delay::fsleep(kernel::time::Delta::from_millis(20));
         // SAFETY: Registered in `new`; dev_remove_offload waits for the
         // readers (synchronize_net) before we free it.
