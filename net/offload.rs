@@ -299,7 +299,10 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
             // the same VLAN. A plain IP packet from the same MAC (a peer's
             // slave sends both in one-switch mode) taken for it was sent
             // up in its place, leaving two of ours held, and the younger
-            // went up first (ri2n_one_switch: numbers given up, late ones).
+            // went up first. (A tag in the frame, which the port left in,
+            // makes both `protocol`s 802.1Q: the driver's frames are sent
+            // untagged, and over a VLAN device GRO runs on the parent,
+            // which is no port of ours.)
             let same_source = super::skb::dev_of(p.0) == port
                 && p.protocol() == frame.protocol()
                 && p.vlan_all() == frame.vlan_all()

@@ -71,8 +71,8 @@ check "a newer format: the tool says which versions it speaks" out_has n1 "newer
 	mkdir -p /tmp/p; sed "s/version=1/version=7/" /proc/net/ri2n_state/ri2n0 >/tmp/p/ri2n0; ri2n --proc /tmp/p show 2>&1'
 check "one unreadable device: the others shown, it named, exit 2" on n1 sh -c '
 	mkdir -p /tmp/q; cp /proc/net/ri2n_state/ri2n0 /tmp/q/ri2n0; head -3 /tmp/q/ri2n0 >/tmp/q/ri2n9
-	ri2n --proc /tmp/q show >/tmp/q/out 2>/tmp/q/err; rc=$?
-	[ $rc = 2 ] && grep -q "endpoint eth1: " /tmp/q/out && grep -q "ri2n9: state cut short" /tmp/q/err'
+	ri2n --proc /tmp/q show >/tmp/q.out 2>/tmp/q.err; rc=$?
+	[ $rc = 2 ] && grep -q "endpoint eth1: " /tmp/q.out && grep -q "ri2n9: state cut short" /tmp/q.err'
 on n1 sh -c "ri2n events ri2n0 >/tmp/gone 2>&1 & ri2n watch ri2n0 >/tmp/gone-watch 2>&1 &"
 sleep 0.5
 on n1 rmmod ri2n

@@ -178,7 +178,11 @@ fn read(o: &Opts, dev: &str) -> Option<State> {
 /// Reads `dev`'s state: `None` if the device is gone, an error if its
 /// state cannot be read.
 fn read_or(o: &Opts, dev: &str) -> Result<Option<State>, String> {
-    let Ok(text) = std::fs::read_to_string(format!("{}/{dev}", o.proc_dir)) else { return Ok(None) };
+    let text = match std::fs::read_to_string(format!("{}/{dev}", o.proc_dir)) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{dev}: {e}")),
+    };
     parse(&text).map(Some).map_err(|e| format!("{dev}: {e}"))
 }
 
@@ -360,15 +364,21 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
 fn show(o: &Opts) {
     let devs = devices(o, o.args.first().map(String::as_str));
     // A device whose state cannot be read is named, and the others shown.
-    let mut unreadable = false;
+    let (mut unreadable, mut gone) = (false, false);
     let states: Vec<State> = devs
         .iter()
-        .filter_map(|d| {
-            read_or(o, d).unwrap_or_else(|e| {
+        .filter_map(|d| match read_or(o, d) {
+            Ok(Some(s)) => Some(s),
+            Ok(None) => {
+                eprintln!("ri2n: {d} went away");
+                gone = true;
+                None
+            }
+            Err(e) => {
                 eprintln!("ri2n: {e}");
                 unreadable = true;
                 None
-            })
+            }
         })
         .collect();
     if o.json {
@@ -380,6 +390,9 @@ fn show(o: &Opts) {
     }
     if unreadable {
         exit(2);
+    }
+    if gone {
+        exit(1);
     }
 }
 
@@ -532,7 +545,10 @@ fn get(o: &Opts) {
     let a: Vec<&str> = o.args.iter().map(String::as_str).collect();
     let Some((&dev, what)) = a.split_first() else { die(USAGE) };
     devices(o, Some(dev));
-    let Some(s) = read(o, dev) else { die(&format!("{dev} went away")) };
+    let Some(s) = read(o, dev) else {
+        eprintln!("ri2n: {dev} went away");
+        exit(1)
+    };
     let rec_val = |r: Option<&Record>, k: &str| r.and_then(|r| r.get(k)).map(String::from);
     let v = match what {
         ["counter", k] => rec_val(Some(&s.counters), k),

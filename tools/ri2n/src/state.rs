@@ -233,7 +233,7 @@ fn json_str(out: &mut String, s: &str) {
 
 /// Keys whose values are names or hex, strings whatever they look like
 /// (an epoch may be all decimal digits, or 00000000).
-const STRING_KEYS: &[&str] = &["name", "mac", "peer", "slave", "epoch", "state", "carrier", "kind", "key_id", "accept_id", "peer_slave_mac"];
+const STRING_KEYS: &[&str] = &["name", "mac", "peer", "slave", "epoch", "state", "carrier", "key_id", "accept_id", "peer_slave_mac"];
 
 /// Whether `v` is a JSON number as written: decimal digits, no leading
 /// zero, within u64.
@@ -322,9 +322,11 @@ pub fn to_json(states: &[State]) -> String {
                 if j > 0 {
                     o.push(',');
                 }
-                let mut pairs = vec![("kind".to_string(), r.kind.clone())];
-                pairs.extend(r.pairs.iter().filter(|(k, _)| k != "kind").cloned());
-                json_record(&mut o, &Record { kind: r.kind.clone(), pairs }, &[]);
+                o.push_str("{\"kind\":");
+                json_str(&mut o, &r.kind);
+                o.push_str(",\"pairs\":");
+                json_record(&mut o, r, &[]);
+                o.push('}');
             }
             o.push(']');
         }

@@ -124,7 +124,8 @@ fn keys_clock_and_unknown_records_reach_the_json() {
     assert!(j.contains("\"auth\":{\"state\":\"on\",\"key_id\":\"0123abcd\",\"accept_id\":\"none\"}"), "{j}");
     assert!(j.contains("\"clock\":{\"ms\":1795526137254,\"mono_ms\":20123}"));
     assert!(j.contains("\"format\":{\"protocol\":1}"));
-    assert!(j.contains("\"other_records\":[{\"kind\":\"future\",\"thing\":1}]"), "{j}");
+    // Its own pairs whole, a `kind` among them too.
+    assert!(j.contains("\"other_records\":[{\"kind\":\"future\",\"pairs\":{\"thing\":1,\"kind\":\"x\"}}]"), "{j}");
     assert_eq!(j.matches('{').count(), j.matches('}').count());
     // Without them, neither key.
     let j = to_json(&[parse(TWO_LINKS).unwrap()]);
