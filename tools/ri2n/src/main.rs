@@ -55,6 +55,13 @@ fn die(msg: &str) -> ! {
     exit(2)
 }
 
+/// `dev` went away while it was read or followed: exit status 1.
+fn gone(dev: &str) -> ! {
+    show_cursor();
+    eprintln!("ri2n: {dev} went away");
+    exit(1)
+}
+
 fn show_cursor() {
     if CURSOR_HIDDEN.swap(false, Ordering::Relaxed) {
         let mut out = std::io::stdout();
@@ -472,10 +479,7 @@ fn events(o: &Opts) {
     let mut prev_ms = 0;
     let mut first = true;
     while !STOP.load(Ordering::Relaxed) {
-        let Some(s) = read(o, &dev) else {
-            eprintln!("ri2n: {dev} went away");
-            exit(1)
-        };
+        let Some(s) = read(o, &dev) else { gone(&dev) };
         for e in diff(o, &dev, &s, &before, prev_ms, first) {
             emit(&format!("{} {} seen={}\n", e.at_ms, e.what, s.clock_ms));
             seen += 1;
@@ -505,11 +509,7 @@ fn watch(o: &Opts) {
     emit("\x1b[?25l");
     CURSOR_HIDDEN.store(true, Ordering::Relaxed);
     while !STOP.load(Ordering::Relaxed) {
-        let Some(s) = read(o, &dev) else {
-            show_cursor();
-            eprintln!("ri2n: {dev} went away");
-            exit(1)
-        };
+        let Some(s) = read(o, &dev) else { gone(&dev) };
         if !first {
             for e in diff(o, &dev, &s, &before, prev.as_ref().map_or(0, |p| p.clock_ms), false) {
                 let key = e.what.split(' ').skip(2).take(2).collect::<Vec<_>>().join(" ");
@@ -545,10 +545,7 @@ fn get(o: &Opts) {
     let a: Vec<&str> = o.args.iter().map(String::as_str).collect();
     let Some((&dev, what)) = a.split_first() else { die(USAGE) };
     devices(o, Some(dev));
-    let Some(s) = read(o, dev) else {
-        eprintln!("ri2n: {dev} went away");
-        exit(1)
-    };
+    let Some(s) = read(o, dev) else { gone(dev) };
     let rec_val = |r: Option<&Record>, k: &str| r.and_then(|r| r.get(k)).map(String::from);
     let v = match what {
         ["counter", k] => rec_val(Some(&s.counters), k),
