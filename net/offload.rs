@@ -290,6 +290,7 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
         // The packet held from the same source on this device (at most one,
         // see the module's doc), and whether this frame continues it.
         let mut mine: *mut bindings::sk_buff = core::ptr::null_mut();
+        let (protocol, vlan_all) = (frame.protocol(), frame.vlan_all());
         let mut node = (*head).next;
         while ours && node != head {
             // `list` is at the start of an sk_buff (asserted below).
@@ -304,8 +305,8 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
             // untagged, and over a VLAN device GRO runs on the parent,
             // which is no port of ours.)
             let same_source = super::skb::dev_of(p.0) == port
-                && p.protocol() == frame.protocol()
-                && p.vlan_all() == frame.vlan_all()
+                && p.protocol() == protocol
+                && p.vlan_all() == vlan_all
                 && p.mac_header().is_some_and(|m| core::slice::from_raw_parts(m.add(6), 6) == src);
             if !same_source {
                 continue;
