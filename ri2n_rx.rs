@@ -310,7 +310,11 @@ fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, sealed: Option<&S
         ends_runs &= ends_gro_run(&mut s, short_max);
         up.push(s);
     };
+    let late = peer.rx.late_frames(seq, frames, t, &params);
     let dup = peer.rx.data_unpooled(l, seq, skb, t, active, &params, &mut deliver);
+    if late != 0 && dup.is_none() {
+        peer.det.late(l, late);
+    }
     // What the window holds more (a duplicate it kept, or dropped, is
     // counted out as the locked way does); the shared line only if that
     // is anything.

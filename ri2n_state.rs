@@ -1294,6 +1294,9 @@ impl State {
                 // Its down bits only if no later heartbeat was taken.
                 let echo = counts.map(|c| c.echo_tx);
                 let mut tr = peer.det.heartbeat_echoed(l, t, peer_link as usize, down, next, echo, &params);
+                if peer.rx.lagging(next, t, &params) && !peer.rx.restarted(epoch) {
+                    peer.det.late(l, 1);
+                }
                 // Its wish too, as its down bits, only from its newest.
                 if peer.det.took(next) {
                     peer.det.peer_probe_shift(probe_shift);
@@ -1342,11 +1345,15 @@ impl State {
                 if let Some(s) = skb {
                     held.add(s.truesize() as usize);
                     let replays = peer.rx.window.stats.replays;
+                    let late = peer.rx.late_frames(seq, frames, t, &params);
                     let dup = if credit {
                         peer.rx.data(l, seq, s, t, active, &params, bufs, &mut deliver)
                     } else {
                         peer.rx.data_flooded(seq, s, t, active, &params, bufs, &mut deliver)
                     };
+                    if credit && late != 0 && dup.is_none() {
+                        peer.det.late(l, late);
+                    }
                     if let Some(dup) = dup {
                         held.sub(dup.truesize() as usize);
                         if peer.rx.window.stats.replays != replays {

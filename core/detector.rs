@@ -112,6 +112,21 @@
 //! as a lossy link's, it is no suspect in probe rounds (a witness), and
 //! the peer counts among those that probe us ([`ProbingPeers`]).
 //!
+//! A link that delivers everything, but later than the others by more
+//! than FAST_TOUT (a switch port others fill, their queue in front of
+//! ours), loses to TCP all the same: the window has given its frames'
+//! numbers up by the time they come, and TCP over it crawled for as long
+//! as the others sent (0.6 Mbit/s against the free link's 28.8 alone,
+//! ri2n_shared). So a frame that comes FAST_TOUT or more after the window
+//! passed its number, or a heartbeat that comes that long after frames
+//! sent after it, is left out of the counts we echo ([`Detector::late`];
+//! `PeerRx::late_frames`, `PeerRx::lagging`), and the peer measures it as
+//! its loss on that link: beside links on time, it goes out of use as a
+//! lossy one does, and comes back once its probes are on time again. A
+//! frame given up a moment before (the window full, behind a link a few
+//! ms slower in a burst) is not left out: links that take turns at that
+//! are no bad link.
+//!
 //! [`probe_due`]: Detector::probe_due
 //! [`probe_end`]: Detector::probe_end
 //! [`retry_due`]: Detector::retry_due
@@ -337,6 +352,9 @@ pub struct Endpoint {
     pub rx_bcast: u64,
     /// Heartbeats received.
     pub rx_heartbeats: u64,
+    /// Of the frames received, those that came too late to count
+    /// ([`Detector::late`]), wrapping.
+    pub rx_late: u32,
     /// When the endpoint last went out of use or back into it: failing
     /// while the peer still reported it up, say, changes the state but not
     /// this (procfs' `changed_ms`, failover timing).
@@ -347,9 +365,9 @@ pub struct Endpoint {
     pub lossy_count: u32,
     /// Frames we sent the peer on it (data and heartbeats), wrapping.
     pub tx_frames: u32,
-    /// Our loss toward the peer on it, in basis points: the mean of the
-    /// last sample and the one before.
-    pub loss_bp: u32,
+    /// Our loss toward the peer on it, in basis points (at most 10,000):
+    /// the mean of the last sample and the one before.
+    pub loss_bp: u16,
     /// The last echo the peer sent us (our count and its).
     echo_tx: u32,
     echo_rx: u32,
@@ -373,8 +391,9 @@ pub struct Endpoint {
     /// echoes span the time it was dead (while `floor_pending`).
     floor: u32,
     floor_pending: bool,
-    /// While lossy: frames delivered in a row since the last one lost.
-    clean_run: u32,
+    /// While lossy: frames delivered in a row since the last one lost (up
+    /// to [`LOSS_CLEAN_BACK`] is all that matters).
+    clean_run: u16,
 }
 
 impl Endpoint {
@@ -416,10 +435,10 @@ impl Endpoint {
         }
     }
 
-    /// Frames received from the peer on it, data and heartbeats (what
-    /// our echoes say).
+    /// Frames received from the peer on it in time, data and heartbeats
+    /// (what our echoes say).
     pub fn rx_frames(&self) -> u32 {
-        self.rx_packets.wrapping_add(self.rx_heartbeats) as u32
+        (self.rx_packets.wrapping_add(self.rx_heartbeats) as u32).wrapping_sub(self.rx_late)
     }
 }
 
@@ -722,7 +741,7 @@ impl Detector {
         let mut n = 0;
         for (l, e) in self.endpoints[..self.n()].iter().enumerate() {
             if l != link && e.usable() && e.measured && now.since(e.sampled) < fresh {
-                v[n] = e.loss_bp;
+                v[n] = e.loss_bp as u32;
                 n += 1;
             }
         }
@@ -785,12 +804,12 @@ impl Detector {
         e.acc_lost = e.acc_lost.saturating_add(dtx - drx);
         let bit = 1u8 << link;
         if e.lossy {
-            e.clean_run = if drx == dtx { e.clean_run.saturating_add(dtx) } else { 0 };
+            e.clean_run = if drx == dtx { e.clean_run.saturating_add(dtx.min(u16::MAX as u32) as u16) } else { 0 };
             // Back after a clean run, or a sample no worse than the others'
             // plus half the threshold (where every link loses some).
             let sample_ok = e.acc_sent >= LOSS_SAMPLE_BACK
                 && others.is_some_and(|o| (e.acc_lost as u64 * 10_000 / e.acc_sent as u64) as u32 <= o + thresh / 2);
-            if e.clean_run >= LOSS_CLEAN_BACK || sample_ok {
+            if e.clean_run as u32 >= LOSS_CLEAN_BACK || sample_ok {
                 // Measured afresh from now: no stale 0 % for the others to
                 // compare with, nor to halve the next figure.
                 e.loss_bp = 0;
@@ -811,13 +830,14 @@ impl Detector {
         let sample = (e.acc_lost as u64 * 10_000 / e.acc_sent as u64) as u32;
         e.acc_sent = 0;
         e.acc_lost = 0;
-        e.loss_bp = if e.measured { (e.loss_bp + sample) / 2 } else { sample };
+        // `sample` is at most 10,000: `acc_lost` is at most `acc_sent`.
+        e.loss_bp = if e.measured { (e.loss_bp as u32 + sample) / 2 } else { sample } as u16;
         e.measured = true;
         e.sampled = now;
         // The mean and the sample itself: a burst that hit one link's
         // sample alone (a full port, whole GSO packets per link) stays in
         // the mean for two more samples, but is one strike, not three.
-        let over = others.is_some_and(|o| lossy_margin(e.loss_bp, o, thresh) && lossy_margin(sample, o, thresh));
+        let over = others.is_some_and(|o| lossy_margin(e.loss_bp as u32, o, thresh) && lossy_margin(sample, o, thresh));
         e.strikes = if over { e.strikes.saturating_add(1) } else { 0 };
         if thresh == 0 {
             if e.lossy {
@@ -953,6 +973,16 @@ impl Detector {
         e.last_rx = now;
         self.busy |= 1 << link;
         self.judge(now, p)
+    }
+
+    /// Of the frames counted on `link`, `n` came too late to count: data
+    /// whose numbers the window had given up, a heartbeat that other links
+    /// had overtaken by FAST_TOUT (`PeerRx::lagging`). Our echoes leave
+    /// them out, so the peer measures them as its loss on the link (see
+    /// the module's doc, "late").
+    pub fn late(&mut self, link: usize, n: u32) {
+        let e = &mut self.endpoints[link];
+        e.rx_late = e.rx_late.wrapping_add(n);
     }
 
     /// A heartbeat from the peer arrived on our `link` at `now`; it left on

@@ -209,12 +209,16 @@ pub struct Window<P, B> {
     buf: Option<B>,
     oldest: u16,
     newest: u16,
-    held: usize,
+    held: u32,
     /// Everything before `next` was handed up or given up on.
     next: Seq,
     started: bool,
     far_run: u32,
     far_last: Seq,
+    /// `next` at the mark ([`Window::mark`]), and when the mark was taken,
+    /// in ms, wrapping (0: none since the window started or resynced).
+    mark: Seq,
+    mark_ms: u32,
     lost: [u64; LOST_WORDS],
     /// Numbers given up for any reason (a late packet may still bring
     /// each once): read only when `strict`.
@@ -356,7 +360,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             }
             return Some(pkt);
         }
-        if self.held >= maxbuf {
+        if self.held as usize >= maxbuf {
             // §5.5: storing one more than MAXBUF hands everything up, this
             // packet included, in order.
             self.stats.flushes += 1;
@@ -434,6 +438,29 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         self.next = next;
         self.started = true;
         self.far_run = 0;
+        self.mark_ms = 0;
+    }
+
+    /// Notes where the window stands at `now` once the last note is two
+    /// FAST_TOUT (`fast_tout_ms`) old: then [`Window::passed_long_ago`]
+    /// can tell, half the time, what it passed FAST_TOUT ago or more.
+    pub fn mark(&mut self, now: Instant, fast_tout_ms: u32) {
+        let ms = now.ms32().max(1);
+        if self.mark_ms == 0 || ms.wrapping_sub(self.mark_ms) >= fast_tout_ms.saturating_mul(2) {
+            self.mark = self.next;
+            self.mark_ms = ms;
+        }
+    }
+
+    /// Whether the window had passed `seq` FAST_TOUT (`fast_tout_ms`) or
+    /// more before `now`: it had at a mark that old. `false` when it
+    /// cannot tell.
+    pub fn passed_long_ago(&self, seq: Seq, now: Instant, fast_tout_ms: u32) -> bool {
+        let d = seq.diff(self.mark);
+        self.mark_ms != 0
+            && now.ms32().max(1).wrapping_sub(self.mark_ms) >= fast_tout_ms
+            && d < 0
+            && d > -(WINDOW_SLOTS as i32)
     }
 
     /// The peer restarted and the new numbering's first packet is yet to
@@ -769,6 +796,8 @@ impl<P, B> Window<P, B> {
             started: false,
             far_run: 0,
             far_last: Seq(0),
+            mark: Seq(0),
+            mark_ms: 0,
             lost: [0; LOST_WORDS],
             gone: [0; LOST_WORDS],
             strict: false,
@@ -789,7 +818,7 @@ impl<P, B> Window<P, B> {
 
     /// Packets currently held.
     pub fn held(&self) -> usize {
-        self.held
+        self.held as usize
     }
 }
 

@@ -1719,3 +1719,64 @@ fn a_restarted_peer_tells_its_links_loss_afresh() {
     d.renumbered();
     assert_eq!(d.peer_lossy(), 0);
 }
+
+/// A sends `n` frames on each link and a heartbeat with its counts after
+/// them; B receives all of them, `late` of those on `L1` after the window
+/// gave their numbers up, and answers with a heartbeat on each link.
+/// Returns what A's measurement of B's echoes brought.
+fn exchange(a: &mut Detector, b: &mut Detector, n: u32, late: u32, t: u64, p: &Params) -> Transitions {
+    let mut tr = Transitions::default();
+    for link in [L0, L1] {
+        a.sent_n(link, n);
+        b.data_run(link, n, ms(t), p);
+        if link == L1 {
+            b.late(link, late);
+        }
+        let counts = a.counts(link).unwrap();
+        a.sent(link);
+        b.report(link, counts, ms(t), p);
+        b.heartbeat(link, ms(t), link, 0, p);
+        let echo = b.counts(link).unwrap();
+        b.sent(link);
+        let r = a.report(link, echo, ms(t), p);
+        a.heartbeat(link, ms(t), link, 0, p);
+        tr.lossy |= r.lossy;
+        tr.lossless |= r.lossless;
+    }
+    tr
+}
+
+#[test]
+fn frames_that_come_too_late_count_as_lost_to_their_sender() {
+    // A link whose frames all arrive, a third of them after the window
+    // gave their numbers up (a switch port others fill): to TCP they are
+    // lost, and the sender takes the link out of use as a lossy one.
+    let p = lossy_params();
+    let (mut a, mut b) = (Detector::new(2, ms(0)), Detector::new(2, ms(0)));
+    for t in 0..3 {
+        assert!(exchange(&mut a, &mut b, 300, 0, 10 + t, &p).is_empty());
+    }
+    assert_eq!((a.endpoints[L0].loss_bp, a.endpoints[L1].loss_bp), (0, 0));
+    let mut out = None;
+    for t in 0..10 {
+        let tr = exchange(&mut a, &mut b, 300, 100, 100 + t * 100, &p);
+        assert_eq!(tr.lossy & (1 << L0), 0, "the link on time stays");
+        if tr.lossy & (1 << L1) != 0 {
+            out = Some(t);
+            break;
+        }
+    }
+    assert_eq!(out, Some(ri2n_core::detector::LOSS_STRIKES as u64 - 1), "out at the third sample");
+    assert!(a.endpoints[L1].loss_bp > 2500, "{} bp", a.endpoints[L1].loss_bp);
+    // Everything was received: the receiver's own counts say so.
+    assert_eq!(b.endpoints[L1].rx_packets, b.endpoints[L0].rx_packets);
+    // On time again (its probes, here 20 a round): back after a clean run.
+    let mut back = None;
+    for t in 0..60 {
+        if exchange(&mut a, &mut b, 20, 0, 2000 + t * 100, &p).lossless & (1 << L1) != 0 {
+            back = Some(t);
+            break;
+        }
+    }
+    assert!(back.is_some(), "back in use");
+}

@@ -369,3 +369,50 @@ fn a_packet_held_after_the_clock_was_read_has_not_waited() {
     assert_eq!(r.rx.window.stats.timeout, 0);
     assert_eq!(r.arrive(NIC1, 103, 11), [103, 104]);
 }
+
+#[test]
+fn what_comes_fast_tout_after_the_window_passed_it_is_late() {
+    // NIC1 delivers 0..=200, one a ms; NIC2's frames (and heartbeats) come
+    // 60 ms behind: well past FAST_TOUT (20 ms) of the window giving
+    // their numbers up. Of the numbers it gave up, a frame or a heartbeat
+    // that comes that late is late (the window's mark tells so at least
+    // half the time); one that comes a ms after is not.
+    let mut r = Rx::new(2);
+    let (ft, p) = (r.p.fast_tout().as_ms(), r.p);
+    assert_eq!(ft, 20);
+    let (mut late, mut lagging, mut slow) = (0, 0, 0);
+    for t in 0..200u64 {
+        // NIC2's number 2t + 1 left at t and comes at t + 60.
+        r.arrive(NIC1, 2 * t as u32, t);
+        if t >= 60 {
+            let s = 2 * (t - 60) as u32 + 1;
+            let now = Instant(t * MS);
+            if r.rx.late_frames(Seq(s), 1, now, &p) == 1 {
+                late += 1;
+            }
+            // A heartbeat that left with NIC2's frame, saying next = s.
+            if r.rx.lagging(Seq(s), now, &p) {
+                lagging += 1;
+            }
+            slow += 1;
+            r.arrive(NIC2, s, t);
+        }
+    }
+    assert!(late * 2 >= slow && lagging * 2 >= slow, "{late} and {lagging} of {slow}");
+    // Frames 8 ms behind NIC1's: given up when the window filled (MAXBUF
+    // 4), but none comes FAST_TOUT after.
+    let mut r = Rx::new(2);
+    r.p.set(Param::Maxbuf, 4).unwrap();
+    let p = r.p;
+    for t in 0..200u64 {
+        r.arrive(NIC1, 2 * t as u32, t);
+        if t >= 8 {
+            let s = 2 * (t - 8) as u32 + 1;
+            let now = Instant(t * MS);
+            assert_eq!(r.rx.late_frames(Seq(s), 1, now, &p), 0, "{s}");
+            assert!(!r.rx.lagging(Seq(s), now, &p));
+            r.arrive(NIC2, s, t);
+        }
+    }
+    assert!(r.rx.window.stats.late > 100, "{:?}", r.rx.window.stats);
+}
