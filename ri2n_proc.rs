@@ -153,13 +153,14 @@ fn show_peer(m: &SeqFile, v: &PeerView, links: &[Option<[u8; 16]>; MAX_LINKS], c
         let state = endpoint_state(e, carrier & (1 << l) != 0);
         seq_print!(
             m,
-            "  endpoint {}: state {} counter {} last_rx_ms {} rx {} hb {} fails {} recoveries {} changed_ms {} loss_bp {} lossy {}\n",
+            "  endpoint {}: state {} counter {} last_rx_ms {} rx {} hb {} late {} fails {} recoveries {} changed_ms {} loss_bp {} lossy {}\n",
             name,
             state,
             e.counter,
             now.since(e.last_rx).as_ms(),
             e.rx_packets,
             e.rx_heartbeats,
+            e.rx_late,
             e.fails,
             e.recoveries,
             now.since(e.changed).as_ms(),
@@ -269,9 +270,9 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
             let state = endpoint_state(e, carrier & (1 << l) != 0);
             seq_print!(
                 m,
-                "endpoint peer={} link={} slave={} state={} counter={} last_rx_ms={} changed_ms={} rx={} hb={} tx={} fails={} recoveries={} loss_bp={} lossy={} peer_lossy={} peer_slave_mac={}\n",
+                "endpoint peer={} link={} slave={} state={} counter={} last_rx_ms={} changed_ms={} rx={} hb={} late={} tx={} fails={} recoveries={} loss_bp={} lossy={} peer_lossy={} peer_slave_mac={}\n",
                 mac, l, name, state, e.counter, now.since(e.last_rx).as_ms(),
-                now.since(e.changed).as_ms(), e.rx_packets, e.rx_heartbeats, e.tx_frames, e.fails, e.recoveries,
+                now.since(e.changed).as_ms(), e.rx_packets, e.rx_heartbeats, e.rx_late, e.tx_frames, e.fails, e.recoveries,
                 e.loss_bp, e.lossy_count, (v.peer_lossy >> l) & 1, MacFmt(&v.link_mac[l])
             );
         }

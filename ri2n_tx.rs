@@ -758,6 +758,11 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
             Some((_, c)) => State::hb_counts(c, o.link),
             None => None,
         };
+        // The number for the peer now, not when the order was taken: the
+        // lockless transmit may have sent frames after it since, and the
+        // peer takes a heartbeat that many frames sent after it overtook
+        // by FAST_TOUT for a late one (`PeerRx::lagging`).
+        let next = tx.as_mut().and_then(|(_, c)| c.peer_for(&o.peer).map(|(t, _)| t.tx_seq)).unwrap_or(o.next);
         let unsent = |tx: &mut Option<(usize, crate::net::lock::SpinLockBhGuard<'_, PeerCell>)>| {
             if let Some((_, c)) = tx.as_mut() {
                 c.tx.unsent(o.link, 1);
@@ -783,7 +788,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         addrs[..6].copy_from_slice(&o.peer);
         addrs[6..].copy_from_slice(&me);
         let mut hdr = [0u8; MAX_HEADER_LEN];
-        let h = Header { kind: Kind::Heartbeat, protocol: 0, seq: o.next };
+        let h = Header { kind: Kind::Heartbeat, protocol: 0, seq: next };
         let one_switch = st.one_switch();
         let origin = one_switch.then_some(Origin { mac: me, link: o.link as u8 });
         let from = st.slave_mac(o.link);

@@ -117,12 +117,15 @@
 //! ours), loses to TCP all the same: the window has given its frames'
 //! numbers up by the time they come, and TCP over it crawled for as long
 //! as the others sent (0.6 Mbit/s against the free link's 28.8 alone,
-//! ri2n_shared). So a frame that comes FAST_TOUT or more after the window
-//! passed its number, or a heartbeat that comes that long after frames
-//! sent after it, is left out of the counts we echo ([`Detector::late`];
-//! `PeerRx::late_frames`, `PeerRx::lagging`), and the peer measures it as
-//! its loss on that link: beside links on time, it goes out of use as a
-//! lossy one does, and comes back once its probes are on time again. A
+//! ri2n_shared). So a frame that comes more than FAST_TOUT after the
+//! window passed its number, or a heartbeat that comes that long after
+//! frames sent after it, is left out of the counts we echo
+//! ([`Detector::late`]; `PeerRx::late_frames`, `PeerRx::lagging`: as far
+//! as a mark the window takes every two FAST_TOUT tells, about half of
+//! them for a link 3 FAST_TOUT or more behind, fewer below), and the peer
+//! measures it as its loss on that link: beside links on time, it goes out
+//! of use as a lossy one does, and comes back once its probes are on time
+//! again. A
 //! frame given up a moment before (the window full, behind a link a few
 //! ms slower in a burst) is not left out: links that take turns at that
 //! are no bad link.
@@ -976,8 +979,9 @@ impl Detector {
     }
 
     /// Of the frames counted on `link`, `n` came too late to count: data
-    /// whose numbers the window had given up, a heartbeat that other links
-    /// had overtaken by FAST_TOUT (`PeerRx::lagging`). Our echoes leave
+    /// whose numbers the window had passed more than FAST_TOUT before
+    /// (`PeerRx::late_frames`), a heartbeat that frames sent after it had
+    /// overtaken by that much (`PeerRx::lagging`). Our echoes leave
     /// them out, so the peer measures them as its loss on the link (see
     /// the module's doc, "late").
     pub fn late(&mut self, link: usize, n: u32) {

@@ -164,27 +164,27 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     }
 
     /// How many of the `frames` numbers from `seq` on, arriving at `now`,
-    /// the window passed FAST_TOUT or more before (as far as its mark
-    /// tells, [`Window::passed_long_ago`]): taken, they come late, to TCP
-    /// a loss. Numbers given up a moment before (a full window, behind a
-    /// link a few ms slower under a burst) do not count: links that take
-    /// turns at that are no bad link.
+    /// the window passed more than FAST_TOUT before (as far as its mark
+    /// tells, [`Window::passed_long_ago`]: for a link that lags by 3
+    /// FAST_TOUT or more, about half of its frames): taken, they come late,
+    /// to TCP a loss. Numbers given up a moment before (a full window,
+    /// behind a link a few ms slower in a burst) do not count: links that
+    /// take turns at that are no bad link.
     pub fn late_frames(&self, seq: Seq, frames: u32, now: Instant, p: &Params) -> u32 {
-        let d = self.window.next_expected().diff(seq);
-        if !self.window.started() || d <= 0 || !self.window.passed_long_ago(seq, now, p.fast_tout().as_ms() as u32) {
+        if !self.window.started() {
             return 0;
         }
-        (d as u32).min(frames)
+        self.window.passed_long_ago(seq, now, p.fast_tout().as_ms() as u32).min(frames)
     }
 
     /// Whether a heartbeat that left the peer when its next number for us
-    /// was `next`, arriving at `now`, comes FAST_TOUT or more after frames
-    /// the peer sent after it on other links: the window had passed `next`
-    /// that long before (those frames came, or were given up). Its link is
+    /// was `next`, arriving at `now`, comes more than FAST_TOUT after
+    /// frames the peer sent after it on other links: the window had passed
+    /// `next` that long before (as [`PeerRx::late_frames`]). Its link is
     /// as late as a frame the window gave up. Ask before
     /// [`PeerRx::heartbeat`], which may renumber.
     pub fn lagging(&self, next: Seq, now: Instant, p: &Params) -> bool {
-        self.window.passed_long_ago(next, now, p.fast_tout().as_ms() as u32)
+        self.window.started() && self.window.passed_long_ago(next, now, p.fast_tout().as_ms() as u32) > 0
     }
 
     /// Whether a heartbeat of `epoch` says the peer restarted: it had

@@ -40,6 +40,11 @@ use core::ops::DerefMut;
 /// Slots in a window: the farthest ahead of the next expected packet a packet
 /// can be held. A power of two.
 pub const WINDOW_SLOTS: usize = 512;
+/// Farthest a number can be behind the window's mark and still be taken
+/// for one it passed ([`Window::passed_long_ago`]): behind a link that
+/// lags by 80 ms, some thousands at 1 Gbit/s, well past the window's
+/// slots; a number further behind is another numbering's.
+pub const MARK_REACH: i32 = 1 << 16;
 const MASK: u32 = WINDOW_SLOTS as u32 - 1;
 /// Arrival-chain links are slot index + 1, so that 0, the all-zero state,
 /// means "none".
@@ -443,7 +448,8 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
 
     /// Notes where the window stands at `now` once the last note is two
     /// FAST_TOUT (`fast_tout_ms`) old: then [`Window::passed_long_ago`]
-    /// can tell, half the time, what it passed FAST_TOUT ago or more.
+    /// can tell, at least half the time, what it passed more than
+    /// FAST_TOUT before.
     pub fn mark(&mut self, now: Instant, fast_tout_ms: u32) {
         let ms = now.ms32().max(1);
         if self.mark_ms == 0 || ms.wrapping_sub(self.mark_ms) >= fast_tout_ms.saturating_mul(2) {
@@ -452,15 +458,21 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         }
     }
 
-    /// Whether the window had passed `seq` FAST_TOUT (`fast_tout_ms`) or
-    /// more before `now`: it had at a mark that old. `false` when it
-    /// cannot tell.
-    pub fn passed_long_ago(&self, seq: Seq, now: Instant, fast_tout_ms: u32) -> bool {
-        let d = seq.diff(self.mark);
-        self.mark_ms != 0
-            && now.ms32().max(1).wrapping_sub(self.mark_ms) >= fast_tout_ms
-            && d < 0
-            && d > -(WINDOW_SLOTS as i32)
+    /// How many numbers from `seq` on the window had passed at a mark
+    /// more than FAST_TOUT (`fast_tout_ms`) before `now`: 0 when there is
+    /// no such mark, or `seq` is not behind it (by less than
+    /// [`MARK_REACH`]). Those numbers came, or were given up, more than
+    /// FAST_TOUT before.
+    pub fn passed_long_ago(&self, seq: Seq, now: Instant, fast_tout_ms: u32) -> u32 {
+        // Both ms floored: more than `fast_tout_ms + 1` apart is more than
+        // FAST_TOUT.
+        if self.mark_ms == 0 || now.ms32().max(1).wrapping_sub(self.mark_ms) <= fast_tout_ms {
+            return 0;
+        }
+        match self.mark.diff(seq) {
+            d if d > 0 && d < MARK_REACH => d as u32,
+            _ => 0,
+        }
     }
 
     /// The peer restarted and the new numbering's first packet is yet to

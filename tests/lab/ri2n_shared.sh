@@ -51,6 +51,9 @@ steady=$(echo "$after" | awk '{v[NR] = $1} END {if (NR) printf "%.1f", v[int((NR
 mean=$(echo "$after" | awk '{s += $1} END {if (NR) printf "%.1f", s / NR}')
 pretty INFO "eth0 busy: out of use toward n2 after ${out} s; ri2n0 each second: $(echo "$rates" | awk '{printf "%s ", $2}'); after: median ${steady:-0}, mean ${mean:-0} Mbit/s; n2 from n1: $(peer_counters n2 n1 late gaps timeout fails)"
 on n1 ri2n show ri2n0 | grep -E "endpoint" >&2
+n1mac=$(ri2n_mac n1)
+late0=$(on n2 ri2n get ri2n0 endpoint "$n1mac" eth0 late)
+late1=$(on n2 ri2n get ri2n0 endpoint "$n1mac" eth1 late)
 
 # The others stop: eth0 comes back after a clean run of probes
 # (LOSS_CLEAN_BACK frames, about 2 s).
@@ -62,6 +65,7 @@ for i in $(seq 1 $((20 * LAB_TIME_SCALE))); do
 done
 again=$(goodput n1 10.0.0.2 "$secs")
 pretty INFO "the others stopped: eth0 back after ${back} s; ri2n0 ${again:-0} Mbit/s"
+check "n2 counted frames from n1 on eth0 as late (eth0 ${late0:-?}, eth1 ${late1:-?})" test "${late0:-0}" -gt 0
 check "eth0 out of use toward n2 within $((5 * LAB_TIME_SCALE)) s of the others' start (after $out s)" lt "$out" 5
 check "eth0 back in use once the others stopped (after $back s)" test "$back" != never
 # The debug kernel's guests cannot fill the links.

@@ -394,6 +394,10 @@ fn what_comes_fast_tout_after_the_window_passed_it_is_late() {
             if r.rx.lagging(Seq(s), now, &p) {
                 lagging += 1;
             }
+            // A merged run counts the numbers the mark had passed, each
+            // as a frame of its own would.
+            let each = (0..8).filter(|&i| r.rx.late_frames(Seq(s + i), 1, now, &p) == 1).count() as u32;
+            assert_eq!(r.rx.late_frames(Seq(s), 8, now, &p), each, "run from {s}");
             slow += 1;
             r.arrive(NIC2, s, t);
         }

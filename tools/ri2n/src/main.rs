@@ -344,8 +344,13 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
             let key = format!("{} {slave}", p.mac());
             let state = paint.state(e.str("state"));
             let state = if recent.contains_key(&key) { paint.wrap("7", &state) } else { state };
+            // Frames that came too late to count: shown once there are any.
+            let late = match e.num("late") {
+                0 => String::new(),
+                n => format!(" late {n}"),
+            };
             let mut line = format!(
-                "  endpoint {slave}: {state}, changed {} ago, last rx {} ago, rx {} hb {} tx {}, loss {}.{:02} %, fails {} recoveries {} lossy {}",
+                "  endpoint {slave}: {state}, changed {} ago, last rx {} ago, rx {} hb {}{late} tx {}, loss {}.{:02} %, fails {} recoveries {} lossy {}",
                 age(e.num("changed_ms")), age(e.num("last_rx_ms")), e.num("rx"), e.num("hb"), e.num("tx"),
                 e.num("loss_bp") / 100, e.num("loss_bp") % 100, e.num("fails"), e.num("recoveries"), e.num("lossy")
             );
