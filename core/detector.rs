@@ -125,10 +125,9 @@
 //! them for a link 3 FAST_TOUT or more behind, fewer below), and the peer
 //! measures it as its loss on that link: beside links on time, it goes out
 //! of use as a lossy one does, and comes back once its probes are on time
-//! again. A
-//! frame given up a moment before (the window full, behind a link a few
-//! ms slower in a burst) is not left out: links that take turns at that
-//! are no bad link.
+//! again. A frame given up a moment before (the window full, behind a
+//! link a few ms slower in a burst) is not left out: links that take
+//! turns at that are no bad link.
 //!
 //! [`probe_due`]: Detector::probe_due
 //! [`probe_end`]: Detector::probe_end

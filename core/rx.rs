@@ -171,9 +171,6 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// behind a link a few ms slower in a burst) do not count: links that
     /// take turns at that are no bad link.
     pub fn late_frames(&self, seq: Seq, frames: u32, now: Instant, p: &Params) -> u32 {
-        if !self.window.started() {
-            return 0;
-        }
         self.window.passed_long_ago(seq, now, p.fast_tout().as_ms() as u32).min(frames)
     }
 
@@ -184,7 +181,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// as late as a frame the window gave up. Ask before
     /// [`PeerRx::heartbeat`], which may renumber.
     pub fn lagging(&self, next: Seq, now: Instant, p: &Params) -> bool {
-        self.window.started() && self.window.passed_long_ago(next, now, p.fast_tout().as_ms() as u32) > 0
+        self.window.passed_long_ago(next, now, p.fast_tout().as_ms() as u32) > 0
     }
 
     /// Whether a heartbeat of `epoch` says the peer restarted: it had

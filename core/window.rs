@@ -221,7 +221,8 @@ pub struct Window<P, B> {
     far_run: u32,
     far_last: Seq,
     /// `next` at the mark ([`Window::mark`]), and when the mark was taken,
-    /// in ms, wrapping (0: none since the window started or resynced).
+    /// in ms, wrapping (0: none since the window started or resynced; a
+    /// window not started has none).
     mark: Seq,
     mark_ms: u32,
     lost: [u64; LOST_WORDS],
