@@ -71,6 +71,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// A data packet numbered `seq` arrived on `link` (a run of numbers
     /// from `seq` on, if merged: see [`Span`]). Returns it if it must be
     /// dropped (a duplicate).
+    #[allow(clippy::too_many_arguments)]
     pub fn data(
         &mut self,
         link: usize,
@@ -90,6 +91,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// A data packet numbered `seq` arrived on a link it was not sent on
     /// (one-switch mode: a copy the switch flooded): reordered like any, but
     /// no link passed anything. Returns it if it must be dropped.
+    #[allow(clippy::too_many_arguments)]
     pub fn data_flooded(
         &mut self,
         seq: Seq,
@@ -150,6 +152,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// [`PeerRx::data`] for a packet [`PeerRx::unpooled`] allows, without
     /// the pool: a window that empties keeps its buffer, for the next
     /// [`PeerRx::sweep`] to give back.
+    #[allow(clippy::too_many_arguments)]
     pub fn data_unpooled(
         &mut self,
         link: usize,
@@ -192,6 +195,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
 
     /// A heartbeat arrived on `link`, carrying the peer's `epoch` and its
     /// next number for us, `next`.
+    #[allow(clippy::too_many_arguments)]
     pub fn heartbeat(
         &mut self,
         link: usize,

@@ -18,8 +18,10 @@ impl Seq {
         Seq(self.0.wrapping_add(1))
     }
 
-    /// This number moved by `n` (wrapping).
+    /// This number moved by `n` (wrapping). A method, not `Add`: `+` on a
+    /// sequence number would read as arithmetic that can overflow.
     #[inline]
+    #[allow(clippy::should_implement_trait)]
     pub fn add(self, n: u32) -> Seq {
         Seq(self.0.wrapping_add(n))
     }

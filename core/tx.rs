@@ -138,10 +138,8 @@ impl PeerTx {
             }
         }
         let t = core::mem::take(&mut self.last_tx);
-        if t.0 != 0 {
-            if t.since(peer.last_data).0 > 0 {
-                peer.last_data = t;
-            }
+        if t.0 != 0 && t.since(peer.last_data).0 > 0 {
+            peer.last_data = t;
         }
     }
 

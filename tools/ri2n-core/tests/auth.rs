@@ -198,13 +198,13 @@ fn a_new_epoch_from_data_restarts_the_window_at_its_next_packet() {
     let mut up = Vec::new();
     rx.take_epoch(100, &mut |x| up.push(x));
     for s in [10u32, 11, 13] {
-        rx.data(0, Seq(s), s, Instant(0 * MS), 3, &p, &mut bufs, &mut |x| up.push(x));
+        rx.data(0, Seq(s), s, Instant(0), 3, &p, &mut bufs, &mut |x| up.push(x));
     }
     assert_eq!(up, [10, 11], "13 waits for 12 (two links)");
     assert_eq!(rx.take_epoch(200, &mut |x| up.push(x)), Epoch::Restarted);
     assert_eq!(up, [10, 11, 13], "what was held goes up");
-    rx.data(0, Seq(0), 1000, Instant(1 * MS), 1, &p, &mut bufs, &mut |x| up.push(x));
-    rx.data(0, Seq(1), 1001, Instant(1 * MS), 1, &p, &mut bufs, &mut |x| up.push(x));
+    rx.data(0, Seq(0), 1000, Instant(MS), 1, &p, &mut bufs, &mut |x| up.push(x));
+    rx.data(0, Seq(1), 1001, Instant(MS), 1, &p, &mut bufs, &mut |x| up.push(x));
     assert_eq!(&up[3..], [1000, 1001], "the new numbering starts where its first packet says");
 }
 
@@ -246,7 +246,7 @@ fn a_window_that_is_not_strict_still_hands_late_packets_up() {
     let mut rx: PeerRx<u32, Buf<u32>> = PeerRx::default();
     let mut up = Vec::new();
     for s in [1, 2, 2] {
-        assert_eq!(rx.data(0, Seq(s), s, Instant(0 * MS), 1, &p, &mut bufs, &mut |x| up.push(x)), None);
+        assert_eq!(rx.data(0, Seq(s), s, Instant(0), 1, &p, &mut bufs, &mut |x| up.push(x)), None);
     }
     assert_eq!(up, [1, 2, 2], "unkeyed: late goes up (TCP sorts it out)");
 }

@@ -1076,8 +1076,7 @@ fn a_peer_with_a_lossy_link_is_swept_every_time_to_probe_it() {
     use ri2n_core::peers::{Peer as PeerState, SweepNeed};
     let p = lossy_params();
     let d = l1_lossy(&p);
-    let mut peer = PeerState::<u32, Buf<u32>>::default();
-    peer.det = d;
+    let mut peer = PeerState::<u32, Buf<u32>> { det: d, ..Default::default() };
     // Long after the last data: only the lossy link's probes (every
     // LOSS_PROBE_MS) need the sweep, and every sweep, not every HBSPAN / 8.
     let t = ms(60_000);
@@ -1143,14 +1142,12 @@ fn loss_is_measured_past_two_to_the_31_frames() {
     // frames: half an hour at a million frames a second).
     let p = lossy_params();
     let (mut d, mut peers) = two_links(&p);
-    for l in 0..2 {
+    for (e, peer) in d.endpoints.iter_mut().zip(peers.iter_mut()) {
         for _ in 0..3 {
             // Skip ahead in big steps, as if the links carried that much.
             let skip = 1u32 << 30;
-            for _ in 0..1 {
-                d.endpoints[l].tx_frames = d.endpoints[l].tx_frames.wrapping_add(skip);
-            }
-            peers[l].got = peers[l].got.wrapping_add(skip);
+            e.tx_frames = e.tx_frames.wrapping_add(skip);
+            peer.got = peer.got.wrapping_add(skip);
         }
     }
     // Re-reference after the jump, then L1 loses 20 %: out, as ever.
@@ -1650,7 +1647,7 @@ fn a_falling_shift_still_covers_the_probes_sent_at_the_old_rate() {
     // those probes (review of 8877399); one step a heartbeat, it holds.
     let p = lossy_params();
     let mut d = data_then_peer_lossy(true, 8, 1_000, &p);
-    let every_1280 = |t: u64| t % 1_280 == 0;
+    let every_1280 = |t: u64| t.is_multiple_of(1_280);
     assert_eq!(peer_probes_beside_data(&mut d, 1_001..3_000, every_1280, &p), None);
     d.asked_probe_shift(0);
     assert_eq!(peer_probes_beside_data(&mut d, 3_000..12_000, every_1280, &p), None);
@@ -1701,7 +1698,7 @@ fn a_link_the_peer_fell_back_to_is_judged_by_its_probes_once_its_data_left() {
         }
     }
     // Its probe on L1 right after its last data there, then every 1.28 s.
-    let probe = |t: u64| t == 1_000 || t % 1_280 == 0;
+    let probe = |t: u64| t == 1_000 || t.is_multiple_of(1_280);
     assert_eq!(peer_probes_beside_data(&mut d, 1_000..12_000, probe, &p), None);
 }
 

@@ -144,7 +144,7 @@ fn a_link_whose_queue_stopped_keeps_its_count() {
     let next: Vec<_> = (0..64).map(|_| rr.pick_bytes(0b11, 0xff, 1000).unwrap()).collect();
     assert!(next[..60].iter().all(|&l| l == 0), "{next:?}");
     // No link with room: a stopped one still serves (its qdisc queues).
-    assert_eq!(rr.pick_bytes(0b11, 0, 1000).is_some(), true);
+    assert!(rr.pick_bytes(0b11, 0, 1000).is_some());
 }
 
 #[test]
@@ -268,9 +268,9 @@ fn silent_peers_age_out_oldest_first() {
 fn the_budget_buys_peers_and_buffers_with_documented_arithmetic() {
     use ri2n_core::peers::{capacity, BUF_BYTES, MIN_BUDGET, PEER_BYTES, PER_PEER_BYTES};
     // The goal of issue 10: at most 2 KiB per idle peer.
-    assert!(PER_PEER_BYTES <= 2048, "{PER_PEER_BYTES} bytes per idle peer");
-    assert_eq!(BUF_BYTES, 8192);
-    assert!(PEER_BYTES < PER_PEER_BYTES);
+    const { assert!(PER_PEER_BYTES <= 2048) };
+    const { assert!(BUF_BYTES == 8192) };
+    const { assert!(PEER_BYTES < PER_PEER_BYTES) };
     assert_eq!(capacity(MIN_BUDGET - 1), None);
     assert_eq!(capacity(MIN_BUDGET), Some((1, 1)));
     let (peers, bufs) = capacity(ri2n_core::params::PEER_MEM_DEFAULT as usize).unwrap();
