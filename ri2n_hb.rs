@@ -148,8 +148,8 @@ fn send_pending(dev: &Ri2nDev) -> bool {
     let mut drain = 0u8;
     let mut peers = 0;
     while peers < HB_PEERS_PER_CALL {
-        let Some(mut orders) = d.lock_state().take_heartbeats() else { break };
-        drain |= crate::ri2n_tx::queue_heartbeats(dev, &mut orders).1;
+        let Some((peer, next, orders)) = d.lock_state().take_heartbeats() else { break };
+        drain |= crate::ri2n_tx::queue_heartbeats(dev, &peer, next, &orders).1;
         peers += 1;
     }
     crate::ri2n_tx::drain_links(dev, drain);

@@ -35,7 +35,8 @@ use crate::proto::peers::SweepNeed;
 use crate::proto::seq::Seq;
 use crate::proto::time::{Duration, Instant};
 use crate::proto::window::span_of;
-use crate::ri2n_state::{ends_gro_run, hand_up, ms_until, sweep_period, RxKind, Sealed, Wire};
+use crate::proto::node::{Arrival, Frame, HeartbeatIn};
+use crate::ri2n_state::{ends_gro_run, hand_up, ms_until, sweep_period, Sealed, Wire};
 use kernel::sync::rcu;
 use kernel::prelude::*;
 
@@ -118,7 +119,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
                 }
                 Ok(p) => {
                     hb_len = want;
-                    RxKind::Heartbeat {
+                    Frame::Heartbeat(HeartbeatIn {
                         next: hdr.seq,
                         epoch: p.epoch,
                         flags: p.flags,
@@ -127,27 +128,27 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
                         probe_shift: p.probe_shift,
                         counts: p.counts,
                         counter: p.counter,
-                    }
+                    })
                 }
                 Err(e) => return malformed(dev, port, skb, e),
             }
         }
-        Kind::Bcast => RxKind::Bcast(hdr.seq),
-        Kind::Data => RxKind::Data(hdr.seq),
+        Kind::Bcast => Frame::Bcast(hdr.seq),
+        Kind::Data => Frame::Data(hdr.seq),
     };
     // What the tag covers, taken before the header is stripped.
     let sealed = seal.map(|seal| {
         let payload = if hb_len > 0 { &skb.data()[hlen..hlen + hb_len] } else { &[][..] };
         Sealed { seal, msg: Msg::with_header_len(&covered, skb.data(), hlen - TAG_LEN, payload) }
     });
-    let not_ordered = !for_us && (matches!(kind, RxKind::Heartbeat { .. }) || one_switch);
+    let not_ordered = !for_us && (matches!(kind, Frame::Heartbeat(_)) || one_switch);
     if src[0] & 1 != 0 || src == ours || not_ordered {
         d.lock_state().rx_not_for_us();
         skb.drop_reason(DropReason::OtherHost);
         return RxHandled::Consumed;
     }
     let skb = match kind {
-        RxKind::Heartbeat { .. } => Some(skb),
+        Frame::Heartbeat(_) => Some(skb),
         _ => {
             let rewrite = origin.map(|_| addrs);
             if skb.strip_shim(hlen as u32, hdr.protocol, dev, rewrite.as_ref()).is_err() {
@@ -175,7 +176,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
 
     let skb = match (skb, &kind) {
         // A known peer's next data frame needs only that peer's lock.
-        (Some(skb), &RxKind::Data(seq)) if origin.is_none() && dst == ours => {
+        (Some(skb), &Frame::Data(seq)) if origin.is_none() && dst == ours => {
             match lockless(dev, port, &src, seq, sealed.as_ref(), skb) {
                 Ok(()) => return RxHandled::Consumed,
                 Err(skb) => Some(skb),
@@ -293,9 +294,6 @@ fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, sealed: Option<&S
     let t = Instant(crate::net::ktime_ns());
     let (frames, size) = (span_of(&skb), skb.truesize() as usize);
     tx.fold(peer);
-    let tr = peer.det.data_run(l, frames, t, &params);
-    peer.last_data = t;
-    let active = peer.rx_active(carrier);
     let short_max = dev.mtu() / 2;
     let mut up = SkbList::new();
     let (mut packets, mut bytes, mut ends_runs) = (0u32, 0u32, true);
@@ -310,11 +308,8 @@ fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, sealed: Option<&S
         ends_runs &= ends_gro_run(&mut s, short_max);
         up.push(s);
     };
-    let late = peer.rx.late_frames(seq, frames, t, &params);
-    let dup = peer.rx.data_unpooled(l, seq, skb, t, active, &params, &mut deliver);
-    if late != 0 && dup.is_none() {
-        peer.det.late(l, late);
-    }
+    let arrival = Arrival { link: l, now: t, carrier, credit: true, sealed: sealed.map(|s| s.seal.epoch), frames };
+    let (tr, dup) = peer.receive_unpooled(&arrival, seq, skb, &params, &mut deliver);
     // What the window holds more (a duplicate it kept, or dropped, is
     // counted out as the locked way does); the shared line only if that
     // is anything.

@@ -19,11 +19,12 @@ use crate::net::cache::Cache;
 use crate::proto::auth::{HbCounter, Key, Keys, Msg};
 use crate::proto::claims::{self, buckets_for as claims_buckets, Claims, LinkMacs};
 use crate::proto::detector::{loss_probe_every, node_probe_shift, Detector, ProbingPeers, Transitions};
-use crate::proto::header::{Counts, Seal, HB_LOSSY, HB_PROBE};
+use crate::proto::header::{Counts, Seal};
+use crate::proto::node::{sweep_at, Arrival, Fresh, Frame, HeartbeatOrders, Left};
+pub(crate) use crate::proto::node::sweep_period;
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
 use crate::proto::phases::Phases;
-use crate::proto::rx::{Epoch, SealedEpoch};
 use crate::proto::window::{span_of, Buffers};
 use crate::proto::seq::Seq;
 use crate::proto::tx::PeerTx;
@@ -149,18 +150,6 @@ const ON_SLOW: u8 = 4;
 /// Most peers the sweep ages out per run.
 const AGE_PER_SWEEP: usize = 64;
 
-/// Longest the sweep timer waits, whatever is due: it also polls the
-/// slaves' carrier (a loss no transmit saw), ages peers out and visits the
-/// slow list. 63 ms is the longest wait the timer wheel keeps within a
-/// millisecond at HZ=1000.
-const SWEEP_MAX: Duration = Duration::from_ms(63);
-
-/// How often the sweep runs at most under `p`: FAST_TOUT / 4, at least
-/// 1 ms (what was once its fixed period).
-pub(crate) fn sweep_period(p: &Params) -> Duration {
-    Duration((p.fast_tout().0 / 4).max(Duration::from_ms(1).0))
-}
-
 /// Whole milliseconds from `t` to `at`, rounded up (0 if past).
 pub(crate) fn ms_until(at: Instant, t: Instant) -> u32 {
     at.since(t).0.div_ceil(1_000_000).min(u32::MAX as u64) as u32
@@ -174,42 +163,6 @@ pub(crate) enum TxRoute {
     Send { link: usize, seq: Seq, to: Mac, from: Mac },
     /// No usable link to the peer (counted).
     NoLink,
-}
-
-/// A heartbeat to build: peer, link, our next number for the peer, flags,
-/// our unusable links, what we ask of the peer's loss probes.
-pub(crate) struct HbOrder {
-    pub(crate) peer: Mac,
-    pub(crate) link: usize,
-    pub(crate) next: Seq,
-    pub(crate) flags: u8,
-    pub(crate) down: u8,
-    pub(crate) probe_shift: u8,
-}
-
-/// What a received frame carries, decoded.
-pub(crate) enum RxKind {
-    Data(Seq),
-    Bcast(Seq),
-    Heartbeat {
-        next: Seq,
-        epoch: u32,
-        flags: u8,
-        peer_link: u8,
-        down: u8,
-        probe_shift: u8,
-        counts: Option<Counts>,
-        counter: Option<u64>,
-    },
-}
-
-/// What a verified sealed frame is (`State::sealed_fresh`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Fresh {
-    Yes,
-    Replay,
-    /// A broadcast number already seen: another link's copy, or a replay.
-    Copy,
 }
 
 /// One-switch mode: what the wire said of a frame.
@@ -831,10 +784,7 @@ impl State {
             let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) else { continue };
             let mut c = cell.lock();
             let Some((_, p)) = c.both() else { continue };
-            p.hb_pending |= carrier;
-            if up {
-                p.hb_probe |= bit;
-            }
+            p.carrier_changed(carrier, l, up);
             drop(c);
             if carrier != 0 {
                 enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, s);
@@ -1043,11 +993,7 @@ impl State {
             self.forget(s, garbage);
             self.stats.peers_evicted += 1;
         }
-        peer.det.start(self.nlinks(), t);
-        // A new peer learns our epoch and links at once (the next sweep),
-        // not at the next HBSPAN: after a restart, on either side, that is
-        // what resynchronises the numbering.
-        peer.hb_pending = self.carrier;
+        peer.start(self.nlinks(), self.carrier, t);
         let slot = self.table.insert(mac, t, ()).ok()?;
         self.hb_phases.add(slot);
         if let Some(cell) = self.slots.cell(slot) {
@@ -1121,7 +1067,7 @@ impl State {
         l: usize,
         src: &Mac,
         wire: Option<Wire>,
-        kind: RxKind,
+        kind: Frame,
         sealed: Option<Sealed>,
         skb: Option<Skb>,
         short_max: u32,
@@ -1152,7 +1098,7 @@ impl State {
         let credit = wire.map_or(true, |w| w.link == l || w.to_port);
         if let Some(w) = wire {
             learn = Some((w.link, w.src));
-            if !credit && matches!(kind, RxKind::Heartbeat { .. }) {
+            if !credit && matches!(kind, Frame::Heartbeat(_)) {
                 // Before the replay check: only what is not known yet (a
                 // replay cannot move a learned MAC this way).
                 if let Some(slot) = self.table.lookup(src) {
@@ -1183,7 +1129,7 @@ impl State {
         let epoch = sealed.as_ref().map(|s| s.seal.epoch);
         // Sealed data: from the check until its window has it, receive
         // without the lock takes no sealed frame (`Slots::sealed_judged`).
-        let judged = epoch.is_some() && matches!(kind, RxKind::Data(_));
+        let judged = epoch.is_some() && matches!(kind, Frame::Data(_));
         if judged {
             self.slots.sealed_judged.fetch_add(1, Ordering::Relaxed);
         }
@@ -1212,8 +1158,8 @@ impl State {
                 return after;
             }
         }
-        self.table.touch(slot, t, matches!(kind, RxKind::Heartbeat { .. }));
-        if matches!(kind, RxKind::Data(_)) {
+        self.table.touch(slot, t, matches!(kind, Frame::Heartbeat(_)));
+        if matches!(kind, Frame::Data(_)) {
             // Its next frames may take the peer's lock alone (ri2n_rx.rs),
             // which finds it by the index transmit reads.
             self.slots.note(src, slot);
@@ -1230,7 +1176,7 @@ impl State {
         }
         let (params, carrier) = (self.params, self.carrier);
         let (is_up, lossy_every, earliest) = (self.up, loss_probe_every(self.lossy_peers), t.plus(self.sweep_period()));
-        let State { bufs, slots, stats, marks, on_sweep, on_slow, hb_queue, slaves, .. } = self;
+        let State { bufs, slots, stats, marks, on_sweep, on_slow, hb_queue, slaves, probing, .. } = self;
         let held = &slots.held;
         // The detector counts what went out since, before it judges; the
         // links it allows are published after, under the same hold (a
@@ -1269,105 +1215,44 @@ impl State {
             ends_runs.set(ends_runs.get() && ends_gro_run(&mut s, short_max));
             up.push(s);
         };
-        peer.rx.window.set_strict(epoch.is_some());
-        // A verified sealed data or broadcast frame may bring a new epoch
-        // (a heartbeat's goes through `PeerRx::heartbeat`).
-        if let (Some(e), RxKind::Data(_) | RxKind::Bcast(_)) = (epoch, &kind) {
-            if peer.rx.take_epoch(e, &mut deliver) == Epoch::Restarted {
-                peer.det.renumbered();
-                if crate::net::ratelimit() {
-                    pr_info!("{}: peer {} restarted (new epoch {:x})\n", dev_name, MacFmt(src), e);
-                }
+        if let (Frame::Data(_), Some(s)) = (&kind, &skb) {
+            held.add(s.truesize() as usize);
+        }
+        let arrival = Arrival { link: l, now: t, carrier, credit, sealed: epoch, frames };
+        let got = peer.receive(&arrival, kind, skb, probing, &params, bufs, &mut deliver);
+        match got.left {
+            Left::Nothing => {}
+            Left::Up(s) => {
+                // Not from a window: not in `out_bytes`.
+                let size = s.truesize() as usize;
+                deliver(s);
+                out_bytes.set(out_bytes.get() - size);
+            }
+            Left::Copy(s) => {
+                stats.rx_bcast_copies += 1;
+                garbage.push(s);
+            }
+            Left::Duplicate(s) => {
+                held.sub(s.truesize() as usize);
+                stats.rx_duplicates += 1;
+                stats.rx_dropped += 1;
+                garbage.push(s);
+            }
+            Left::Replay(s) => {
+                held.sub(s.truesize() as usize);
+                stats.rx_replays += 1;
+                stats.rx_dropped += 1;
+                garbage.push(s);
+            }
+            Left::Consumed(s) => done.push(s),
+        }
+        if let Some(e) = got.restarted {
+            if crate::net::ratelimit() {
+                pr_info!("{}: peer {} restarted (new epoch {:x})\n", dev_name, MacFmt(src), e);
             }
         }
-        let tr = match kind {
-            RxKind::Heartbeat { next, epoch: hb_epoch, flags, peer_link, down, probe_shift, counts, .. } => {
-                // Sealed: the whole epoch; else the low half the payload has.
-                let epoch = epoch.unwrap_or(hb_epoch as u64);
-                let loss = counts.map(|c| peer.det.report(l, c, t, &params)).unwrap_or_default();
-                if peer.rx.restarted(epoch) {
-                    peer.det.renumbered();
-                }
-                // Before the judgement the heartbeat brings: its link's
-                // silence may be the peer's sparse probes'.
-                peer.det.peer_lossy_link(l, flags & HB_LOSSY != 0);
-                // Its down bits only if no later heartbeat was taken.
-                let echo = counts.map(|c| c.echo_tx);
-                let mut tr = peer.det.heartbeat_echoed(l, t, peer_link as usize, down, next, echo, &params);
-                if peer.rx.lagging(next, t, &params) && !peer.rx.restarted(epoch) {
-                    peer.det.late(l, 1);
-                }
-                // Its wish too, as its down bits, only from its newest.
-                if peer.det.took(next) {
-                    peer.det.peer_probe_shift(probe_shift);
-                }
-                if flags & HB_LOSSY != 0 {
-                    self.probing.saw(&mut peer.probing_stamp, t);
-                }
-                tr.lossy |= loss.lossy;
-                tr.lossless |= loss.lossless;
-                let active = peer.rx_active(carrier);
-                if peer.rx.heartbeat(l, next, epoch, t, active, &params, bufs, &mut deliver) == Epoch::Restarted
-                    && crate::net::ratelimit()
-                {
-                    pr_info!("{}: peer {} restarted (new epoch {:x})\n", dev_name, MacFmt(src), epoch);
-                }
-                if flags & HB_PROBE != 0 {
-                    peer.hb_pending |= 1 << l;
-                    after.kick = true;
-                }
-                if let Some(s) = skb {
-                    done.push(s);
-                }
-                tr
-            }
-            RxKind::Bcast(seq) => {
-                let tr = if credit { peer.det.bcast(l, t, &params) } else { Transitions::default() };
-                peer.last_data = t;
-                if let Some(s) = skb {
-                    let new = if epoch.is_some() { peer.rx.bcast.accept_strict(seq) } else { peer.rx.bcast.accept(seq) };
-                    if new {
-                        // Not from a window: not in `out_bytes`.
-                        let size = s.truesize() as usize;
-                        deliver(s);
-                        out_bytes.set(out_bytes.get() - size);
-                    } else {
-                        stats.rx_bcast_copies += 1;
-                        garbage.push(s);
-                    }
-                }
-                tr
-            }
-            RxKind::Data(seq) => {
-                let tr = if credit { peer.det.data_run(l, frames, t, &params) } else { Transitions::default() };
-                peer.last_data = t;
-                let active = peer.rx_active(carrier);
-                if let Some(s) = skb {
-                    held.add(s.truesize() as usize);
-                    let replays = peer.rx.window.stats.replays;
-                    let late = peer.rx.late_frames(seq, frames, t, &params);
-                    let dup = if credit {
-                        peer.rx.data(l, seq, s, t, active, &params, bufs, &mut deliver)
-                    } else {
-                        peer.rx.data_flooded(seq, s, t, active, &params, bufs, &mut deliver)
-                    };
-                    if credit && late != 0 && dup.is_none() {
-                        peer.det.late(l, late);
-                    }
-                    if let Some(dup) = dup {
-                        held.sub(dup.truesize() as usize);
-                        if peer.rx.window.stats.replays != replays {
-                            stats.rx_replays += 1;
-                        } else {
-                            stats.rx_duplicates += 1;
-                        }
-                        stats.rx_dropped += 1;
-                        garbage.push(dup);
-                    }
-                }
-                tr
-            }
-        };
+        after.kick |= got.answer;
+        let tr = got.tr;
         // Whatever left a window (in order, a heartbeat's resync or loss
         // release, FAST_TOUT) is no longer held.
         held.sub(out_bytes.get());
@@ -1380,13 +1265,6 @@ impl State {
             held.sub(out_bytes.get());
         }
         if !tr.is_empty() {
-            if tr.failed | tr.recovered | tr.lossy | tr.lossless != 0 {
-                // Tell the peer at once, on every link that is up: our
-                // heartbeats' down mask changed, and a one-way failure must
-                // stop its sending too.
-                peer.hb_pending |= carrier;
-                after.kick = true;
-            }
             log_transitions(dev_name, slaves, src, &tr, t, &peer.det);
         }
         ctx.publish(&peer.det);
@@ -1449,11 +1327,7 @@ impl State {
             let queue = self.slots.cell(slot).is_some_and(|cell| {
                 let mut c = cell.lock();
                 let Some((_, p)) = c.peer_for(mac) else { return false };
-                if tr.failed | tr.recovered | tr.lossy | tr.lossless != 0 {
-                    // As `rx_frame`: the peer hears at once, on every link.
-                    p.hb_pending |= carrier;
-                    kick = true;
-                }
+                kick = p.tell(&tr, carrier);
                 log_transitions(dev_name, &self.slaves, mac, &tr, t, &p.det);
                 p.hb_pending & carrier != 0
             });
@@ -1501,43 +1375,14 @@ impl State {
         }
     }
 
-    /// Whether a verified sealed frame from the peer in `slot`, with
-    /// `epoch`, after the peer was `silent`, is new, decided before it
-    /// counts anywhere (a replay must not keep a dead link alive, fail a
-    /// quiet one, or keep a peer in the table): its epoch is the peer's or
-    /// newer (core/rx.rs `sealed_epoch`); a heartbeat's counter is above the
-    /// last from its link (recorded); a data packet's numbers (`frames`,
-    /// a merged run's) are all ones the window would take; a broadcast
-    /// number is new to the filter (else a copy: the one from another
-    /// link, or a replay, which cannot be told apart).
-    fn sealed_fresh(&mut self, slot: usize, epoch: u64, silent: Duration, kind: &RxKind, frames: u32) -> Fresh {
+    /// Whether a verified sealed frame from the peer in `slot`, after it
+    /// was `silent`, is new ([`Peer::sealed_fresh`]).
+    fn sealed_fresh(&mut self, slot: usize, epoch: u64, silent: Duration, frame: &Frame, frames: u32) -> Fresh {
         let params = self.params;
         let Some(cell) = self.slots.cell(slot) else { return Fresh::Replay };
         let mut c = cell.lock();
         let Some((_, peer)) = c.both() else { return Fresh::Replay };
-        let new_epoch = match peer.rx.sealed_epoch(epoch, silent, &params) {
-            SealedEpoch::Stale => return Fresh::Replay,
-            SealedEpoch::New => true,
-            SealedEpoch::Same => false,
-        };
-        let fresh = match *kind {
-            RxKind::Heartbeat { peer_link, counter, .. } => {
-                if new_epoch {
-                    peer.rx.hb_seen.reset();
-                }
-                counter.is_some_and(|c| peer.rx.hb_seen.accept(peer_link, c))
-            }
-            RxKind::Bcast(seq) if !new_epoch && peer.rx.bcast.verified() && !peer.rx.bcast.is_new(seq) => {
-                return if peer.rx.bcast.too_old(seq) { Fresh::Replay } else { Fresh::Copy };
-            }
-            RxKind::Bcast(_) => true,
-            RxKind::Data(seq) => new_epoch || !peer.rx.window.strict() || peer.rx.window.would_take_run(seq, frames),
-        };
-        if fresh {
-            Fresh::Yes
-        } else {
-            Fresh::Replay
-        }
+        peer.sealed_fresh(epoch, silent, frame, frames, &params)
     }
 
     /// A frame for another of our addresses, or (promiscuous) another
@@ -1576,7 +1421,7 @@ impl State {
             while s < self.table.capacity() {
                 if let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) {
                     if let Some(p) = cell.lock().peer.as_mut() {
-                        p.hb_pending |= links;
+                        p.heartbeat_due(links);
                     }
                     enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, s);
                 }
@@ -1697,19 +1542,12 @@ impl State {
         !self.hb_queue.is_empty()
     }
 
-    /// How often the sweep runs at most: FAST_TOUT / 4, at least 1 ms
-    /// (what was once its fixed period).
     fn sweep_period(&self) -> Duration {
         sweep_period(&self.params)
     }
 
-    /// When the sweep runs for something due at `due`, seen at `t`: no
-    /// sooner than a period from `t` (nothing waits past the next point of
-    /// a periodic sweep, and a deadline the sweep does not meet cannot spin
-    /// it), no later than `SWEEP_MAX`.
     fn sweep_target(&self, due: Option<Instant>, t: Instant) -> Instant {
-        let latest = t.plus(SWEEP_MAX);
-        due.map_or(latest, |d| d.min(latest)).max(t.plus(self.sweep_period()))
+        sweep_at(due, t, &self.params)
     }
 
     /// Milliseconds until the sweep timer must fire, for the caller to arm
@@ -1742,10 +1580,8 @@ impl State {
     /// Takes the heartbeats queued for the next peer on the heartbeat queue
     /// that has any: up to one order per link. `None` when the queue is
     /// empty.
-    pub(crate) fn take_heartbeats(&mut self) -> Option<[Option<HbOrder>; MAX_LINKS]> {
-        let links = self.carrier;
-        let nlinks = self.nlinks();
-        let all = ((1u16 << nlinks) - 1) as u8;
+    pub(crate) fn take_heartbeats(&mut self) -> Option<(Mac, Seq, HeartbeatOrders)> {
+        let (links, nlinks) = (self.carrier, self.nlinks());
         let probe_shift = self.probe_shift();
         loop {
             let slot = self.hb_queue.pop()? as usize;
@@ -1754,28 +1590,9 @@ impl State {
             let Some(cell) = self.slots.cell(slot).filter(|_| self.table.get(slot).is_some()) else { continue };
             let mut c = cell.lock();
             let Some((tx, p)) = c.peer_for(&mac) else { continue };
-            let pending = p.hb_pending & links;
-            if pending == 0 {
-                continue;
+            if let Some(orders) = p.poll_heartbeats(links, nlinks, probe_shift) {
+                return Some((mac, tx.tx_seq, orders));
             }
-            // Our links unusable toward this peer: failed, no carrier, removed.
-            let down = (p.det.failed() | !links) & all;
-            let next = tx.tx_seq;
-            // Our links lossy toward the peer: it counts us among the
-            // peers that probe it.
-            let lossy = p.det.lossy();
-            p.det.asked_probe_shift(probe_shift);
-            let mut orders: [Option<HbOrder>; MAX_LINKS] = Default::default();
-            for (l, o) in orders.iter_mut().enumerate() {
-                let bit = 1u8 << l;
-                if pending & bit != 0 {
-                    let flags = if p.hb_probe & bit != 0 { HB_PROBE } else { 0 } | if lossy & bit != 0 { HB_LOSSY } else { 0 };
-                    *o = Some(HbOrder { peer: mac, link: l, next, flags, down, probe_shift });
-                }
-            }
-            p.hb_pending &= !pending;
-            p.hb_probe &= !pending;
-            return Some(orders);
         }
     }
 
@@ -1797,10 +1614,7 @@ impl State {
     /// sent.
     pub(crate) fn hb_counts(c: &mut PeerCell, l: usize) -> Option<Counts> {
         let (tx, p) = c.both()?;
-        tx.fold(p);
-        let counts = p.det.counts(l);
-        p.det.sent(l);
-        counts
+        p.heartbeat_counts(tx, l)
     }
 
     /// Counts heartbeats sent.
@@ -1855,29 +1669,15 @@ impl SweepCx<'_> {
             table.touch(slot, rx_at, false);
         }
         tx.fold(p);
-        // Probes for a link that fell silent, or to bring a failed one
-        // back (core/detector.rs).
-        if p.det.lossy() != 0 {
-            self.lossy_peers += 1;
-        }
-        let probe = p.det.probe_due(t, carrier, &params)
-            | p.det.retry_due(t, carrier, &params)
-            | p.det.report_due_every(t, carrier, &params, self.lossy_every);
-        p.hb_pending |= probe;
-        p.hb_probe |= probe;
-        let tr = p.det.probe_end(t, &params);
-        if !tr.is_empty() {
-            p.hb_pending |= carrier;
-        }
-        let active = p.rx_active(carrier);
         let (stats, held) = (&mut *self.stats, self.held);
         let mut up = SkbList::new();
-        p.rx.sweep(t, active, &params, self.bufs, &mut |s| {
+        let visit = p.sweep(t, carrier, &params, self.lossy_every, self.bufs, &mut |s| {
             stats.rx_packets += span_of(&s) as u64;
             stats.rx_bytes += s.len() as u64;
             held.sub(s.truesize() as usize);
             up.push(s);
         });
+        self.lossy_peers += visit.lossy as usize;
         if !up.is_empty() {
             // Under the peer's cell, as receive queues: in order.
             self.gro.queue(cell_of(slot), up);
@@ -1886,12 +1686,10 @@ impl SweepCx<'_> {
             enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
         }
         tx.publish(&p.det);
-        let need = p.sweep_need(t, carrier, &params);
-        if need == SweepNeed::Now {
-            if let Some(due) = p.next_due(t, carrier, &params, self.lossy_every) {
-                self.next = Some(self.next.map_or(due, |n| n.min(due)));
-            }
+        if let Some(due) = visit.due {
+            self.next = Some(self.next.map_or(due, |n| n.min(due)));
         }
+        let (tr, need) = (visit.tr, visit.need);
         if !tr.is_empty() {
             log_transitions(self.dev_name, self.slaves, table.mac(slot), &tr, t, &p.det);
         }

@@ -39,7 +39,9 @@ use crate::proto::time::{Duration, Instant};
 use crate::ri2n_peer::PeerCell;
 use crate::proto::{links_in, MAX_LINKS};
 use crate::ri2n_dev::{Ri2n, Ri2nDev};
-use crate::ri2n_state::{HbOrder, State, TxRoute};
+use crate::proto::node::HeartbeatOrders;
+use crate::proto::seq::Seq;
+use crate::ri2n_state::{State, TxRoute};
 use crate::ri2n_txq::DRAIN_BUDGET;
 use core::sync::atomic::Ordering;
 use kernel::sync::rcu;
@@ -730,10 +732,10 @@ fn flow_hash(frame: &Skb, l: usize) -> u32 {
     ((h >> 32) as u32 ^ h as u32).max(1)
 }
 
-/// Builds the heartbeats of `orders` (one peer's) and queues them on their
-/// links, where they keep their place among the peer's data. Returns how
+/// Builds the heartbeats of `orders` to `peer`, whose next number from us
+/// was `next` when they were ordered, and queues them on their links, where they keep their place among the peer's data. Returns how
 /// many were queued and the links to drain.
-pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX_LINKS]) -> (u64, u8) {
+pub(crate) fn queue_heartbeats(dev: &Ri2nDev, peer: &Mac, next: Seq, orders: &HeartbeatOrders) -> (u64, u8) {
     let d = dev.data();
     let me = dev.addr();
     let mut garbage = SkbList::new();
@@ -746,13 +748,12 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
     // Read under the state lock, which `peer_mem` replaces them under: the
     // slots the peers' numbers name.
     let slots = d.slots(&rcu);
-    for o in orders.iter_mut() {
-        let Some(o) = o.take() else { continue };
+    for o in orders.iter().flatten() {
         let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else { continue };
         // The peer's transmit side is held from the count to the queue, so
         // that the count covers every frame before the heartbeat on its
         // link, and none after.
-        let mut tx = st.peer_of(&o.peer).and_then(|s| Some((s, slots.cell(s)?.lock())));
+        let mut tx = st.peer_of(peer).and_then(|s| Some((s, slots.cell(s)?.lock())));
         // Counted as sent here; taken back below if it never leaves.
         let counts = match tx.as_mut() {
             Some((_, c)) => State::hb_counts(c, o.link),
@@ -762,7 +763,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         // lockless transmit may have sent frames after it since, and the
         // peer takes a heartbeat that many frames sent after it overtook
         // by FAST_TOUT for a late one (`PeerRx::lagging`).
-        let next = tx.as_mut().and_then(|(_, c)| c.peer_for(&o.peer).map(|(t, _)| t.tx_seq)).unwrap_or(o.next);
+        let next = tx.as_mut().and_then(|(_, c)| c.peer_for(peer).map(|(t, _)| t.tx_seq)).unwrap_or(next);
         let unsent = |tx: &mut Option<(usize, crate::net::lock::SpinLockBhGuard<'_, PeerCell>)>| {
             if let Some((_, c)) = tx.as_mut() {
                 c.tx.unsent(o.link, 1);
@@ -785,7 +786,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
         }
         .encode(&mut payload);
         let mut addrs = [0u8; 12];
-        addrs[..6].copy_from_slice(&o.peer);
+        addrs[..6].copy_from_slice(peer);
         addrs[6..].copy_from_slice(&me);
         let mut hdr = [0u8; MAX_HEADER_LEN];
         let h = Header { kind: Kind::Heartbeat, protocol: 0, seq: next };
@@ -801,7 +802,7 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, orders: &mut [Option<HbOrder>; MAX
             // learned), from ours.
             // From the peer's cell, held (`State::peer_link_mac` would
             // take it again).
-            let to = tx.as_mut().and_then(|(_, c)| c.peer_for(&o.peer).map(|(_, p)| p.link_mac[o.link])).unwrap_or([0; 6]);
+            let to = tx.as_mut().and_then(|(_, c)| c.peer_for(peer).map(|(_, p)| p.link_mac[o.link])).unwrap_or([0; 6]);
             if to != [0; 6] {
                 frame[..6].copy_from_slice(&to);
             }

@@ -22,6 +22,9 @@
 //! - [`sched`]: per-peer link choice over usable links, by bytes (§5.3).
 //! - [`dedup`]: duplicate filter for broadcast frames sent on every link.
 //! - [`peers`]: the bounded MAC-keyed peer table (§5.8).
+//! - [`node`]: what a node does with one peer's frames, sweeps and
+//!   heartbeats: the composition of the above that the driver, the
+//!   simulator and the tests share.
 //! - [`phases`]: when the heartbeat timer wakes, and which peers it serves.
 //! - [`claims`]: one-switch mode's slave MACs, whose each one is.
 //! - [`params`]: the tunables of Table 2, their units, defaults and limits.
@@ -34,6 +37,7 @@ pub mod dedup;
 pub mod detector;
 pub mod header;
 pub mod loss;
+pub mod node;
 pub mod params;
 pub mod peers;
 pub mod phases;

@@ -13,6 +13,9 @@ pub use proto::*;
 
 extern crate alloc;
 
+#[path = "pair.rs"]
+pub mod pair;
+
 /// Heap storage for the core's tables and buffers, as the tests, the
 /// fuzzer, the benchmarks and the simulator use them (the kernel has its
 /// own: ri2n_peer.rs).

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! ri2n-sim: one node's view of N peers over K links, in simulated time,
-//! on the same core files the module compiles (`core/`).
+//! on the same core files the module compiles (`core/`): every protocol
+//! decision is the engine's (`core/node.rs`), which two nodes run for each
+//! other in `ri2n_core::pair`; this file only draws the workloads and
+//! faults and measures.
 //!
 //! It measures what the driver's design costs at cluster scale, as the
 //! driver lays its state out (`ri2n_state.rs`: one `Peer` per peer, a
@@ -25,12 +28,12 @@
 //! Usage: `ri2n-sim [--quick]`; prints a Markdown report (`make bench-sim`
 //! writes it to bench/results/sim.md).
 
-use ri2n_core::detector::Detector;
-use ri2n_core::header::Counts;
+use ri2n_core::detector::ProbingPeers;
 use ri2n_core::heap::{table, Buf, HeapBufs};
+use ri2n_core::node::{sweep_period, Arrival, Frame};
+use ri2n_core::pair::{Pair, Rng, MS};
 use ri2n_core::params::{Param, Params};
 use ri2n_core::peers::{capacity, idle_limit, BUF_BYTES, PER_PEER_BYTES};
-use ri2n_core::sched::RoundRobin;
 use ri2n_core::seq::Seq;
 use ri2n_core::time::{Duration, Instant};
 use std::time::Instant as Wall;
@@ -41,23 +44,8 @@ type Peer = ri2n_core::peers::Peer<u64, Buf<u64>>;
 
 fn new_peer(links: usize, now: Instant) -> Box<Peer> {
     let mut p: Box<Peer> = Box::default();
-    p.det.start(links, now);
+    p.start(links, ((1u16 << links) - 1) as u8, now);
     p
-}
-
-/// A small deterministic generator (xorshift64*), so runs repeat.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 fn mac(i: usize) -> [u8; 6] {
@@ -112,8 +100,8 @@ fn admitted(n: usize, p: &Params) -> (usize, usize) {
 /// ns per received data packet, and the most reorder buffers out at once:
 /// for packets from peers picked at random among `n`, on `k` links, a
 /// quarter of the pairs swapped (so windows hold and give buffers back):
-/// table lookup and touch, `Detector::data`, `PeerRx::data` (window, loss
-/// rule, FAST_TOUT check, buffer pool).
+/// table lookup and touch, and the engine's `Peer::receive` (failure
+/// detector, window, loss rule, FAST_TOUT check, buffer pool).
 fn ns_per_packet(n: usize, k: usize, packets: usize, p: &Params) -> (f64, usize) {
     let (slots, nbufs) = capacity(p.peer_mem()).unwrap();
     let mut t = table::<Box<Peer>>(slots, 0x1234_5678);
@@ -126,6 +114,8 @@ fn ns_per_packet(n: usize, k: usize, packets: usize, p: &Params) -> (f64, usize)
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let order: Vec<(usize, bool)> = (0..packets / 2).map(|_| (rng.below(n as u64) as usize, rng.below(4) == 0)).collect();
     let mut delivered = 0u64;
+    let mut probing = ProbingPeers::default();
+    let all = ((1u16 << k) - 1) as u8;
     let start = Wall::now();
     for (i, &(who, swap)) in order.iter().enumerate() {
         let now = Instant(i as u64 * 2_000);
@@ -136,10 +126,9 @@ fn ns_per_packet(n: usize, k: usize, packets: usize, p: &Params) -> (f64, usize)
         seqs[who] = seq.wrapping_add(2);
         let pair = if swap { [seq.wrapping_add(1), seq] } else { [seq, seq.wrapping_add(1)] };
         for s in pair {
-            let link = s as usize % k;
-            peer.det.data(link, now, p);
-            let active = peer.det.active();
-            if peer.rx.data(link, Seq(s), s as u64, now, active, p, &mut bufs, &mut |_| delivered += 1).is_some() {
+            let a = Arrival { link: s as usize % k, now, carrier: all, credit: true, sealed: None, frames: 1 };
+            let got = peer.receive(&a, Frame::Data(Seq(s)), Some(s as u64), &mut probing, p, &mut bufs, &mut |_| delivered += 1);
+            if !matches!(got.left, ri2n_core::node::Left::Nothing) {
                 delivered += 1;
             }
         }
@@ -158,266 +147,75 @@ fn hb_frames_per_s(n: usize, k: usize, busy: usize, p: &Params) -> f64 {
     (n * k) as f64 / hbspan_s + (busy * k) as f64 * reports_per_s
 }
 
-/// One trial: a peer sending data every `gap` (None: idle, heartbeats only)
-/// round-robin over `k` links; link 1 dies at `cut` and heals at `heal`.
-/// Returns (detection, recovery) times, as our detector (probes answered
-/// after `rtt`) sees them, and the sweep's runs per second. The sweep runs
-/// as the driver's does (ri2n_hb.rs): at the peer's next deadline, no
-/// sooner than FAST_TOUT/4 after the last or an event, no later than 63 ms.
+/// Steps `pr` by `step` for `span` ns, node 0 sending a packet at each
+/// step if `load`; the first time (ns from the start) `cond` held after a
+/// step.
+fn watch(pr: &mut Pair, step: u64, span: u64, load: bool, mut cond: impl FnMut(&Pair) -> bool) -> Option<u64> {
+    let (start, mut seen) = (pr.now, None);
+    while pr.now < start + span {
+        pr.run_until(pr.now + step);
+        if load {
+            pr.send_data(0, 1500);
+        }
+        if seen.is_none() && cond(pr) {
+            seen = Some(pr.now - start);
+        }
+    }
+    seen
+}
+
+fn blackhole(pr: &mut Pair, link: usize, on: bool) {
+    pr.faults[0][link].blackhole = on;
+    pr.faults[1][link].blackhole = on;
+}
+
+/// One trial: node 0 sends node 1 a packet every `gap` (None: idle,
+/// heartbeats only) over `k` links; link 1 goes dead both ways at a random
+/// time and heals 10 s later. Returns how long until node 1 stops using
+/// link 1 toward node 0 and uses it again, and node 1's sweeps per second.
 fn trial(k: usize, gap: Option<Duration>, rng: &mut Rng, p: &Params) -> (Option<u64>, Option<u64>, f64) {
-    let ms = |v: u64| Duration::from_ms(v).0;
-    let rtt = Duration::from_us(200).0;
-    let hbspan = p.hbspan().0;
-    // The peer's heartbeats leave on every link at once (`State::hb_tick`).
-    let phase: Vec<u64> = vec![rng.below(hbspan); k];
-    let cut = ms(10_000) + rng.below(hbspan);
-    let heal = cut + ms(10_000);
-    let end = heal + ms(10_000);
-    let sweep = (p.fast_tout().0 / 4).max(ms(1));
-    let mut d = Detector::new(k, Instant(0));
-    let mut rr = RoundRobin::default();
-    let works = |l: usize, t: u64| !(l == 1 && t >= cut && t < heal);
-    let (mut detected, mut recovered) = (None, None);
-    let mut answers: Vec<(u64, usize)> = Vec::new();
-    let mut next_data = gap.map_or(u64::MAX, |g| g.0);
-    let mut next_hb: Vec<u64> = phase.clone();
-    let up = ((1u16 << k) - 1) as u8;
-    let every = ri2n_core::detector::loss_probe_every(0);
-    let (mut t, mut sweeps) = (0u64, 0u64);
-    let note = |d: &Detector, at: u64, detected: &mut Option<u64>, recovered: &mut Option<u64>| {
-        let failed = d.endpoints[1].failed;
-        if detected.is_none() && at >= cut && failed {
-            *detected = Some(at - cut);
-        }
-        if recovered.is_none() && at >= heal && !failed && detected.is_some() {
-            *recovered = Some(at - heal);
-        }
-    };
-    while t < end {
-        // The peer's data and heartbeats due by t, in time order.
-        loop {
-            let (hb_l, hb_t) = next_hb.iter().enumerate().map(|(l, &v)| (l, v)).min_by_key(|&(_, v)| v).unwrap();
-            let ans = answers.iter().enumerate().min_by_key(|(_, &(v, _))| v).map(|(i, &(v, l))| (i, v, l));
-            let first = [Some(next_data), Some(hb_t), ans.map(|a| a.1)].into_iter().flatten().min().unwrap();
-            if first > t {
-                break;
-            }
-            if first == next_data {
-                let usable = d.usable() & ((1u16 << k) - 1) as u8;
-                // The peer sends on the links it believes in: its view is
-                // ours (one-way failures are told in heartbeats).
-                let usable = if usable == 0 { 1 } else { usable };
-                // As the driver chooses: by bytes (frames of one size alternate).
-                rr.at(Instant(first), p.level_after());
-                if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
-                    if works(l, first) {
-                        d.data(l, Instant(first), p);
-                    }
-                }
-                next_data += gap.map_or(u64::MAX, |g| g.0);
-            } else if first == hb_t {
-                if works(hb_l, first) {
-                    d.heartbeat(hb_l, Instant(first), hb_l, 0, p);
-                }
-                next_hb[hb_l] += hbspan;
-            } else if let Some((i, at, l)) = ans {
-                if at == first {
-                    answers.swap_remove(i);
-                    if works(l, at) {
-                        d.heartbeat(l, Instant(at), l, 0, p);
-                    }
-                }
-            }
-            note(&d, first, &mut detected, &mut recovered);
-            // Receive pulls the sweep when the peer's deadline moved up.
-            if let Some(due) = d.next_due(Instant(first), up, p, every) {
-                t = t.min(due.0.max(first + sweep));
-            }
-        }
-        // Our sweep at t.
-        sweeps += 1;
-        let probe = d.probe_due(Instant(t), up, p) | d.retry_due(Instant(t), up, p);
-        for l in 0..k {
-            if probe & (1 << l) != 0 && works(l, t) {
-                answers.push((t + rtt, l));
-            }
-        }
-        d.probe_end(Instant(t), p);
-        note(&d, t, &mut detected, &mut recovered);
-        let next = d.next_due(Instant(t), up, p, every).map_or(u64::MAX, |n| n.0);
-        t = next.min(t + ms(63)).max(t + sweep);
-    }
-    (detected, recovered, sweeps as f64 * 1e9 / end as f64)
-}
-
-/// Two nodes' views of each other over `k` links, each a FIFO with a
-/// one-way delay: A sends data at a steady rate over the links A's
-/// detector lets it use, both send heartbeats every HBSPAN on every link
-/// and the probes their detectors ask for, and each answers the other's
-/// probes, with the frame counts the driver puts in them. Frames on a link
-/// are lost at random at the rate `loss(link, t)` gives.
-struct Pair {
-    det: [Detector; 2],
-    /// Frames in flight: (arrival, from, link, what).
-    flight: Vec<(u64, usize, usize, Frame)>,
-    next_hb: [Vec<u64>; 2],
-    pending_answer: [u8; 2],
-    /// What each side's heartbeats ask of the other (`probe_shift`).
-    shift: [u8; 2],
-}
-
-#[derive(Clone, Copy)]
-enum Frame {
-    Data,
-    Heartbeat { counts: Counts, probe: bool, down: u8, shift: u8, lossy: bool },
-}
-
-impl Pair {
-    fn new(k: usize, rng: &mut Rng, p: &Params) -> Pair {
-        let hbspan = p.hbspan().0;
-        // One phase a side for all its links: the driver's heartbeat tick
-        // sends a peer's on every link at once (`State::hb_tick`).
-        let phases = |rng: &mut Rng| vec![rng.below(hbspan); k];
-        Pair {
-            det: [Detector::new(k, Instant(0)), Detector::new(k, Instant(0))],
-            flight: Vec::new(),
-            next_hb: [phases(rng), phases(rng)],
-            pending_answer: [0; 2],
-            shift: [0; 2],
-        }
-    }
-
-    fn send(&mut self, t: u64, from: usize, link: usize, frame: Frame, delay: u64, lost: bool) {
-        // Frames sent on one link arrive in order: a FIFO.
-        let at = self.flight.iter().filter(|f| f.1 == from && f.2 == link).map(|f| f.0).max().unwrap_or(0).max(t + delay);
-        self.det[from].sent(link);
-        if !lost {
-            self.flight.push((at, from, link, frame));
-        }
-    }
-
-    /// A's data frame at `at`, on the link `rr` picks among those A may
-    /// send on (`all` up); `lost` says whether the link loses it.
-    #[allow(clippy::too_many_arguments)]
-    fn send_data(&mut self, rr: &mut RoundRobin, at: u64, all: u8, delay: u64, p: &Params, lost: impl FnOnce(usize) -> bool) {
-        let usable = self.det[0].sendable(all);
-        rr.at(Instant(at), p.level_after());
-        if let Some(l) = rr.pick_block(usable, usable, Some((1, 1500)), 1500) {
-            let drop = lost(l);
-            self.send(at, 0, l, Frame::Data, delay, drop);
-        }
-    }
-
-    fn heartbeat(&mut self, t: u64, from: usize, link: usize, probe: bool, delay: u64, lost: bool) {
-        let counts = self.det[from].counts(link).expect("counts");
-        let down = self.det[from].failed();
-        let shift = self.shift[from];
-        let lossy = self.det[from].lossy() & (1 << link) != 0;
-        self.det[from].asked_probe_shift(shift);
-        self.send(t, from, link, Frame::Heartbeat { counts, probe, down, shift, lossy }, delay, lost);
-    }
-
-    /// Delivers what arrived by `t`, in order of arrival (and of sending,
-    /// on one link).
-    fn deliver(&mut self, t: u64, p: &Params) {
-        let mut due: Vec<_> = Vec::new();
-        self.flight.retain(|f| {
-            if f.0 <= t {
-                due.push(*f);
-            }
-            f.0 > t
-        });
-        due.sort_by_key(|f| f.0); // stable: a link's frames keep their order
-        for (at, from, link, frame) in due {
-            let to = 1 - from;
-            let now = Instant(at);
-            match frame {
-                Frame::Data => {
-                    self.det[to].data(link, now, p);
-                }
-                Frame::Heartbeat { counts, probe, down, shift, lossy } => {
-                    self.det[to].peer_probe_shift(shift);
-                    self.det[to].peer_lossy_link(link, lossy);
-                    self.det[to].report(link, counts, now, p);
-                    self.det[to].heartbeat(link, now, link, down, p);
-                    if probe {
-                        self.pending_answer[to] |= 1 << link;
-                    }
-                }
-            }
-        }
-    }
+    let mut pr = Pair::new(k, *p, rng.next_u64());
+    let step = gap.map_or(MS, |g| g.0);
+    let load = gap.is_some();
+    watch(&mut pr, step, 10_000 * MS + rng.below(p.hbspan().0), load, |_| false);
+    blackhole(&mut pr, 1, true);
+    let detected = watch(&mut pr, step, 10_000 * MS, load, |pr| pr.nodes[1].sendable() & 2 == 0);
+    blackhole(&mut pr, 1, false);
+    let recovered = watch(&mut pr, step, 10_000 * MS, load, |pr| pr.nodes[1].sendable() & 2 != 0);
+    (detected, recovered, pr.nodes[1].sweeps as f64 * 1e9 / pr.now as f64)
 }
 
 /// One lossy-link trial: link 1 of `k` loses `loss` of its frames (both
-/// ways) from `cut` to `heal`; every link loses `base` throughout (a
-/// congested bottleneck). A sends one data frame every `gap`. Returns when
-/// A took link 1 out of use after `cut`, when it was back after `heal`,
-/// and how many times any link went lossy outside `cut..heal + 1 s` (false
-/// alarms).
+/// ways) for 5 s from a random time; every link loses `base` throughout
+/// (a congested bottleneck). Node 0 (A) sends a data frame every `gap`.
+/// Returns when A took link 1 out of use after the loss began, when it was
+/// back after it ended, and how many times A took any link for lossy
+/// outside the loss and a second after (false alarms).
 fn lossy_trial(k: usize, loss: f64, base: f64, gap: Duration, rng: &mut Rng, p: &Params) -> (Option<u64>, Option<u64>, u32) {
-    let ms = |v: u64| Duration::from_ms(v).0;
-    let delay = Duration::from_us(100).0;
-    let hbspan = p.hbspan().0;
-    let sweep = (p.fast_tout().0 / 4).max(ms(1));
-    let cut = ms(5_000) + rng.below(hbspan);
-    let heal = cut + ms(5_000);
-    let end = heal + ms(5_000);
-    let mut pair = Pair::new(k, rng, p);
-    let mut rr = RoundRobin::default();
-    let all = ((1u16 << k) - 1) as u8;
-    let (mut out, mut back, mut false_alarms) = (None, None, 0u32);
-    let mut was_lossy = 0u8;
-    let mut next_data = 0u64;
-    let mut t = 0u64;
-    while t < end {
-        let lost = |l: usize, at: u64, rng: &mut Rng| {
-            let rate = base + if l == 1 && at >= cut && at < heal { loss } else { 0.0 };
-            (rng.below(1_000_000) as f64) < rate * 1e6
-        };
-        while next_data <= t {
-            pair.send_data(&mut rr, next_data, all, delay, p, |l| lost(l, next_data, rng));
-            next_data += gap.0;
+    let mut pr = Pair::new(k, *p, rng.next_u64());
+    pr.delay = Duration::from_us(100).0;
+    for side in 0..2 {
+        for l in 0..k {
+            pr.faults[side][l].loss = base;
         }
-        for side in 0..2 {
-            for l in 0..k {
-                if pair.next_hb[side][l] <= t {
-                    pair.next_hb[side][l] += hbspan;
-                    let drop = lost(l, t, rng);
-                    pair.heartbeat(t, side, l, false, delay, drop);
-                }
-            }
+    }
+    watch(&mut pr, gap.0, 5_000 * MS + rng.below(p.hbspan().0), true, |_| false);
+    let cut = pr.now;
+    for side in 0..2 {
+        pr.faults[side][1].loss = base + loss;
+    }
+    let out = watch(&mut pr, gap.0, 5_000 * MS, true, |pr| pr.nodes[0].peer.det.lossy() & 2 != 0);
+    let heal = pr.now;
+    for side in 0..2 {
+        pr.faults[side][1].loss = base;
+    }
+    let back = watch(&mut pr, gap.0, 5_000 * MS, true, |pr| out.is_some() && pr.nodes[0].peer.det.usable() & 2 != 0);
+    let mut false_alarms = 0;
+    for (t, tr) in &pr.nodes[0].transitions {
+        for l in 0..k {
+            let expected = l == 1 && *t >= cut && *t < heal + 1_000 * MS;
+            false_alarms += (tr.lossy & (1 << l) != 0 && !expected) as u32;
         }
-        pair.deliver(t, p);
-        // Each side's sweep: probes and reports asked for, answers.
-        for side in 0..2 {
-            let d = &mut pair.det[side];
-            let probe = d.probe_due(Instant(t), all, p) | d.retry_due(Instant(t), all, p) | d.report_due(Instant(t), all, p);
-            d.probe_end(Instant(t), p);
-            let answer = std::mem::take(&mut pair.pending_answer[side]);
-            for l in 0..k {
-                if (probe | answer) & (1 << l) != 0 {
-                    let drop = lost(l, t, rng);
-                    pair.heartbeat(t, side, l, probe & (1 << l) != 0, delay, drop);
-                }
-            }
-        }
-        let lossy = pair.det[0].lossy();
-        let newly = lossy & !was_lossy;
-        was_lossy = lossy;
-        if newly != 0 {
-            let expected = newly == 1 << 1 && t >= cut && t < heal + ms(1_000);
-            if !expected {
-                false_alarms += newly.count_ones();
-            }
-        }
-        if out.is_none() && t >= cut && t < heal && lossy & (1 << 1) != 0 {
-            out = Some(t - cut);
-        }
-        if back.is_none() && t >= heal && out.is_some() && pair.det[0].usable() & (1 << 1) != 0 {
-            back = Some(t - heal);
-        }
-        t += sweep;
     }
     (out, back, false_alarms)
 }
@@ -433,8 +231,10 @@ fn lossy_trial(k: usize, loss: f64, base: f64, gap: Duration, rng: &mut Rng, p: 
 /// and asks them for its `probe_shift`.
 /// The first 10 s carry a frame every 0.25 ms, so that link 1 is out of
 /// use for loss when the 30 s measured begin. Returns A's and B's extra
-/// frames per second, B's probe rounds per second, and whether link 1 was
-/// out of use at A throughout (where it loses what A sends).
+/// frames per second, B's probe rounds per second, whether link 1 was
+/// out of use at A throughout (where it loses what A sends), link 1's
+/// failures at A and B in the measured time, and with `heal` (no loss
+/// after the warm-up), when each side used link 1 again.
 #[allow(clippy::too_many_arguments)]
 fn lossy_load(
     lossy: [bool; 2],
@@ -445,152 +245,92 @@ fn lossy_load(
     rng: &mut Rng,
     p: &Params,
 ) -> ([f64; 2], f64, bool, u32, [Option<u64>; 2]) {
-    let ms = |v: u64| Duration::from_ms(v).0;
-    let (k, delay, hbspan) = (2usize, Duration::from_us(100).0, p.hbspan().0);
-    let sweep = (p.fast_tout().0 / 4).max(ms(1));
-    let every = nodes.map(ri2n_core::detector::loss_probe_every);
-    // Healing: the cable loses nothing from the warm-up's end; how long
-    // until each side uses link 1 again (at most 600 s).
-    let (warm, end) = (ms(10_000), if heal { ms(610_000) } else { ms(40_000) });
-    let mut back = [None::<u64>; 2];
-    let mut pair = Pair::new(k, rng, p);
-    let mut rr = RoundRobin::default();
-    let all = ((1u16 << k) - 1) as u8;
-    let (mut extra, mut rounds, mut held) = ([0u64; 2], 0u64, true);
-    let mut was_probing = false;
-    let mut fails_at_warm = None::<u32>;
-    let (mut next_burst, mut next_data, mut left) = (0u64, 0u64, 0u32);
-    let mut t = 0u64;
-    while t < end {
-        let lost = |from: usize, l: usize, rng: &mut Rng| lossy[from] && l == 1 && !(heal && t >= warm) && rng.below(5) == 0;
-        // The warm-up's steady stream, then the bursts.
-        if t < warm {
-            while next_data <= t {
-                pair.send_data(&mut rr, next_data, all, delay, p, |l| lost(0, l, rng));
-                next_data += Duration::from_us(250).0;
-            }
-            next_burst = warm;
-        } else if let Some(period) = period {
-            loop {
-                if left == 0 {
-                    if next_burst > t {
-                        break;
-                    }
-                    left = burst;
-                    next_data = next_burst;
-                    next_burst += period.0;
-                }
-                if next_data > t {
-                    break;
-                }
-                pair.send_data(&mut rr, next_data, all, delay, p, |l| lost(0, l, rng));
-                next_data += Duration::from_us(250).0;
-                left -= 1;
-            }
-        }
+    let k = 2usize;
+    let sweep = sweep_period(p).0;
+    let mut pr = Pair::new(k, *p, rng.next_u64());
+    pr.delay = Duration::from_us(100).0;
+    for side in 0..2 {
+        pr.nodes[side].alike = nodes[side];
+        pr.faults[side][1].loss = if lossy[side] { 0.2 } else { 0.0 };
+    }
+    let (warm, end) = (10_000 * MS, if heal { 610_000 * MS } else { 40_000 * MS });
+    let gap = Duration::from_us(250).0;
+    pr.stream(0, gap, warm);
+    if heal {
         for side in 0..2 {
-            for l in 0..k {
-                if pair.next_hb[side][l] <= t {
-                    pair.next_hb[side][l] += hbspan;
-                    let drop = lost(side, l, rng);
-                    pair.heartbeat(t, side, l, false, delay, drop);
-                }
-            }
+            pr.faults[side][1].loss = 0.0;
         }
-        pair.deliver(t, p);
-        for side in 0..2 {
-            // A node asks its peers to slow down once it has that many
-            // with a lossy link, or that many probing it (N alike: once
-            // this pair's is, `nodes[side]` peers).
-            let d = &pair.det[side];
-            let count = |mask: u8| if mask != 0 { nodes[side] } else { 0 };
-            pair.shift[side] = ri2n_core::detector::node_probe_shift(count(d.lossy()), count(d.peer_lossy()));
-            let d = &mut pair.det[side];
-            let probe = d.probe_due(Instant(t), all, p)
-                | d.retry_due(Instant(t), all, p)
-                | d.report_due_every(Instant(t), all, p, every[side]);
-            d.probe_end(Instant(t), p);
-            if side == 1 && t >= warm {
-                let probing = d.probing();
-                rounds += (probing && !was_probing) as u64;
-                was_probing = probing;
-            }
-            let answer = std::mem::take(&mut pair.pending_answer[side]);
-            for l in 0..k {
-                if (probe | answer) & (1 << l) != 0 {
-                    if t >= warm {
-                        extra[side] += 1;
+    }
+    let sent0 = [pr.nodes[0].hb_sent, pr.nodes[1].hb_sent];
+    let ticks0 = [pr.nodes[0].hb_ticks, pr.nodes[1].hb_ticks];
+    let fails0 = pr.nodes[0].peer.det.endpoints[1].fails + pr.nodes[1].peer.det.endpoints[1].fails;
+    let (mut back, mut rounds, mut held, mut was_probing) = ([None::<u64>; 2], 0u64, true, false);
+    let (mut next_burst, mut next_data, mut left) = (warm, u64::MAX, 0u32);
+    while pr.now < end {
+        let t = pr.now + sweep;
+        // The bursts' frames due in this step, each at its time.
+        loop {
+            if left == 0 {
+                match period {
+                    Some(per) if next_burst <= t => {
+                        left = burst;
+                        next_data = next_burst;
+                        next_burst += per.0;
                     }
-                    let drop = lost(side, l, rng);
-                    pair.heartbeat(t, side, l, probe & (1 << l) != 0, delay, drop);
+                    _ => break,
                 }
             }
+            if next_data > t {
+                break;
+            }
+            pr.run_until(next_data);
+            pr.send_data(0, 1500);
+            next_data += gap;
+            left -= 1;
         }
-        if t >= warm && fails_at_warm.is_none() {
-            fails_at_warm = Some(pair.det[0].endpoints[1].fails + pair.det[1].endpoints[1].fails);
-        }
-        if heal && t >= warm {
-            for side in 0..2 {
-                if back[side].is_none() && pair.det[side].usable() & (1 << 1) != 0 {
+        pr.run_until(t);
+        let probing = pr.nodes[1].peer.det.probing();
+        rounds += (probing && !was_probing) as u64;
+        was_probing = probing;
+        if heal {
+            for (b, n) in back.iter_mut().zip(&pr.nodes) {
+                if b.is_none() && n.peer.det.usable() & 2 != 0 {
                     // u64::MAX: in use when the cable healed.
-                    back[side] = Some(if t - warm < sweep { u64::MAX } else { t - warm });
+                    *b = Some(if t - warm <= sweep { u64::MAX } else { t - warm });
                 }
             }
             if back.iter().all(|b| b.is_some()) {
                 break;
             }
         }
-        // Out of use at A, whose data it would lose (B sends none, so
-        // it has no loss of its own to measure but its heartbeats').
-        if t >= warm && lossy[0] {
-            held &= pair.det[0].lossy() & (1 << 1) != 0;
+        // Out of use at A, whose data it would lose (B sends none, so it
+        // has no loss of its own to measure but its heartbeats').
+        if lossy[0] {
+            held &= pr.nodes[0].peer.det.lossy() & 2 != 0;
         }
-        t += sweep;
     }
-    let secs = (end - warm) as f64 / 1e9;
-    let fails = pair.det[0].endpoints[1].fails + pair.det[1].endpoints[1].fails - fails_at_warm.unwrap_or(0);
-    ([extra[0] as f64 / secs, extra[1] as f64 / secs], rounds as f64 / secs, held, fails, back)
+    let secs = (pr.now - warm) as f64 / 1e9;
+    let extra = |s: usize| (pr.nodes[s].hb_sent - sent0[s]).saturating_sub((pr.nodes[s].hb_ticks - ticks0[s]) * k as u64) as f64 / secs;
+    let fails = pr.nodes[0].peer.det.endpoints[1].fails + pr.nodes[1].peer.det.endpoints[1].fails - fails0;
+    ([extra(0), extra(1)], rounds as f64 / secs, held, fails, back)
 }
 
-/// One restart trial: a peer sending one packet every ms restarts (new
-/// epoch, numbering from 0) at a random time and heartbeats at once (a
-/// new peer to it), from its next sweep. Returns the ms until our window
-/// resynchronised, and the packets of the new incarnation that went up out
-/// of order before it did.
+/// One restart trial: node 1 sends node 0 a packet every ms and restarts
+/// (new epoch, numbering from 0) at a random time. Returns the ms until
+/// node 0's window took the new epoch, and the packets of the new
+/// incarnation that did not go up in order.
 fn restart_trial(rng: &mut Rng, p: &Params) -> (u64, u64) {
-    use ri2n_core::rx::PeerRx;
-    let ms = |v: u64| Duration::from_ms(v).0;
-    let mut rx: PeerRx<u64, Buf<u64>> = PeerRx::default();
-    let mut bufs = HeapBufs::new(4);
-    let sweep = (p.fast_tout().0 / 4).max(ms(1));
-    let first_seq = rng.below(1 << 32) as u32;
-    let restart = ms(3_000) + rng.below(ms(1_000));
-    let hb_at = restart + rng.below(sweep);
-    let mut up = Vec::new();
-    rx.heartbeat(0, Seq(first_seq), 1, Instant(0), 0b11, p, &mut bufs, &mut |v| up.push(v));
-    let mut seq = first_seq;
-    let mut t = ms(1);
-    let mut out_of_order = 0;
-    let (mut hb_done, mut restarted) = (false, false);
-    while t < restart + ms(2_000) {
-        if t >= restart && !restarted {
-            restarted = true;
-            seq = 0; // the new incarnation
-        }
-        if !hb_done && t >= hb_at {
-            rx.heartbeat(0, Seq(seq), 2, Instant(hb_at), 0b11, p, &mut bufs, &mut |v| up.push(v));
-            hb_done = true;
-        }
-        let before = rx.window.stats.in_order;
-        rx.data((seq % 2) as usize, Seq(seq), seq as u64, Instant(t), 0b11, p, &mut bufs, &mut |v| up.push(v));
-        if t >= restart && rx.window.stats.in_order == before {
-            out_of_order += 1;
-        }
-        seq = seq.wrapping_add(1);
-        t += ms(1);
-    }
-    assert_eq!(rx.epoch, 2, "resynchronised");
-    ((hb_at - restart) / ms(1), out_of_order)
+    let mut pr = Pair::new(2, *p, rng.next_u64());
+    pr.stream(1, MS, 3_000 * MS + rng.below(1_000 * MS));
+    let (restart, first_new) = (pr.now, pr.sent(1));
+    let in_order = pr.nodes[0].peer.rx.window.stats.in_order;
+    pr.restart(1);
+    pr.stream(1, MS, restart + 2_000 * MS);
+    let a = &pr.nodes[0];
+    let resync = a.restarts.first().expect("resynchronised").0 - restart;
+    let new = a.up.iter().filter(|&&x| x >= first_new).count() as u64;
+    let ordered = a.peer.rx.window.stats.in_order - in_order;
+    (resync / MS, new.saturating_sub(ordered))
 }
 
 /// Median, 90th percentile and maximum, in ms.
@@ -636,6 +376,8 @@ fn main() {
     println!("peer admitted, no live peer evicted by a flood.\n");
 
     println!("## Detection and recovery of a dead link (link 1 of K), {trials} trials, ms: median / p90 / max\n");
+    println!("Node 0 sends node 1 data; link 1 goes dead both ways. Detected: node 1 stops sending on it (its own verdict or");
+    println!("node 0's, told in a heartbeat); back: node 1 sends on it again. Sweeps: node 1's runs per second.\n");
     println!("| K | traffic | detected after | back in use after | sweeps / s |");
     println!("|---|---|---|---|---|");
     let mut rng = Rng(42);
@@ -654,7 +396,7 @@ fn main() {
 
     let lp = p;
     println!("\n## Lossy links (loss_thresh {} %), {} trials, ms: median / p90 / max\n", lp.loss_thresh_bp() as f64 / 100.0, trials / 4);
-    println!("Two nodes, each side's detector and counts as the driver runs them; one data frame every 0.25 ms from A");
+    println!("Two nodes, each running the engine (core/node.rs) for the other; one data frame every 0.25 ms from A");
     println!("(about 50 Mbit/s of MTU frames); link 1 loses frames both ways for 5 s; \"base\" is loss on every link");
     println!("throughout, as a congested bottleneck gives. False alarms: links taken for lossy that were not.\n");
     println!("| K | link 1 loss | every link | out of use after | back after loss ends | false alarms |");
@@ -738,7 +480,7 @@ fn main() {
     }
 
     println!("\n## Restarts, {trials} trials\n");
-    println!("A peer sending 1 packet/ms restarts (new epoch, numbering from 0); its first heartbeat follows at its next sweep.\n");
+    println!("A peer sending 1 packet/ms restarts (new epoch, numbering from 0); a new peer is heartbeaten at once (`Peer::start`).\n");
     let (mut resync, mut ooo) = (Vec::new(), Vec::new());
     for _ in 0..trials {
         let (r, o) = restart_trial(&mut rng, &p);

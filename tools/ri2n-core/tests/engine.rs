@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The protocol engine (core/node.rs) between two nodes in virtual time
+//! (`ri2n_core::pair`): each fault a lab test injects into QEMU guests,
+//! here deterministic and over many random phases in milliseconds. Each
+//! test names the rule it checks; each fails with that rule taken out.
+
+use ri2n_core::node::{Frame, HeartbeatIn};
+use ri2n_core::pair::{Pair, MS};
+use ri2n_core::params::Params;
+
+/// Random phases (heartbeat timers) tried per scenario.
+const SEEDS: u64 = 16;
+
+fn pair(seed: u64) -> Pair {
+    Pair::new(2, Params::default(), seed)
+}
+
+/// Runs in steps of `step` ns for `span` ns, node 0 sending a 1500-byte
+/// packet at each step if `load`; returns when `cond` first held (ns
+/// after the start), checked after each step.
+fn watch(pr: &mut Pair, step: u64, span: u64, load: bool, cond: impl Fn(&Pair) -> bool) -> Option<u64> {
+    let start = pr.now;
+    let until = start + span;
+    let mut seen = None;
+    while pr.now < until {
+        pr.run_until(pr.now + step);
+        if load {
+            pr.send_data(0, 1500);
+        }
+        if seen.is_none() && cond(pr) {
+            seen = Some(pr.now - start);
+        }
+    }
+    seen
+}
+
+fn blackhole(pr: &mut Pair, link: usize, on: bool) {
+    pr.faults[0][link].blackhole = on;
+    pr.faults[1][link].blackhole = on;
+}
+
+/// Rule: a port that loses carrier is out of use at once, and the peer
+/// hears of it at once in a heartbeat on every link left
+/// (`Peer::carrier_changed`); it is back in use as soon as carrier is.
+#[test]
+fn carrier_loss_is_told_at_once() {
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed);
+        pr.stream(0, MS / 4, 3000 * MS);
+        pr.set_carrier(0, 1, false);
+        assert_eq!(pr.nodes[0].sendable() & 2, 0, "seed {seed}: A still sends on its dead port");
+        let b_stops = watch(&mut pr, MS / 10, 1000 * MS, true, |p| p.nodes[1].sendable() & 2 == 0);
+        assert!(b_stops.is_some_and(|t| t <= MS), "seed {seed}: B stopped after {b_stops:?} ns");
+        pr.set_carrier(0, 1, true);
+        let back = watch(&mut pr, MS / 10, 1000 * MS, true, |p| p.nodes[0].sendable() & p.nodes[1].sendable() & 2 != 0);
+        assert!(back.is_some_and(|t| t <= MS), "seed {seed}: back in use after {back:?} ns");
+    }
+}
+
+/// Rule: under load, the receiver fails a link that stops delivering while
+/// another passes FT_HTHRESH (SLOW_TOUT, §4.4), tells the sender at once
+/// (`Peer::tell`), and a heartbeat brings it back when it heals.
+#[test]
+fn blackhole_under_load() {
+    let mut worst = (0, 0);
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed);
+        pr.stream(0, MS / 4, 3000 * MS);
+        let cut = pr.now;
+        blackhole(&mut pr, 1, true);
+        let stop = watch(&mut pr, MS / 4, 2000 * MS, true, |p| p.nodes[0].sendable() & 2 == 0);
+        let stop = stop.unwrap_or_else(|| panic!("seed {seed}: A never stopped using link 1"));
+        assert!(stop <= 200 * MS, "seed {seed}: A stopped after {} ms", stop / MS);
+        // B's verdict reaches A in the heartbeat it sends at once.
+        if let Some(b) = pr.nodes[1].first(cut, 1, |t| t.failed) {
+            let a = pr.nodes[0].first(b, 1, |t| t.peer_failed);
+            assert!(a.is_some_and(|a| a - b <= MS), "seed {seed}: B failed link 1 at {b}, A heard at {a:?}");
+        }
+        blackhole(&mut pr, 1, false);
+        let back = watch(&mut pr, MS / 4, 3000 * MS, true, |p| p.nodes[0].sendable() & 2 != 0);
+        let back = back.unwrap_or_else(|| panic!("seed {seed}: link 1 never back"));
+        assert!(back <= 300 * MS, "seed {seed}: back after {} ms", back / MS);
+        worst = (worst.0.max(stop), worst.1.max(back));
+    }
+    eprintln!("blackhole under load: out of use within {} ms, back within {} ms", worst.0 / MS, worst.1 / MS);
+}
+
+/// Rule: idle, a link whose heartbeat is missing while another's arrived
+/// is probed (`Detector::probe_due`), and failed when the probe goes
+/// unanswered: detection within an HBSPAN plus a probe round, not
+/// FT_HTHRESH / HBWEIGHT heartbeats (8 s).
+#[test]
+fn idle_blackhole_is_probed() {
+    let p = Params::default();
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed);
+        pr.run_ms(5000);
+        let cut = pr.now;
+        blackhole(&mut pr, 1, true);
+        pr.run_ms(5000);
+        let fail = pr.nodes[0].first(cut, 1, |t| t.failed | t.peer_failed).map(|t| t - cut);
+        assert!(fail.is_some_and(|t| t <= p.hbspan().0 + 300 * MS), "seed {seed}: idle link failed after {fail:?} ns");
+        let heal = pr.now;
+        blackhole(&mut pr, 1, false);
+        pr.run_ms(5000);
+        let back = pr.nodes[0].first(heal, 1, |t| t.recovered | t.peer_recovered).map(|t| t - heal);
+        assert!(back.is_some_and(|t| t <= 300 * MS), "seed {seed}: idle link back after {back:?} ns");
+        assert_eq!(pr.nodes[0].peer.det.usable() & 2, 2, "seed {seed}");
+    }
+}
+
+/// Rule: a link that delivers only one way is failed by the receiver, and
+/// the sender stops using it on the receiver's word (the heartbeat's
+/// `down` bits), though its own direction works.
+#[test]
+fn one_way_loss_stops_the_sender() {
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed);
+        pr.stream(0, MS / 4, 3000 * MS);
+        pr.faults[0][1].blackhole = true;
+        let stop = watch(&mut pr, MS / 4, 2000 * MS, true, |p| p.nodes[0].sendable() & 2 == 0);
+        assert!(stop.is_some_and(|t| t <= 200 * MS), "seed {seed}: A stopped after {stop:?} ns");
+        // And stays out of use while the fault lasts.
+        watch(&mut pr, MS / 4, 2000 * MS, true, |_| false);
+        assert_eq!(pr.nodes[0].sendable() & 2, 0, "seed {seed}: A went back to a one-way link");
+    }
+}
+
+/// Rule: a link that loses frames (20 %) is taken out of use for loss by
+/// the sender, from the counts the receiver echoes; it comes back once
+/// its probes arrive whole; the healthy link is never blamed.
+#[test]
+fn lossy_link_out_and_back() {
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed);
+        pr.stream(0, MS / 4, 3000 * MS);
+        let cut = pr.now;
+        pr.faults[0][1].loss = 0.2;
+        pr.faults[1][1].loss = 0.2;
+        pr.stream(0, MS / 4, cut + 5000 * MS);
+        let out = pr.nodes[0].first(cut, 1, |t| t.lossy).map(|t| t - cut);
+        assert!(out.is_some_and(|t| t <= 2000 * MS), "seed {seed}: out of use after {out:?} ns");
+        assert_eq!(pr.nodes[0].sendable() & 2, 0, "seed {seed}: lossy link in use");
+        let heal = pr.now;
+        pr.faults[0][1].loss = 0.0;
+        pr.faults[1][1].loss = 0.0;
+        pr.stream(0, MS / 4, heal + 5000 * MS);
+        let back = pr.nodes[0].first(heal, 1, |t| t.lossless).map(|t| t - heal);
+        assert!(back.is_some_and(|t| t <= 2000 * MS), "seed {seed}: back after {back:?} ns");
+        assert_eq!(pr.nodes[0].first(0, 0, |t| t.lossy | t.failed), None, "seed {seed}: link 0 blamed");
+    }
+}
+
+/// Rule: frames that arrive more than FAST_TOUT after the window passed
+/// their numbers (a link others' traffic delays) count as lost to their
+/// sender, which takes the link out of use as a lossy one, and back when
+/// it is on time again.
+#[test]
+fn late_link_counts_as_lossy() {
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed);
+        pr.stream(0, MS / 4, 3000 * MS);
+        let cut = pr.now;
+        pr.faults[0][1].delay = 3 * Params::default().fast_tout().0;
+        pr.stream(0, MS / 4, cut + 5000 * MS);
+        let out = pr.nodes[0].first(cut, 1, |t| t.lossy).map(|t| t - cut);
+        assert!(out.is_some_and(|t| t <= 2000 * MS), "seed {seed}: late link out of use after {out:?} ns");
+        assert!(pr.nodes[1].peer.det.endpoints[1].rx_late > 0, "seed {seed}: no frame counted late");
+        assert_eq!(pr.nodes[1].peer.det.endpoints[0].rx_late, 0, "seed {seed}: the free link counted late");
+        let heal = pr.now;
+        pr.faults[0][1].delay = 0;
+        pr.stream(0, MS / 4, heal + 5000 * MS);
+        let back = pr.nodes[0].first(heal, 1, |t| t.lossless).map(|t| t - heal);
+        assert!(back.is_some_and(|t| t <= 3000 * MS), "seed {seed}: back after {back:?} ns");
+    }
+}
+
+/// Rule: a restarted node heartbeats its peers at once (`Peer::start`),
+/// whose windows take its new epoch and numbering: everything it sends
+/// after goes up, in order, with no FAST_TOUT wait.
+#[test]
+fn restart_resynchronises_at_once() {
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed);
+        pr.stream(1, MS / 4, 3000 * MS);
+        let cut = pr.now;
+        pr.restart(1);
+        let first_new = pr.sent(1);
+        pr.stream(1, MS / 4, cut + 1000 * MS);
+        let taken = pr.nodes[0].restarts.first().map(|r| r.0 - cut);
+        assert!(taken.is_some_and(|t| t <= MS), "seed {seed}: restart taken after {taken:?} ns");
+        let new: Vec<u64> = pr.nodes[0].up.iter().copied().filter(|&x| x >= first_new).collect();
+        assert!(new.windows(2).all(|w| w[0] < w[1]), "seed {seed}: the new numbering went up out of order");
+        // All but what is still on the wire.
+        let sent = pr.sent(1) - first_new;
+        assert!(new.len() as u64 + 2 >= sent, "seed {seed}: {} of {sent} went up", new.len());
+        assert_eq!(pr.nodes[0].peer.rx.window.stats.timeout, 0, "seed {seed}: a packet waited FAST_TOUT");
+    }
+}
+
+/// Rule (keyed): a heartbeat is taken only with a counter above the last
+/// from its link (`Peer::sealed_fresh`), so that recorded heartbeats
+/// replayed on a dead link neither keep it alive nor count anywhere.
+#[test]
+fn replayed_heartbeats_do_not_keep_a_link_alive() {
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed).keyed();
+        pr.tap = true;
+        pr.stream(0, MS / 4, 5000 * MS);
+        let recorded: Vec<_> = pr.tapped.iter().filter(|t| t.from == 1 && t.link == 1 && matches!(t.frame, Frame::Heartbeat(_))).copied().collect();
+        assert!(!recorded.is_empty(), "seed {seed}: nothing recorded");
+        pr.tap = false;
+        blackhole(&mut pr, 1, true);
+        let end = pr.now + 1000 * MS;
+        let mut i = 0;
+        while pr.now < end {
+            pr.run_until(pr.now + MS);
+            pr.send_data(0, 1500);
+            let r = recorded[i % recorded.len()];
+            pr.inject(0, 1, r.frame, None, r.sealed);
+            i += 1;
+        }
+        assert!(pr.nodes[0].refused.replays >= 900, "seed {seed}: {} replays refused", pr.nodes[0].refused.replays);
+        assert_eq!(pr.nodes[0].sendable() & 2, 0, "seed {seed}: replays kept a dead link in use");
+    }
+}
+
+/// Rule (keyed): frames of a peer's older epoch are refused while the peer
+/// is live (`PeerRx::sealed_epoch`): recorded data replayed after its
+/// restart goes nowhere.
+#[test]
+fn older_epoch_is_refused_from_a_live_peer() {
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed).keyed();
+        pr.tap = true;
+        pr.stream(1, MS / 4, 3000 * MS);
+        // Numbers just ahead of where the new numbering will stand: the
+        // window would take them, but for their epoch.
+        let old: Vec<_> =
+            pr.tapped.iter().filter(|t| t.from == 1 && matches!(t.frame, Frame::Data(_))).copied().skip(450).take(200).collect();
+        pr.restart(1);
+        pr.stream(1, MS / 4, pr.now + 100 * MS);
+        let (up, replays) = (pr.nodes[0].up.len(), pr.nodes[0].refused.replays);
+        for r in &old {
+            pr.inject(0, r.link, r.frame, r.pkt, r.sealed);
+        }
+        assert_eq!(pr.nodes[0].up.len(), up, "seed {seed}: an old epoch's packet went up");
+        assert_eq!(pr.nodes[0].refused.replays - replays, old.len() as u64, "seed {seed}");
+        assert_eq!(pr.nodes[0].restarts.len(), 1, "seed {seed}: the old epoch restarted the window");
+    }
+}
+
+/// Rule: a heartbeat that asks for an answer (`HB_PROBE`) is answered at
+/// once, on its link.
+#[test]
+fn probe_is_answered_at_once() {
+    let mut pr = pair(1);
+    pr.run_ms(3000);
+    pr.tap = true;
+    let at = pr.now;
+    let hb = HeartbeatIn {
+        next: pr.nodes[1].tx.tx_seq,
+        epoch: pr.nodes[1].epoch as u32,
+        flags: ri2n_core::header::HB_PROBE,
+        peer_link: 1,
+        ..Default::default()
+    };
+    pr.inject(0, 1, Frame::Heartbeat(hb), None, None);
+    pr.run_until(pr.now + 1);
+    let answered = pr.tapped.iter().any(|t| t.at == at && t.from == 0 && t.link == 1 && matches!(t.frame, Frame::Heartbeat(_)));
+    assert!(answered, "no answer on link 1 at once");
+}
