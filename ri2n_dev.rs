@@ -10,22 +10,25 @@
 //! or while a packet is freed. Slaves are added and removed under RTNL
 //! *and* the lock, so RTNL alone is enough to read them.
 
-use crate::net::device::{AddrListLocked, Device, Driver, EthtoolStrings, ExtAck, NetDevice, NlMsg, RxHandled, Rtnl, Setup, Stats64, TextBuf};
+use crate::net::device::{
+    AddrListLocked, Device, Driver, EthtoolStrings, ExtAck, NetDevice, NlMsg, Rtnl, RxHandled,
+    Setup, Stats64, TextBuf,
+};
 use crate::net::gro::GroCells;
 use crate::net::lock::{SpinLockBh, SpinLockBhGuard};
 use crate::net::proc::{DeviceFile, DirName, ProcShow};
+use crate::net::rcu::RcuBox;
 use crate::net::skb::{Skb, SkbList};
 use crate::net::timer::Timer;
 use crate::net::{bindings, Mac, MacFmt};
-use crate::net::rcu::RcuBox;
 use crate::proto::auth::{Key, Keys};
 use crate::proto::header::{header_len_for, HEADER_LEN, MAX_HEADER_LEN};
-use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use crate::proto::params::{Param, Params, NPARAMS};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_peer::Slots;
 use crate::ri2n_state::State;
 use crate::ri2n_txq::LinkQueue;
+use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
 use kernel::sync::{rcu, Mutex};
@@ -154,7 +157,11 @@ impl Ri2n {
         dev.set_max_mtu(rtnl, max);
         if dev.mtu() > max {
             let _ = dev.set_mtu(rtnl, max);
-            let why = if sealed || one_switch { "a slave's mtu, less the longer header" } else { "a slave's mtu is smaller" };
+            let why = if sealed || one_switch {
+                "a slave's mtu, less the longer header"
+            } else {
+                "a slave's mtu is smaller"
+            };
             pr_info!("{}: mtu lowered to {} ({})\n", dev.name_str(), max, why);
         }
     }
@@ -171,7 +178,10 @@ impl Ri2n {
     pub(crate) fn proc_create(dev: &Ri2nDev) {
         let mut f = dev.data().proc.lock();
         *f = [DeviceFile::none(), DeviceFile::none()];
-        let made = [DeviceFile::create::<Ri2n, TextView>(dev), DeviceFile::create::<Ri2n, StateView>(dev)];
+        let made = [
+            DeviceFile::create::<Ri2n, TextView>(dev),
+            DeviceFile::create::<Ri2n, StateView>(dev),
+        ];
         for (slot, file) in f.iter_mut().zip(made) {
             match file {
                 Ok(file) => *slot = file,
@@ -246,7 +256,12 @@ impl Driver for Ri2n {
         // No slave yet: no carrier.
         Ri2n::update_carrier(dev);
         Ri2n::proc_create(dev);
-        pr_info!("{}: RI2N/DRV device created (mac {}, epoch {:x})\n", dev.name_str(), MacFmt(&dev.addr()), dev.data().epoch);
+        pr_info!(
+            "{}: RI2N/DRV device created (mac {}, epoch {:x})\n",
+            dev.name_str(),
+            MacFmt(&dev.addr()),
+            dev.data().epoch
+        );
         Ok(())
     }
 
@@ -349,11 +364,39 @@ impl Driver for Ri2n {
         let s = &st.stats_with(counted);
         let up = dev.data().gro.counts();
         let dev_vals = [
-            s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link,
-            s.tx_queue_full, s.tx_loop, s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates,
-            s.peers_new, s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent,
-            s.rx_auth_fail, s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames,
-            s.lock_rounds, s.lock_contended, s.tx_peer_contended, s.sweeps, up.now, up.polled,
+            s.rx_packets,
+            s.rx_bytes,
+            s.tx_packets,
+            s.tx_bytes,
+            s.rx_dropped,
+            s.tx_dropped,
+            s.tx_no_link,
+            s.tx_queue_full,
+            s.tx_loop,
+            s.rx_malformed,
+            s.rx_not_for_us,
+            s.rx_unordered,
+            s.rx_bcast_copies,
+            s.rx_duplicates,
+            s.peers_new,
+            s.peers_refused,
+            s.peers_evicted,
+            s.peers_aged,
+            s.rx_nobuf,
+            s.rx_held_full,
+            s.hb_sent,
+            s.rx_auth_fail,
+            s.rx_replays,
+            s.rx_mode_mismatch,
+            s.slave_mac_taken,
+            s.rx_merged,
+            s.rx_merged_frames,
+            s.lock_rounds,
+            s.lock_contended,
+            s.tx_peer_contended,
+            s.sweeps,
+            up.now,
+            up.polled,
         ];
         let mut i = 0;
         for v in dev_vals {
@@ -392,7 +435,9 @@ impl Driver for Ri2n {
     fn fill_slave_info(dev: &Ri2nDev, port: &Device, msg: &mut NlMsg) -> Result {
         let (link, carrier, (up, down)) = {
             let st = dev.data().lock_state();
-            let Some(l) = st.link_of(port) else { return Ok(()) };
+            let Some(l) = st.link_of(port) else {
+                return Ok(());
+            };
             (l, st.carrier() & (1 << l) != 0, st.link_peer_counts(l))
         };
         msg.put_u32(ifla::SLAVE_LINK, link as u32)?;
@@ -402,7 +447,9 @@ impl Driver for Ri2n {
     }
 
     fn sysfs_show(dev: &Ri2nDev, idx: usize, out: &mut TextBuf<'_>) {
-        let Some(&p) = Param::ALL.get(idx) else { return };
+        let Some(&p) = Param::ALL.get(idx) else {
+            return;
+        };
         let v = dev.data().lock_state().params().get(p);
         let _ = kernel::fmt::Write::write_fmt(out, format_args!("{}\n", v));
     }
@@ -411,10 +458,17 @@ impl Driver for Ri2n {
         if idx >= NPARAMS {
             return set_key(dev, idx - NPARAMS, input);
         }
-        let Some(&p) = Param::ALL.get(idx) else { return Err(EINVAL) };
+        let Some(&p) = Param::ALL.get(idx) else {
+            return Err(EINVAL);
+        };
         let spec = p.spec();
         let Ok(v) = input.parse::<u32>() else {
-            pr_err!("{}: {}: '{}' is not a number\n", dev.name_str(), spec.name, input);
+            pr_err!(
+                "{}: {}: '{}' is not a number\n",
+                dev.name_str(),
+                spec.name,
+                input
+            );
             return Err(EINVAL);
         };
         if p == Param::PeerMem {
@@ -429,7 +483,13 @@ impl Driver for Ri2n {
             drop(st);
             pr_err!(
                 "{}: {} = {} refused: {} ({}..={} {})\n",
-                dev.name_str(), spec.name, v, e.reason(), spec.min, spec.max, spec.unit
+                dev.name_str(),
+                spec.name,
+                v,
+                e.reason(),
+                spec.min,
+                spec.max,
+                spec.unit
             );
             return Err(EINVAL);
         }
@@ -437,7 +497,9 @@ impl Driver for Ri2n {
         // one wakes it within a phase of the new (under the lock, as `stop`
         // is, so that a device going down stays unarmed).
         if p == Param::Hbspan && (v as u64) < hbspan && st.is_up() {
-            dev.data().hb_timer.reduce_ms(v / crate::ri2n_state::HB_PHASES as u32);
+            dev.data()
+                .hb_timer
+                .reduce_ms(v / crate::ri2n_state::HB_PHASES as u32);
         }
         drop(st);
         // The sweep plans with the new times from its next run.
@@ -454,7 +516,10 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
         hex => match Key::parse_hex(hex) {
             Some(k) => Some(k),
             None => {
-                pr_err!("{}: a key is 32 hex digits (128 bits), or none\n", dev.name_str());
+                pr_err!(
+                    "{}: a key is 32 hex digits (128 bits), or none\n",
+                    dev.name_str()
+                );
                 return Err(EINVAL);
             }
         },
@@ -508,13 +573,24 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     Ri2n::update_mtu(dev, &rtnl);
     drop(rtnl);
     match (which, key) {
-        (0, Some(k)) => pr_info!("{}: sealing frames with key {:08x}{}\n", dev.name_str(), k.id(), if was { "" } else { " (keys on)" }),
-        (0, None) => pr_info!("{}: keys off: frames unsealed, the segment trusted\n", dev.name_str()),
+        (0, Some(k)) => pr_info!(
+            "{}: sealing frames with key {:08x}{}\n",
+            dev.name_str(),
+            k.id(),
+            if was { "" } else { " (keys on)" }
+        ),
+        (0, None) => pr_info!(
+            "{}: keys off: frames unsealed, the segment trusted\n",
+            dev.name_str()
+        ),
         (_, Some(k)) => pr_info!("{}: also accepting key {:08x}\n", dev.name_str(), k.id()),
         (_, None) => pr_info!("{}: accepting only the sealing key\n", dev.name_str()),
     }
     if which != 0 && !now {
-        pr_warn!("{}: key_accept has no effect until a key is set\n", dev.name_str());
+        pr_warn!(
+            "{}: key_accept has no effect until a key is set\n",
+            dev.name_str()
+        );
     }
     Ok(())
 }
@@ -527,12 +603,20 @@ fn set_one_switch(dev: &Ri2nDev, v: u32) -> Result {
         let mut st = dev.data().lock_state();
         if st.is_up() {
             drop(st);
-            pr_err!("{}: one_switch can only change while the device is down\n", dev.name_str());
+            pr_err!(
+                "{}: one_switch can only change while the device is down\n",
+                dev.name_str()
+            );
             return Err(EBUSY);
         }
         if let Err(e) = st.set_param(Param::OneSwitch, v) {
             drop(st);
-            pr_err!("{}: one_switch = {} refused: {} (0 or 1)\n", dev.name_str(), v, e.reason());
+            pr_err!(
+                "{}: one_switch = {} refused: {} (0 or 1)\n",
+                dev.name_str(),
+                v,
+                e.reason()
+            );
             return Err(EINVAL);
         }
     }
@@ -553,7 +637,10 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
         return Err(EINVAL);
     }
     if dev.data().lock_state().is_up() {
-        pr_err!("{}: peer_mem can only change while the device is down\n", dev.name_str());
+        pr_err!(
+            "{}: peer_mem can only change while the device is down\n",
+            dev.name_str()
+        );
         return Err(EBUSY);
     }
     let new = crate::ri2n_state::NewTable::new(v as usize)?;
@@ -561,7 +648,9 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
     let (r, old) = {
         let mut st = dev.data().lock_state();
         let r = st.set_peer_mem(v, new, &mut garbage);
-        dev.data().slots.store(st.slots_ptr().cast_mut(), Ordering::Release);
+        dev.data()
+            .slots
+            .store(st.slots_ptr().cast_mut(), Ordering::Release);
         r
     };
     // The old table (or the unused new one) is freed here, unlocked:
@@ -571,11 +660,12 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
     crate::net::synchronize_net();
     drop(old);
     match r {
-        Ok(()) => {
-            Ok(())
-        }
+        Ok(()) => Ok(()),
         Err(e) => {
-            pr_err!("{}: peer_mem can only change while the device is down\n", dev.name_str());
+            pr_err!(
+                "{}: peer_mem can only change while the device is down\n",
+                dev.name_str()
+            );
             Err(e)
         }
     }
@@ -583,11 +673,39 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
 
 /// `ethtool -S` device counters, in `stats_values` order.
 const DEV_STATS: [&str; 33] = [
-    "rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_dropped", "tx_dropped", "tx_no_link",
-    "tx_queue_full", "tx_loop", "rx_malformed", "rx_not_for_us", "rx_unordered", "rx_bcast_copies", "rx_duplicates",
-    "peers_new", "peers_refused", "peers_evicted", "peers_aged", "rx_nobuf", "rx_held_full", "hb_sent",
-    "rx_auth_fail", "rx_replays", "rx_mode_mismatch", "slave_mac_taken", "rx_merged", "rx_merged_frames",
-    "lock_rounds", "lock_contended", "tx_peer_contended", "sweeps", "up_now", "up_gro",
+    "rx_packets",
+    "rx_bytes",
+    "tx_packets",
+    "tx_bytes",
+    "rx_dropped",
+    "tx_dropped",
+    "tx_no_link",
+    "tx_queue_full",
+    "tx_loop",
+    "rx_malformed",
+    "rx_not_for_us",
+    "rx_unordered",
+    "rx_bcast_copies",
+    "rx_duplicates",
+    "peers_new",
+    "peers_refused",
+    "peers_evicted",
+    "peers_aged",
+    "rx_nobuf",
+    "rx_held_full",
+    "hb_sent",
+    "rx_auth_fail",
+    "rx_replays",
+    "rx_mode_mismatch",
+    "slave_mac_taken",
+    "rx_merged",
+    "rx_merged_frames",
+    "lock_rounds",
+    "lock_contended",
+    "tx_peer_contended",
+    "sweeps",
+    "up_now",
+    "up_gro",
 ];
 /// `ethtool -S` per-link counters, after the device's.
 const LINK_STATS: [&str; 4] = ["rx_packets", "tx_packets", "tx_dropped", "tx_whole"];

@@ -66,7 +66,10 @@ module! {
     },
 }
 
-crate::charp_param!(slaves, "slave NICs of ri2n0, 2 to 8, e.g. eth0,eth1 (without it, no device is made)");
+crate::charp_param!(
+    slaves,
+    "slave NICs of ri2n0, 2 to 8, e.g. eth0,eth1 (without it, no device is made)"
+);
 
 /// The module parameters' values, in `Param::ALL` order.
 fn module_values() -> [u32; NPARAMS] {
@@ -122,7 +125,14 @@ fn check_params() -> Result {
     for (i, p) in Param::ALL.iter().enumerate() {
         let spec = p.spec();
         if p.check(v[i]).is_err() {
-            pr_err!("{} must be {}..={} {}, not {}\n", spec.name, spec.min, spec.max, spec.unit, v[i]);
+            pr_err!(
+                "{} must be {}..={} {}, not {}\n",
+                spec.name,
+                spec.min,
+                spec.max,
+                spec.unit,
+                v[i]
+            );
             return Err(EINVAL);
         }
     }
@@ -134,7 +144,9 @@ fn check_params() -> Result {
 
 /// `slaves=`: creates ri2n0 over the named NICs, all or nothing.
 fn create_from_param(link: &Registration<Ri2n>) -> Result {
-    let Some(arg) = slaves.get() else { return Ok(()) };
+    let Some(arg) = slaves.get() else {
+        return Ok(());
+    };
     let arg = arg.to_str().map_err(|_| EINVAL)?;
     let mut names: KVec<&str> = KVec::new();
     for name in arg.split(',') {
@@ -153,7 +165,11 @@ fn create_from_param(link: &Registration<Ri2n>) -> Result {
         names.push(name, GFP_KERNEL)?;
     }
     if names.len() < ri2n_slave::MIN_SLAVES {
-        pr_err!("at least {} slaves are needed, {} given\n", ri2n_slave::MIN_SLAVES, names.len());
+        pr_err!(
+            "at least {} slaves are needed, {} given\n",
+            ri2n_slave::MIN_SLAVES,
+            names.len()
+        );
         return Err(EINVAL);
     }
     let rtnl = Rtnl::lock();
@@ -172,7 +188,11 @@ fn create_from_param(link: &Registration<Ri2n>) -> Result {
     let none = net::device::ExtAck::none();
     for port in ports.iter() {
         if let Err(e) = ri2n_slave::enslave(dev, &rtnl, port, &none) {
-            pr_err!("slave {}: not enslaved, {} not created\n", port.name_str(), dev.name_str());
+            pr_err!(
+                "slave {}: not enslaved, {} not created\n",
+                port.name_str(),
+                dev.name_str()
+            );
             dev.delete(&rtnl);
             return Err(e);
         }
@@ -203,8 +223,14 @@ impl kernel::Module for Ri2nModule {
         }
         // The notifier before the link type: a slave enslaved right away
         // must be released when it goes.
-        let proc = KBox::pin_init(net::proc::PernetDir::<ri2n_dev::TextView>::new(), GFP_KERNEL)?;
-        let proc_state = KBox::pin_init(net::proc::PernetDir::<ri2n_dev::StateView>::new(), GFP_KERNEL)?;
+        let proc = KBox::pin_init(
+            net::proc::PernetDir::<ri2n_dev::TextView>::new(),
+            GFP_KERNEL,
+        )?;
+        let proc_state = KBox::pin_init(
+            net::proc::PernetDir::<ri2n_dev::StateView>::new(),
+            GFP_KERNEL,
+        )?;
         // Only what is asked for: the offload list is every device's.
         let offload = if tx_gso() || rx_gro() {
             let reg = net::offload::Registration::<ri2n_tx::Offload>::new(tx_gso(), rx_gro());
@@ -212,10 +238,19 @@ impl kernel::Module for Ri2nModule {
         } else {
             None
         };
-        let events = KBox::pin_init(net::notifier::Registration::new(ri2n_slave::Events), GFP_KERNEL)?;
+        let events = KBox::pin_init(
+            net::notifier::Registration::new(ri2n_slave::Events),
+            GFP_KERNEL,
+        )?;
         let link = KBox::pin_init(Registration::<Ri2n>::new(), GFP_KERNEL)?;
         create_from_param(&link)?;
-        Ok(Ri2nModule { link, _events: events, _proc: proc, _proc_state: proc_state, _offload: offload })
+        Ok(Ri2nModule {
+            link,
+            _events: events,
+            _proc: proc,
+            _proc_state: proc_state,
+            _offload: offload,
+        })
     }
 }
 

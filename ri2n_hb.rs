@@ -26,8 +26,8 @@
 //! synchronously, and dropping the device's data shuts them down for good.
 
 use crate::net::skb::SkbList;
-use crate::ri2n_dev::Ri2nDev;
 use crate::proto::MAX_LINKS;
+use crate::ri2n_dev::Ri2nDev;
 use crate::ri2n_state::{State, HB_PHASES};
 
 /// ri2n0 goes up (`ndo_open`): timers start.
@@ -37,7 +37,8 @@ pub(crate) fn start(dev: &Ri2nDev) {
     let mut none = SkbList::new();
     st.set_up(true, &mut none);
     // The first heartbeats go out soon: peers learn our epoch and links.
-    d.hb_timer.arm_ms((st.params().hbspan().as_ms() as u32).min(100));
+    d.hb_timer
+        .arm_ms((st.params().hbspan().as_ms() as u32).min(100));
     st.sweep_now();
     d.sweep_timer.arm_after_ms(st.sweep_delay_ms());
     drop(st);
@@ -109,7 +110,9 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev) {
     };
     drop(garbage);
     let me = crate::net::task_id();
-    let paused = (0..MAX_LINKS).filter(|&l| d.txq[l].adopt(me)).fold(0u8, |m, l| m | 1 << l);
+    let paused = (0..MAX_LINKS)
+        .filter(|&l| d.txq[l].adopt(me))
+        .fold(0u8, |m, l| m | 1 << l);
     // Queues a drainer left over its budget go on, up or down.
     crate::ri2n_tx::drain_links(dev, paused);
     if !was_up {
@@ -148,7 +151,9 @@ fn send_pending(dev: &Ri2nDev) -> bool {
     let mut drain = 0u8;
     let mut peers = 0;
     while peers < HB_PEERS_PER_CALL {
-        let Some((peer, next, orders)) = d.lock_state().take_heartbeats() else { break };
+        let Some((peer, next, orders)) = d.lock_state().take_heartbeats() else {
+            break;
+        };
         drain |= crate::ri2n_tx::queue_heartbeats(dev, &peer, next, &orders).1;
         peers += 1;
     }

@@ -51,7 +51,8 @@ pub(crate) type Table = PeerTable<(), KVVec<Entry<()>>, KVVec<u32>>;
 // The budget's arithmetic (core/peers.rs) counts these sizes.
 const _: () = assert!(core::mem::size_of::<Peer>() == peers::PEER_BYTES);
 const _: () = assert!(core::mem::size_of::<ReorderBuf<Skb>>() == peers::BUF_BYTES);
-const _: () = assert!(core::mem::size_of::<Entry<()>>() == core::mem::size_of::<Entry<peers::SizedValue>>());
+const _: () =
+    assert!(core::mem::size_of::<Entry<()>>() == core::mem::size_of::<Entry<peers::SizedValue>>());
 
 /// The reorder buffers of a device: at most `max`, allocated on first use
 /// and kept.
@@ -163,7 +164,15 @@ pub(crate) fn new_table(bytes: usize, key: u64) -> Result<(Table, BufPool)> {
     }
     let buckets = KVVec::from_elem(0u32, buckets_for(npeers), GFP_KERNEL)?;
     let free = KVec::with_capacity(nbufs, GFP_KERNEL)?;
-    Ok((PeerTable::new(entries, buckets, key), BufPool { free, total: 0, max: nbufs, refused: 0 }))
+    Ok((
+        PeerTable::new(entries, buckets, key),
+        BufPool {
+            free,
+            total: 0,
+            max: nbufs,
+            refused: 0,
+        },
+    ))
 }
 
 /// A table slot's peer: its state and its transmit side, under one lock,
@@ -340,7 +349,10 @@ pub(crate) struct SharedParams {
 impl SharedParams {
     fn new(p: &Params) -> SharedParams {
         let w = p.words();
-        SharedParams { seq: AtomicU32::new(0), words: core::array::from_fn(|i| AtomicU32::new(w[i])) }
+        SharedParams {
+            seq: AtomicU32::new(0),
+            words: core::array::from_fn(|i| AtomicU32::new(w[i])),
+        }
     }
 
     /// Publishes `p`. Under the state lock (one writer).
@@ -382,12 +394,22 @@ impl Slots {
         }
         let mut cells = KVVec::with_capacity(slots, GFP_KERNEL)?;
         for _ in 0..slots {
-            cells.push(KBox::pin_init(crate::new_spinlock_bh!(PeerCell::default(), "ri2n_peer"), GFP_KERNEL)?, GFP_KERNEL)?;
+            cells.push(
+                KBox::pin_init(
+                    crate::new_spinlock_bh!(PeerCell::default(), "ri2n_peer"),
+                    GFP_KERNEL,
+                )?,
+                GFP_KERNEL,
+            )?;
         }
         // The power of two at or below the budget's count, so at least two
         // buckets per slot.
         let want = slots.max(1) * peers::TX_INDEX_PER_SLOT;
-        let n = if want.is_power_of_two() { want } else { want.next_power_of_two() / 2 };
+        let n = if want.is_power_of_two() {
+            want
+        } else {
+            want.next_power_of_two() / 2
+        };
         let mut index = KVVec::with_capacity(n, GFP_KERNEL)?;
         for _ in 0..n {
             index.push(AtomicU32::new(0), GFP_KERNEL)?;
@@ -421,7 +443,11 @@ impl Slots {
     /// which spares `due` (`Peer::next_due`, most of a frame's cost here
     /// otherwise). Either way of receiving, with the state lock or without.
     #[inline(always)]
-    pub(crate) fn pull_sweep_for(&self, earliest: Instant, due: impl FnOnce() -> Option<Instant>) -> Option<Instant> {
+    pub(crate) fn pull_sweep_for(
+        &self,
+        earliest: Instant,
+        due: impl FnOnce() -> Option<Instant>,
+    ) -> Option<Instant> {
         if self.sweep_at.load(Ordering::Relaxed) <= earliest.0 {
             return None;
         }
@@ -443,12 +469,19 @@ impl Slots {
         let mask = self.index.len() - 1;
         // From a hash of its own: the buckets' bits say nothing of it.
         let tag = peers::mac_hash(mac, !self.key) as u32 >> SLOT_BITS;
-        ([h as usize & mask, (h >> 32) as usize & mask], tag << SLOT_BITS)
+        (
+            [h as usize & mask, (h >> 32) as usize & mask],
+            tag << SLOT_BITS,
+        )
     }
 
     /// The slot of `mac`'s peer and its cell, locked, if the index has it;
     /// a cell found locked counts in `contended` if `count` (transmit's).
-    pub(crate) fn find(&self, mac: &Mac, count: bool) -> Option<(usize, SpinLockBhGuard<'_, PeerCell>)> {
+    pub(crate) fn find(
+        &self,
+        mac: &Mac,
+        count: bool,
+    ) -> Option<(usize, SpinLockBhGuard<'_, PeerCell>)> {
         let (buckets, tag) = self.buckets(mac);
         for b in buckets {
             let v = self.index[b].load(Ordering::Relaxed);
@@ -456,7 +489,9 @@ impl Slots {
                 continue;
             }
             let s = (v & SLOT_MASK) as usize;
-            let Some(cell) = s.checked_sub(1).and_then(|s| self.cell(s)) else { continue };
+            let Some(cell) = s.checked_sub(1).and_then(|s| self.cell(s)) else {
+                continue;
+            };
             let c = cell.try_lock().unwrap_or_else(|| {
                 if count {
                     self.contended.0.fetch_add(1, Ordering::Relaxed);
@@ -476,7 +511,10 @@ impl Slots {
     pub(crate) fn note(&self, mac: &Mac, slot: usize) {
         let ([a, b], tag) = self.buckets(mac);
         let v = tag | (slot as u32 + 1);
-        let (va, vb) = (self.index[a].load(Ordering::Relaxed), self.index[b].load(Ordering::Relaxed));
+        let (va, vb) = (
+            self.index[a].load(Ordering::Relaxed),
+            self.index[b].load(Ordering::Relaxed),
+        );
         if va == v || vb == v {
             return;
         }
@@ -488,7 +526,12 @@ impl Slots {
     pub(crate) fn unnote(&self, mac: &Mac, slot: usize) {
         let (buckets, tag) = self.buckets(mac);
         for b in buckets {
-            let _ = self.index[b].compare_exchange(tag | (slot as u32 + 1), 0, Ordering::Relaxed, Ordering::Relaxed);
+            let _ = self.index[b].compare_exchange(
+                tag | (slot as u32 + 1),
+                0,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
         }
     }
 }
@@ -504,7 +547,10 @@ pub(crate) struct CellMacs<'a>(pub(crate) &'a Slots);
 
 impl LinkMacs for CellMacs<'_> {
     fn link_mac(&self, c: Claim) -> Mac {
-        self.0.cell(c.slot).and_then(|cell| cell.lock().peer.as_ref().map(|p| p.link_mac[c.link])).unwrap_or([0; 6])
+        self.0
+            .cell(c.slot)
+            .and_then(|cell| cell.lock().peer.as_ref().map(|p| p.link_mac[c.link]))
+            .unwrap_or([0; 6])
     }
 
     fn set_link_mac(&mut self, c: Claim, mac: Mac) {

@@ -6,9 +6,9 @@
 use crate::net::{Mac, MacFmt};
 use crate::proto::detector::Endpoint;
 use crate::proto::params::Param;
+use crate::proto::time::Instant;
 use crate::proto::window::RxStats;
 use crate::proto::MAX_LINKS;
-use crate::proto::time::Instant;
 use crate::ri2n_dev::Ri2nDev;
 use kernel::alloc::KVVec;
 use kernel::prelude::*;
@@ -21,14 +21,30 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     let counted = dev.counted();
     let st = d.lock_state();
     let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
-    seq_print!(m, "RI2N/DRV: protocol version {}\n", crate::proto::header::VERSION);
+    seq_print!(
+        m,
+        "RI2N/DRV: protocol version {}\n",
+        crate::proto::header::VERSION
+    );
     // The ages below (`*_ms`) count back from this moment.
     seq_print!(m, "Clock: {} ms since the epoch\n\n", wall);
     seq_print!(m, "Device: {}\n", dev.name_str());
-    seq_print!(m, "MAC: {}\nMTU: {}\nState: {}\n", MacFmt(&dev.addr()), dev.mtu(), if st.is_up() { "up" } else { "down" });
+    seq_print!(
+        m,
+        "MAC: {}\nMTU: {}\nState: {}\n",
+        MacFmt(&dev.addr()),
+        dev.mtu(),
+        if st.is_up() { "up" } else { "down" }
+    );
     seq_print!(m, "Epoch: {:x}\n", d.epoch);
     let (on, key_id, accept_id) = key_ids(&st);
-    seq_print!(m, "Keys: {} (key id {}, also accepted {})\n", on, key_id, accept_id);
+    seq_print!(
+        m,
+        "Keys: {} (key id {}, also accepted {})\n",
+        on,
+        key_id,
+        accept_id
+    );
     seq_print!(m, "Parameters:");
     for p in Param::ALL {
         seq_print!(m, " {}={}", p.spec().name, st.params().get(p));
@@ -60,7 +76,11 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     seq_print!(
         m,
         "Peers: {} of {} (peer_mem), reorder buffers {} of {}, held_bytes {}\n",
-        st.npeers(), cap, bufs, bufs_max, held
+        st.npeers(),
+        cap,
+        bufs,
+        bufs_max,
+        held
     );
     let mut links = [None; MAX_LINKS];
     for (l, sl) in st.slaves() {
@@ -81,7 +101,9 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
     let d = dev.data();
     // About 1 KiB per peer: vmalloc'd if need be, never a high-order
     // kmalloc.
-    let Ok(mut chunk) = KVVec::<PeerView>::with_capacity(CHUNK, GFP_KERNEL) else { return false };
+    let Ok(mut chunk) = KVVec::<PeerView>::with_capacity(CHUNK, GFP_KERNEL) else {
+        return false;
+    };
     let mut from = 0;
     loop {
         chunk.clear();
@@ -139,10 +161,23 @@ struct PeerView {
     link_mac: [Mac; MAX_LINKS],
 }
 
-fn show_peer(m: &SeqFile, v: &PeerView, links: &[Option<[u8; 16]>; MAX_LINKS], carrier: u8, now: Instant) {
+fn show_peer(
+    m: &SeqFile,
+    v: &PeerView,
+    links: &[Option<[u8; 16]>; MAX_LINKS],
+    carrier: u8,
+    now: Instant,
+) {
     let r = v.stats;
     seq_print!(m, "\nPeer {}:\n", MacFmt(&v.mac));
-    seq_print!(m, "  epoch {:x} tx_next {} rx_next {} held {}\n", v.epoch, v.tx_next, v.rx_next, v.held);
+    seq_print!(
+        m,
+        "  epoch {:x} tx_next {} rx_next {} held {}\n",
+        v.epoch,
+        v.tx_next,
+        v.rx_next,
+        v.held
+    );
     seq_print!(
         m,
         "  released in_order {} timeout {} loss {} flushes {} jumps {} gaps {} late {} late_loss {} duplicates {} restarts {} unbuffered {}\n",
@@ -208,7 +243,12 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     let counted = dev.counted();
     let st = d.lock_state();
     let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
-    seq_print!(m, "ri2n-state version={} protocol={}\n", STATE_VERSION, crate::proto::header::VERSION);
+    seq_print!(
+        m,
+        "ri2n-state version={} protocol={}\n",
+        STATE_VERSION,
+        crate::proto::header::VERSION
+    );
     // Ages count back from this moment; mono_ms (CLOCK_MONOTONIC) relates
     // it to the kernel log's timestamps.
     seq_print!(m, "clock ms={} mono_ms={}\n", wall, now.0 / 1_000_000);
@@ -216,7 +256,11 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     seq_print!(
         m,
         "device name={} mac={} mtu={} state={} epoch={:x}\n",
-        dev.name_str(), MacFmt(&dev.addr()), dev.mtu(), state, d.epoch
+        dev.name_str(),
+        MacFmt(&dev.addr()),
+        dev.mtu(),
+        state,
+        d.epoch
     );
     seq_print!(m, "params");
     for p in Param::ALL {
@@ -227,7 +271,11 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
     for (l, s) in st.slaves() {
         links[l] = Some(s.name);
         let ls = st.link_stats(l);
-        let carrier = if st.carrier() & (1 << l) != 0 { "up" } else { "down" };
+        let carrier = if st.carrier() & (1 << l) != 0 {
+            "up"
+        } else {
+            "down"
+        };
         seq_print!(
             m,
             "slave link={} name={} carrier={} changed_ms={} tx_packets={} rx_packets={} tx_dropped={} tx_whole={}\n",
@@ -247,7 +295,13 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
         s.tx_peer_contended, s.sweeps, up.now, up.polled
     );
     let (on, key_id, accept_id) = key_ids(&st);
-    seq_print!(m, "auth state={} key_id={} accept_id={}\n", on, key_id, accept_id);
+    seq_print!(
+        m,
+        "auth state={} key_id={} accept_id={}\n",
+        on,
+        key_id,
+        accept_id
+    );
     let (cap, bufs, bufs_max, held) = st.memory();
     let (lossy, probing, shift) = st.loss_probes(now);
     seq_print!(
@@ -286,7 +340,11 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
 /// Whether frames are sealed, and the ids of the keys (never the keys).
 fn key_ids(st: &crate::ri2n_state::State) -> (&'static str, KeyId, KeyId) {
     let k = st.keys();
-    (if k.on() { "on" } else { "off" }, KeyId(k.sealing().map(|k| k.id())), KeyId(k.accepted().map(|k| k.id())))
+    (
+        if k.on() { "on" } else { "off" },
+        KeyId(k.sealing().map(|k| k.id())),
+        KeyId(k.accepted().map(|k| k.id())),
+    )
 }
 
 /// A key's id as procfs shows it: eight hex digits, or `none`.

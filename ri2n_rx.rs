@@ -25,20 +25,20 @@ use crate::net::Mac;
 use crate::proto::auth::Msg;
 use crate::proto::auth::TAG_LEN;
 use crate::proto::header::{
-    DecodeError, Decoded, Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN, HEARTBEAT_MIN_LEN,
-    HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN,
+    DecodeError, Decoded, Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN,
+    HEARTBEAT_MIN_LEN, HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN,
 };
-use crate::proto::MAX_LINKS;
-use core::sync::atomic::Ordering;
-use crate::ri2n_dev::Ri2nDev;
+use crate::proto::node::{Arrival, Frame, HeartbeatIn};
 use crate::proto::peers::SweepNeed;
 use crate::proto::seq::Seq;
 use crate::proto::time::{Duration, Instant};
 use crate::proto::window::span_of;
-use crate::proto::node::{Arrival, Frame, HeartbeatIn};
+use crate::proto::MAX_LINKS;
+use crate::ri2n_dev::Ri2nDev;
 use crate::ri2n_state::{ends_gro_run, hand_up, ms_until, sweep_period, Sealed, Wire};
-use kernel::sync::rcu;
+use core::sync::atomic::Ordering;
 use kernel::prelude::*;
+use kernel::sync::rcu;
 
 /// A frame arrived on slave `port` of `dev` (softirq, under RCU).
 pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
@@ -49,18 +49,29 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     // Room for the longest header if the frame has it (the pull only fails
     // on a frame too short for its header, which decode then refuses).
     let pull = (skb.len() as usize).clamp(HEADER_LEN, MAX_HEADER_LEN);
-    let hdr = if skb.may_pull(pull as u32) { Header::decode_full(skb.data()) } else { Err(DecodeError::Short) };
-    let Decoded { header: hdr, origin, seal, len: hlen } = match hdr {
+    let hdr = if skb.may_pull(pull as u32) {
+        Header::decode_full(skb.data())
+    } else {
+        Err(DecodeError::Short)
+    };
+    let Decoded {
+        header: hdr,
+        origin,
+        seal,
+        len: hlen,
+    } = match hdr {
         Ok(h) => h,
         Err(e) => return malformed(dev, port, skb, e),
     };
     let one_switch = d.one_switch.load(Ordering::Relaxed);
     if origin.is_some() != one_switch {
-        d.lock_state().rx_mode_mismatch(dev.name_str(), port.name_str(), one_switch);
+        d.lock_state()
+            .rx_mode_mismatch(dev.name_str(), port.name_str(), one_switch);
         skb.drop_reason(DropReason::NotSpecified);
         return RxHandled::Consumed;
     }
-    if origin.is_some_and(|o| o.mac[0] & 1 != 0 || o.mac == [0; 6] || o.link as usize >= MAX_LINKS) {
+    if origin.is_some_and(|o| o.mac[0] & 1 != 0 || o.mac == [0; 6] || o.link as usize >= MAX_LINKS)
+    {
         return malformed(dev, port, skb, DecodeError::Origin);
     }
     let Some(addrs) = skb.mac_addrs() else {
@@ -138,8 +149,15 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     };
     // What the tag covers, taken before the header is stripped.
     let sealed = seal.map(|seal| {
-        let payload = if hb_len > 0 { &skb.data()[hlen..hlen + hb_len] } else { &[][..] };
-        Sealed { seal, msg: Msg::with_header_len(&covered, skb.data(), hlen - TAG_LEN, payload) }
+        let payload = if hb_len > 0 {
+            &skb.data()[hlen..hlen + hb_len]
+        } else {
+            &[][..]
+        };
+        Sealed {
+            seal,
+            msg: Msg::with_header_len(&covered, skb.data(), hlen - TAG_LEN, payload),
+        }
     });
     let not_ordered = !for_us && (matches!(kind, Frame::Heartbeat(_)) || one_switch);
     if src[0] & 1 != 0 || src == ours || not_ordered {
@@ -151,7 +169,10 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         Frame::Heartbeat(_) => Some(skb),
         _ => {
             let rewrite = origin.map(|_| addrs);
-            if skb.strip_shim(hlen as u32, hdr.protocol, dev, rewrite.as_ref()).is_err() {
+            if skb
+                .strip_shim(hlen as u32, hdr.protocol, dev, rewrite.as_ref())
+                .is_err()
+            {
                 d.lock_state().rx_drop();
                 skb.drop_reason(DropReason::NoMem);
                 return RxHandled::Consumed;
@@ -161,7 +182,9 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     };
     if !for_us {
         // Promiscuous: another host's frame, for the bridge above us.
-        let Some(skb) = skb else { return RxHandled::Consumed };
+        let Some(skb) = skb else {
+            return RxHandled::Consumed;
+        };
         let mut st = d.lock_state();
         if !st.verify(dev.name_str(), &src, sealed.as_ref()) {
             drop(st);
@@ -195,10 +218,26 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
             drop(skb);
             return RxHandled::Consumed;
         };
-        let wire = origin.map(|o| Wire { src: wire_src, link: o.link as usize, to_port });
+        let wire = origin.map(|o| Wire {
+            src: wire_src,
+            link: o.link as usize,
+            to_port,
+        });
         let short_max = dev.mtu() / 2;
-        let after =
-            st.rx_frame(dev.name_str(), link, &src, wire, kind, sealed, skb, short_max, &d.gro, &mut up, &mut done, &mut garbage);
+        let after = st.rx_frame(
+            dev.name_str(),
+            link,
+            &src,
+            wire,
+            kind,
+            sealed,
+            skb,
+            short_max,
+            &d.gro,
+            &mut up,
+            &mut done,
+            &mut garbage,
+        );
         if let Some(ms) = after.pull_ms {
             // Under the lock, as the sweep re-arms: never later than
             // armed, and never once ri2n0 is down (`rx_frame` pulls only
@@ -239,7 +278,14 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
 /// (`Slots::sweep_at`). What needs the state lock, rare, takes one round
 /// after: the detector's transitions, a duplicate, `held_mem` spent, an
 /// idle buffer to give back while the pool is short.
-fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, sealed: Option<&Sealed>, skb: Skb) -> Result<(), Skb> {
+fn lockless(
+    dev: &Ri2nDev,
+    port: &Device,
+    src: &Mac,
+    seq: Seq,
+    sealed: Option<&Sealed>,
+    skb: Skb,
+) -> Result<(), Skb> {
     let d = dev.data();
     let rcu = rcu::read_lock();
     let slots = d.slots(&rcu);
@@ -259,17 +305,25 @@ fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, sealed: Option<&S
     if !verified {
         return Err(skb);
     }
-    let Some(l) = d.txq.iter().position(|q| q.slave.get(&rcu).is_some_and(|s| s.as_raw() == port.as_raw())) else {
+    let Some(l) = d.txq.iter().position(|q| {
+        q.slave
+            .get(&rcu)
+            .is_some_and(|s| s.as_raw() == port.as_raw())
+    }) else {
         return Err(skb);
     };
-    let Some((slot, mut c)) = slots.find(src, false) else { return Err(skb) };
+    let Some((slot, mut c)) = slots.find(src, false) else {
+        return Err(skb);
+    };
     // Again under the cell: down, a key or a link's loss is published
     // under the state lock before its holder goes through the cells.
     let carrier = slots.carrier.load(Ordering::Relaxed);
     if !slots.rx_lockless.load(Ordering::Relaxed) || carrier & (1 << l) == 0 || !c.tx.swept {
         return Err(skb);
     }
-    let Some((tx, peer)) = c.both() else { return Err(skb) };
+    let Some((tx, peer)) = c.both() else {
+        return Err(skb);
+    };
     // Sealed: only what the locked way takes as it is (`sealed_fresh`,
     // `take_epoch`, `set_strict`): the peer's epoch in full, a window
     // already strict, numbers it would take (`unpooled`). A new epoch, or
@@ -308,12 +362,20 @@ fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, sealed: Option<&S
         ends_runs &= ends_gro_run(&mut s, short_max);
         up.push(s);
     };
-    let arrival = Arrival { link: l, now: t, carrier, credit: true, sealed: sealed.map(|s| s.seal.epoch), frames };
+    let arrival = Arrival {
+        link: l,
+        now: t,
+        carrier,
+        credit: true,
+        sealed: sealed.map(|s| s.seal.epoch),
+        frames,
+    };
     let (tr, dup) = peer.receive_unpooled(&arrival, seq, skb, &params, &mut deliver);
     // What the window holds more (a duplicate it kept, or dropped, is
     // counted out as the locked way does); the shared line only if that
     // is anything.
-    let more = size as isize - dup.as_ref().map_or(0, |d| d.truesize() as isize) - out.get() as isize;
+    let more =
+        size as isize - dup.as_ref().map_or(0, |d| d.truesize() as isize) - out.get() as isize;
     let held = &slots.held;
     if more != 0 {
         held.change(more);
@@ -359,7 +421,16 @@ fn lockless(dev: &Ri2nDev, port: &Device, src: &Mac, seq: Seq, sealed: Option<&S
         }
     }
     if !tr.is_empty() || dup.is_some() || full || spare.is_some() {
-        let kick = d.lock_state().rx_lockless_after(dev.name_str(), slot, src, tr, t, dup.is_some(), full, spare);
+        let kick = d.lock_state().rx_lockless_after(
+            dev.name_str(),
+            slot,
+            src,
+            tr,
+            t,
+            dup.is_some(),
+            full,
+            spare,
+        );
         if kick {
             crate::ri2n_hb::kick(dev);
         }
@@ -372,7 +443,12 @@ fn malformed(dev: &Ri2nDev, port: &Device, skb: Skb, e: DecodeError) -> RxHandle
     dev.data().lock_state().rx_malformed();
     skb.drop_reason(DropReason::HdrTrunc);
     if crate::net::ratelimit() {
-        pr_warn!("{}: dropped malformed frame on {}: {}\n", dev.name_str(), port.name_str(), e.reason());
+        pr_warn!(
+            "{}: dropped malformed frame on {}: {}\n",
+            dev.name_str(),
+            port.name_str(),
+            e.reason()
+        );
     }
     RxHandled::Consumed
 }

@@ -45,7 +45,10 @@ fn refusal(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device) -> Option<(Error, &'static
         return Some((EINVAL, c"slave and device must be in one network namespace"));
     }
     if port.master(rtnl).is_some() || port.rx_handler_busy(rtnl) {
-        return Some((EBUSY, c"the device is already in use (a bond, bridge, team, macvlan or ri2n port)"));
+        return Some((
+            EBUSY,
+            c"the device is already in use (a bond, bridge, team, macvlan or ri2n port)",
+        ));
     }
     if port.mtu() < min_slave_mtu() {
         return Some((EINVAL, c"the slave's MTU is too small for the RI2N header"));
@@ -57,12 +60,22 @@ fn refusal(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device) -> Option<(Error, &'static
 pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck) -> Result {
     if let Some((err, msg)) = refusal(dev, rtnl, port) {
         extack.set_msg(msg);
-        pr_err!("{}: cannot enslave {}: {}\n", dev.name_str(), port.name_str(), msg.to_str().unwrap_or("?"));
+        pr_err!(
+            "{}: cannot enslave {}: {}\n",
+            dev.name_str(),
+            port.name_str(),
+            msg.to_str().unwrap_or("?")
+        );
         return Err(err);
     }
     let Some(link) = dev.data().lock_state().free_link() else {
         extack.set_msg(c"at most 8 slaves");
-        pr_err!("{}: cannot enslave {}: at most {} slaves\n", dev.name_str(), port.name_str(), MAX_LINKS);
+        pr_err!(
+            "{}: cannot enslave {}: at most {} slaves\n",
+            dev.name_str(),
+            port.name_str(),
+            MAX_LINKS
+        );
         return Err(EINVAL);
     };
     if !dev.data().lock_state().choose_mac() {
@@ -102,7 +115,12 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
         }
         let _ = port.set_allmulti(rtnl, -1);
         let _ = port.uc_del(rtnl, &mac);
-        pr_err!("{}: cannot enslave {}: {:?}\n", dev.name_str(), port.name_str(), e);
+        pr_err!(
+            "{}: cannot enslave {}: {:?}\n",
+            dev.name_str(),
+            port.name_str(),
+            e
+        );
         return Err(undo_open(e));
     }
     if dev.running() {
@@ -114,15 +132,35 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
     let carrier = port.running() && port.carrier_ok();
     // tx_gso: the slave segments our GSO packets in software (the shim is
     // no header its hardware knows).
-    let gso_off = if crate::tx_gso() { port.hw_gso_off(rtnl) } else { 0 };
+    let gso_off = if crate::tx_gso() {
+        port.hw_gso_off(rtnl)
+    } else {
+        0
+    };
     // The drainer finds the slave before any frame can be queued for it.
     dev.data().txq[link].reset_count();
     dev.data().txq[link].slave.set(rtnl, Some(port.get()));
-    dev.data().lock_state().add_slave(link, Slave { dev: port.get(), name, opened, promisc, gso_off }, carrier);
+    dev.data().lock_state().add_slave(
+        link,
+        Slave {
+            dev: port.get(),
+            name,
+            opened,
+            promisc,
+            gso_off,
+        },
+        carrier,
+    );
     Ri2n::update_mtu(dev, rtnl);
     Ri2n::update_carrier(dev);
     crate::ri2n_hb::kick(dev);
-    pr_info!("{}: link {}: {} enslaved (carrier {})\n", dev.name_str(), link, port.name_str(), if carrier { "up" } else { "down" });
+    pr_info!(
+        "{}: link {}: {} enslaved (carrier {})\n",
+        dev.name_str(),
+        link,
+        port.name_str(),
+        if carrier { "up" } else { "down" }
+    );
     Ok(())
 }
 
@@ -147,7 +185,9 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, forced: bool) -
         }
         st.remove_slave(link).map(|s| (link, s))
     };
-    let Some((link, slave)) = slave else { return Ok(()) };
+    let Some((link, slave)) = slave else {
+        return Ok(());
+    };
     // No frame is queued for it any more; once every drainer let go of it
     // (a grace period), what is left in its queue goes.
     let q = &dev.data().txq[link];
@@ -159,7 +199,12 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, forced: bool) -
     Ri2n::update_mtu(dev, rtnl);
     Ri2n::update_carrier(dev);
     crate::ri2n_hb::kick(dev);
-    pr_info!("{}: link {}: slave released{}\n", dev.name_str(), slave.name(), if forced { " (it went away)" } else { "" });
+    pr_info!(
+        "{}: link {}: slave released{}\n",
+        dev.name_str(),
+        slave.name(),
+        if forced { " (it went away)" } else { "" }
+    );
     Ok(())
 }
 
@@ -233,7 +278,11 @@ fn stable_mac(port: &Device) -> Mac {
 /// unsolicited NA) once the core has set it.
 pub(crate) fn move_mac(dev: &Ri2nDev, rtnl: &Rtnl, addr: &Mac) -> Result {
     if addr[0] & 1 != 0 || *addr == [0; 6] {
-        pr_err!("{}: {} is not a unicast address\n", dev.name_str(), MacFmt(addr));
+        pr_err!(
+            "{}: {} is not a unicast address\n",
+            dev.name_str(),
+            MacFmt(addr)
+        );
         return Err(EADDRNOTAVAIL);
     }
     dev.data().lock_state().choose_mac();
@@ -267,7 +316,9 @@ pub(crate) fn change_rx_flags(dev: &Ri2nDev, rtnl: &Rtnl, change: u32) {
         let Some(s) = s else { continue };
         // RTNL keeps the slave ours; the count changes without our lock,
         // and is recorded only once it did.
-        if dev.data().lock_state().slave_promisc(l) != on && s.set_promiscuity(rtnl, if on { 1 } else { -1 }).is_ok() {
+        if dev.data().lock_state().slave_promisc(l) != on
+            && s.set_promiscuity(rtnl, if on { 1 } else { -1 }).is_ok()
+        {
             dev.data().lock_state().set_slave_promisc(l, on);
         }
     }
@@ -297,22 +348,35 @@ impl Handler for Events {
             }
             return Verdict::Done;
         }
-        let Some(master) = NetDevice::<Ri2n>::master_of(rtnl, dev) else { return Verdict::Done };
+        let Some(master) = NetDevice::<Ri2n>::master_of(rtnl, dev) else {
+            return Verdict::Done;
+        };
         match event {
             // A slave stays Ethernet, with room for the RI2N header.
             Event::PreTypeChange => {
-                pr_err!("{}: {} cannot change type while a slave\n", master.name_str(), dev.name_str());
+                pr_err!(
+                    "{}: {} cannot change type while a slave\n",
+                    master.name_str(),
+                    dev.name_str()
+                );
                 return Verdict::Veto;
             }
             Event::PreChangeMtu(mtu) if mtu < min_slave_mtu() => {
-                pr_err!("{}: {}: mtu {} leaves no room for the RI2N header\n", master.name_str(), dev.name_str(), mtu);
+                pr_err!(
+                    "{}: {}: mtu {} leaves no room for the RI2N header\n",
+                    master.name_str(),
+                    dev.name_str(),
+                    mtu
+                );
                 return Verdict::Veto;
             }
             Event::Up | Event::Down | Event::Change => {
                 let up = dev.running() && dev.carrier_ok();
                 let changed = {
                     let mut st = master.data().lock_state();
-                    let Some(l) = st.link_of(dev) else { return Verdict::Done };
+                    let Some(l) = st.link_of(dev) else {
+                        return Verdict::Done;
+                    };
                     st.carrier_changed_to(l, up).then(|| st.carrier())
                 };
                 if let Some(carrier) = changed {

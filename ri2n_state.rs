@@ -11,32 +11,34 @@
 //! [`SkbList`] the caller frees after dropping the lock, and whatever must
 //! be handed up goes to another list the caller delivers.
 
+use crate::net::cache::Cache;
 use crate::net::device::{Counted, Device};
 use crate::net::gro::{Claim, GroCells};
 use crate::net::skb::{Skb, SkbList};
 use crate::net::{Mac, MacFmt};
-use crate::net::cache::Cache;
 use crate::proto::auth::{HbCounter, Key, Keys, Msg};
 use crate::proto::claims::{self, buckets_for as claims_buckets, Claims, LinkMacs};
-use crate::proto::detector::{loss_probe_every, node_probe_shift, Detector, ProbingPeers, Transitions};
+use crate::proto::detector::{
+    loss_probe_every, node_probe_shift, Detector, ProbingPeers, Transitions,
+};
 use crate::proto::header::{Counts, Seal};
-use crate::proto::node::{sweep_at, Arrival, Fresh, Frame, HeartbeatOrders, Left};
 pub(crate) use crate::proto::node::sweep_period;
+use crate::proto::node::{sweep_at, Arrival, Frame, Fresh, HeartbeatOrders, Left};
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{age_limit, idle_limit, SlotQueue, SweepNeed};
 use crate::proto::phases::Phases;
-use crate::proto::window::{span_of, Buffers};
 use crate::proto::seq::Seq;
-use crate::proto::tx::PeerTx;
-use crate::ri2n_peer::{Buf, BufPool, CellMacs, Held, Peer, PeerCell, Slots, Table};
-use core::sync::atomic::Ordering;
-use crate::ri2n_txq::LinkQueue;
-use kernel::sync::Arc;
 use crate::proto::time::{Duration, Instant};
+use crate::proto::tx::PeerTx;
+use crate::proto::window::{span_of, Buffers};
 use crate::proto::MAX_LINKS;
-use kernel::prelude::*;
+use crate::ri2n_peer::{Buf, BufPool, CellMacs, Held, Peer, PeerCell, Slots, Table};
+use crate::ri2n_txq::LinkQueue;
+use core::sync::atomic::Ordering;
 use kernel::alloc::KVVec;
+use kernel::prelude::*;
 use kernel::sync::aref::ARef;
+use kernel::sync::Arc;
 
 /// Device counters, shown by `ip -s link`, `ethtool -S` and procfs.
 #[derive(Default, Clone, Copy)]
@@ -133,7 +135,11 @@ pub(crate) struct Slave {
 
 impl Slave {
     pub(crate) fn name(&self) -> &str {
-        let len = self.name.iter().position(|&c| c == 0).unwrap_or(self.name.len());
+        let len = self
+            .name
+            .iter()
+            .position(|&c| c == 0)
+            .unwrap_or(self.name.len());
         core::str::from_utf8(&self.name[..len]).unwrap_or("?")
     }
 }
@@ -160,7 +166,12 @@ pub(crate) enum TxRoute {
     /// Send on link `link` with number `seq`; in one-switch mode, `to` the
     /// peer's slave MAC on it (zero if not learned yet) from `from`, our
     /// slave's.
-    Send { link: usize, seq: Seq, to: Mac, from: Mac },
+    Send {
+        link: usize,
+        seq: Seq,
+        to: Mac,
+        from: Mac,
+    },
     /// No usable link to the peer (counted).
     NoLink,
 }
@@ -205,7 +216,12 @@ pub(crate) struct RxAfter<'g> {
 /// returned, for the caller to deliver `up` through after dropping its
 /// locks (the claim keeps the cell's poll off until they are up), and `up`
 /// is left as it is.
-pub(crate) fn hand_up<'g>(gro: &'g GroCells, slot: usize, up: &mut SkbList, ends_runs: bool) -> Option<Claim<'g>> {
+pub(crate) fn hand_up<'g>(
+    gro: &'g GroCells,
+    slot: usize,
+    up: &mut SkbList,
+    ends_runs: bool,
+) -> Option<Claim<'g>> {
     if up.is_empty() {
         return None;
     }
@@ -338,7 +354,10 @@ fn work_lists(n: usize) -> Result<(KVVec<u8>, KVVec<u32>, KVVec<u32>, SlotQueue<
 
 /// The slave MAC claims of a table of `slots` slots (core/claims.rs).
 fn new_claims(slots: usize) -> Result<Claims<KVVec<u32>>> {
-    Ok(Claims::new(KVVec::from_elem(0, claims_buckets(slots), GFP_KERNEL)?, table_key()))
+    Ok(Claims::new(
+        KVVec::from_elem(0, claims_buckets(slots), GFP_KERNEL)?,
+        table_key(),
+    ))
 }
 
 /// A peer table and what goes with it, made in process context for a new
@@ -361,7 +380,16 @@ impl NewTable {
         let claims = new_claims(table.capacity())?;
         let slots = Slots::new(table.capacity(), table_key())?;
         let (marks, on_sweep, on_slow, hb_queue) = work_lists(table.capacity())?;
-        Ok(NewTable { table, claims, bufs, slots, marks, on_sweep, on_slow, hb_queue })
+        Ok(NewTable {
+            table,
+            claims,
+            bufs,
+            slots,
+            marks,
+            on_sweep,
+            on_slow,
+            hb_queue,
+        })
     }
 }
 
@@ -424,9 +452,15 @@ impl State {
         self.slots.params.set(&self.params);
         let lockless = !self.lockless_held && !self.params.one_switch();
         self.slots.lockless.store(lockless, Ordering::Release);
-        self.slots.rx_lockless.store(lockless && self.up, Ordering::Release);
-        self.slots.idle_ns.store(self.params.level_after().0, Ordering::Relaxed);
-        self.slots.lossy_every_ns.store(loss_probe_every(self.lossy_peers).0, Ordering::Relaxed);
+        self.slots
+            .rx_lockless
+            .store(lockless && self.up, Ordering::Release);
+        self.slots
+            .idle_ns
+            .store(self.params.level_after().0, Ordering::Relaxed);
+        self.slots
+            .lossy_every_ns
+            .store(loss_probe_every(self.lossy_peers).0, Ordering::Relaxed);
     }
 
     // --- One-switch mode -------------------------------------------------------
@@ -488,7 +522,12 @@ impl State {
         self.stats.rx_auth_fail += 1;
         self.stats.rx_dropped += 1;
         if crate::net::ratelimit() {
-            pr_warn!("{}: dropped a frame from {}: {}\n", dev_name, MacFmt(src), why);
+            pr_warn!(
+                "{}: dropped a frame from {}: {}\n",
+                dev_name,
+                MacFmt(src),
+                why
+            );
         }
         false
     }
@@ -546,7 +585,10 @@ impl State {
 
     /// Present slaves, as (link, slave).
     pub(crate) fn slaves(&self) -> impl Iterator<Item = (usize, &Slave)> {
-        self.slaves.iter().enumerate().filter_map(|(l, s)| s.as_ref().map(|s| (l, s)))
+        self.slaves
+            .iter()
+            .enumerate()
+            .filter_map(|(l, s)| s.as_ref().map(|s| (l, s)))
     }
 
     pub(crate) fn nslaves(&self) -> usize {
@@ -555,12 +597,17 @@ impl State {
 
     /// Links: one past the highest present slave's index.
     fn nlinks(&self) -> usize {
-        self.slaves.iter().rposition(|s| s.is_some()).map_or(0, |l| l + 1)
+        self.slaves
+            .iter()
+            .rposition(|s| s.is_some())
+            .map_or(0, |l| l + 1)
     }
 
     /// The link index of `dev`, if it is one of our slaves.
     pub(crate) fn link_of(&self, dev: &Device) -> Option<usize> {
-        self.slaves.iter().position(|s| s.as_ref().is_some_and(|s| s.dev.as_raw() == dev.as_raw()))
+        self.slaves
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.dev.as_raw() == dev.as_raw()))
     }
 
     pub(crate) fn carrier(&self) -> u8 {
@@ -585,24 +632,41 @@ impl State {
     /// our heartbeats carry.
     pub(crate) fn loss_probes(&self, now: Instant) -> (usize, usize, u8) {
         let probing = self.probing.count(now);
-        (self.lossy_peers, probing, node_probe_shift(self.lossy_peers, probing))
+        (
+            self.lossy_peers,
+            probing,
+            node_probe_shift(self.lossy_peers, probing),
+        )
     }
 
     /// The table's capacity and the reorder buffers allocated, of their
     /// most, and the bytes held.
 
     pub(crate) fn memory(&self) -> (usize, usize, usize, usize) {
-        (self.table.capacity(), self.bufs.total(), self.bufs.max(), self.slots.held.get())
+        (
+            self.table.capacity(),
+            self.bufs.total(),
+            self.bufs.max(),
+            self.slots.held.get(),
+        )
     }
 
     /// Calls `f` with every peer from table slot `from` on (slot, MAC,
     /// transmit side, state), its cell locked, while `f` returns true
     /// (procfs reads them in chunks, dropping the lock in between).
-    pub(crate) fn peers_from(&self, from: usize, mut f: impl FnMut(usize, &Mac, &PeerTx, &Peer) -> bool) {
+    pub(crate) fn peers_from(
+        &self,
+        from: usize,
+        mut f: impl FnMut(usize, &Mac, &PeerTx, &Peer) -> bool,
+    ) {
         for (slot, mac, _) in self.table.iter_from(from) {
-            let Some(cell) = self.slots.cell(slot) else { continue };
+            let Some(cell) = self.slots.cell(slot) else {
+                continue;
+            };
             let mut c = cell.lock();
-            let Some((tx, p)) = c.peer_for(mac) else { continue };
+            let Some((tx, p)) = c.peer_for(mac) else {
+                continue;
+            };
             if !f(slot, mac, tx, p) {
                 return;
             }
@@ -627,7 +691,11 @@ impl State {
 
     /// Sets a parameter if the whole set stays valid (`peer_mem`: see
     /// [`State::set_peer_mem`]).
-    pub(crate) fn set_param(&mut self, p: Param, v: u32) -> core::result::Result<(), crate::proto::params::ParamError> {
+    pub(crate) fn set_param(
+        &mut self,
+        p: Param,
+        v: u32,
+    ) -> core::result::Result<(), crate::proto::params::ParamError> {
         self.params.set(p, v)?;
         self.publish_tx();
         Ok(())
@@ -639,7 +707,12 @@ impl State {
     /// Returns the old table (or, refused, `new`), for the caller to free
     /// after unlocking, once transmit sees the new one's `slots_ptr` and a
     /// grace period passed.
-    pub(crate) fn set_peer_mem(&mut self, v: u32, mut new: NewTable, garbage: &mut SkbList) -> (Result, NewTable) {
+    pub(crate) fn set_peer_mem(
+        &mut self,
+        v: u32,
+        mut new: NewTable,
+        garbage: &mut SkbList,
+    ) -> (Result, NewTable) {
         if self.up {
             return (Err(EBUSY), new);
         }
@@ -672,7 +745,9 @@ impl State {
     fn drain_all(&mut self, garbage: &mut SkbList) {
         let held = &self.slots.held;
         for (slot, _, _) in self.table.iter() {
-            let Some(cell) = self.slots.cell(slot) else { continue };
+            let Some(cell) = self.slots.cell(slot) else {
+                continue;
+            };
             let mut c = cell.lock();
             let Some((_, p)) = c.both() else { continue };
             p.rx.drain(&mut self.bufs, &mut |s| {
@@ -727,7 +802,9 @@ impl State {
         let nlinks = self.nlinks();
         let t = now();
         for s in 0..self.table.capacity() {
-            let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) else { continue };
+            let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) else {
+                continue;
+            };
             let mut c = cell.lock();
             let Some((tx, p)) = c.both() else { continue };
             // What went out before is the old links' count.
@@ -781,7 +858,9 @@ impl State {
         let carrier = self.carrier;
         self.publish_tx();
         for s in 0..self.table.capacity() {
-            let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) else { continue };
+            let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) else {
+                continue;
+            };
             let mut c = cell.lock();
             let Some((_, p)) = c.both() else { continue };
             p.carrier_changed(carrier, l, up);
@@ -850,7 +929,9 @@ impl State {
         // again, so the peer's detector never sees it starved
         // (core/sched.rs).
         let idle = self.params.level_after();
-        let Some((link, seq)) = c.tx.route(self.carrier & live, queues_ok, first, len, segs, t, idle) else {
+        let Some((link, seq)) =
+            c.tx.route(self.carrier & live, queues_ok, first, len, segs, t, idle)
+        else {
             self.stats.tx_no_link += 1;
             self.stats.tx_dropped += 1;
             return TxRoute::NoLink;
@@ -859,7 +940,12 @@ impl State {
         self.tx_swept(slot, &mut c.tx);
         self.stats.tx_packets += segs as u64;
         self.stats.tx_bytes += len as u64;
-        TxRoute::Send { link, seq, to, from: self.slave_mac(link) }
+        TxRoute::Send {
+            link,
+            seq,
+            to,
+            from: self.slave_mac(link),
+        }
     }
 
     /// Data went to the peer in `slot` (transmit side `c`, locked): it goes
@@ -915,7 +1001,14 @@ impl State {
     /// Returns whether the caller is to drain the queue after dropping the
     /// lock, or `None` if the frame did not fit (it went to `garbage`,
     /// counted).
-    pub(crate) fn txq_push(&mut self, q: &LinkQueue, l: usize, frame: Skb, task: usize, garbage: &mut SkbList) -> Option<bool> {
+    pub(crate) fn txq_push(
+        &mut self,
+        q: &LinkQueue,
+        l: usize,
+        frame: Skb,
+        task: usize,
+        garbage: &mut SkbList,
+    ) -> Option<bool> {
         let frame = if self.slaves[l].is_none() {
             frame
         } else {
@@ -949,7 +1042,10 @@ impl State {
     pub(crate) fn tx_unsent(&mut self, to: &Mac, l: usize, frames: u32) {
         let slot = self.table.lookup(to).or_else(|| {
             let macs = CellMacs(&self.slots);
-            self.claims.owner(to, |c| macs.link_mac(c)).filter(|c| c.link == l).map(|c| c.slot)
+            self.claims
+                .owner(to, |c| macs.link_mac(c))
+                .filter(|c| c.link == l)
+                .map(|c| c.slot)
         });
         if let Some(cell) = slot.and_then(|s| self.slots.cell(s)) {
             cell.lock().tx.unsent(l, frames);
@@ -973,12 +1069,16 @@ impl State {
     /// (core/peers.rs); with every slot a live peer, it is refused, counted
     /// and logged.
     fn new_peer(&mut self, mac: &Mac, t: Instant, garbage: &mut SkbList) -> Option<usize> {
-        if self.table.len() >= self.table.capacity() && self.table.victim(t, idle_limit(&self.params)).is_none() {
+        if self.table.len() >= self.table.capacity()
+            && self.table.victim(t, idle_limit(&self.params)).is_none()
+        {
             self.stats.peers_refused += 1;
             if crate::net::ratelimit() {
                 pr_warn!(
                     "ri2n: peer table full ({} live peers, peer_mem {} bytes): refusing peer {}\n",
-                    self.table.len(), self.params.peer_mem(), MacFmt(mac)
+                    self.table.len(),
+                    self.params.peer_mem(),
+                    MacFmt(mac)
                 );
             }
             return None;
@@ -1043,7 +1143,11 @@ impl State {
         self.stats.rx_mode_mismatch += 1;
         self.stats.rx_dropped += 1;
         if crate::net::ratelimit() {
-            let (theirs, ours) = if one_switch { ("two-switch", "one_switch=1") } else { ("one-switch", "one_switch=0") };
+            let (theirs, ours) = if one_switch {
+                ("two-switch", "one_switch=1")
+            } else {
+                ("one-switch", "one_switch=0")
+            };
             pr_warn!(
                 "{}: dropped a {} mode frame on {}: this device has {}; the modes differ, set one_switch alike on every node\n",
                 dev_name, theirs, slave, ours
@@ -1103,7 +1207,12 @@ impl State {
                 // replay cannot move a learned MAC this way).
                 if let Some(slot) = self.table.lookup(src) {
                     let cell = self.slots.cell(slot);
-                    if cell.is_some_and(|c| c.lock().peer.as_ref().is_some_and(|p| p.link_mac.get(w.link) == Some(&[0; 6]))) {
+                    if cell.is_some_and(|c| {
+                        c.lock()
+                            .peer
+                            .as_ref()
+                            .is_some_and(|p| p.link_mac.get(w.link) == Some(&[0; 6]))
+                    }) {
                         self.learn_link_mac(dev_name, slot, w.link, &w.src);
                     }
                 }
@@ -1158,7 +1267,8 @@ impl State {
                 return after;
             }
         }
-        self.table.touch(slot, t, matches!(kind, Frame::Heartbeat(_)));
+        self.table
+            .touch(slot, t, matches!(kind, Frame::Heartbeat(_)));
         if matches!(kind, Frame::Data(_)) {
             // Its next frames may take the peer's lock alone (ri2n_rx.rs),
             // which finds it by the index transmit reads.
@@ -1175,8 +1285,23 @@ impl State {
             self.stats.rx_merged_frames += frames as u64;
         }
         let (params, carrier) = (self.params, self.carrier);
-        let (is_up, lossy_every, earliest) = (self.up, loss_probe_every(self.lossy_peers), t.plus(self.sweep_period()));
-        let State { bufs, slots, stats, marks, on_sweep, on_slow, hb_queue, slaves, probing, .. } = self;
+        let (is_up, lossy_every, earliest) = (
+            self.up,
+            loss_probe_every(self.lossy_peers),
+            t.plus(self.sweep_period()),
+        );
+        let State {
+            bufs,
+            slots,
+            stats,
+            marks,
+            on_sweep,
+            on_slow,
+            hb_queue,
+            slaves,
+            probing,
+            ..
+        } = self;
         let held = &slots.held;
         // The detector counts what went out since, before it judges; the
         // links it allows are published after, under the same hold (a
@@ -1218,7 +1343,14 @@ impl State {
         if let (Frame::Data(_), Some(s)) = (&kind, &skb) {
             held.add(s.truesize() as usize);
         }
-        let arrival = Arrival { link: l, now: t, carrier, credit, sealed: epoch, frames };
+        let arrival = Arrival {
+            link: l,
+            now: t,
+            carrier,
+            credit,
+            sealed: epoch,
+            frames,
+        };
         let got = peer.receive(&arrival, kind, skb, probing, &params, bufs, &mut deliver);
         match got.left {
             Left::Nothing => {}
@@ -1248,7 +1380,12 @@ impl State {
         }
         if let Some(e) = got.restarted {
             if crate::net::ratelimit() {
-                pr_info!("{}: peer {} restarted (new epoch {:x})\n", dev_name, MacFmt(src), e);
+                pr_info!(
+                    "{}: peer {} restarted (new epoch {:x})\n",
+                    dev_name,
+                    MacFmt(src),
+                    e
+                );
             }
         }
         after.kick |= got.answer;
@@ -1273,7 +1410,11 @@ impl State {
                 ctx.swept = true;
                 enqueue(marks, on_sweep, ON_SWEEP, slot);
                 // Not once ri2n0 is down: its timer is not re-armed then.
-                let pull = is_up.then(|| slots.pull_sweep_for(earliest, || peer.next_due(t, carrier, &params, lossy_every)));
+                let pull = is_up.then(|| {
+                    slots.pull_sweep_for(earliest, || {
+                        peer.next_due(t, carrier, &params, lossy_every)
+                    })
+                });
                 if let Some(at) = pull.flatten() {
                     after.pull_ms = Some(ms_until(at, t));
                 }
@@ -1326,7 +1467,9 @@ impl State {
             let carrier = self.carrier;
             let queue = self.slots.cell(slot).is_some_and(|cell| {
                 let mut c = cell.lock();
-                let Some((_, p)) = c.peer_for(mac) else { return false };
+                let Some((_, p)) = c.peer_for(mac) else {
+                    return false;
+                };
                 kick = p.tell(&tr, carrier);
                 log_transitions(dev_name, &self.slaves, mac, &tr, t, &p.det);
                 p.hb_pending & carrier != 0
@@ -1343,13 +1486,23 @@ impl State {
     fn learn_link_mac(&mut self, dev_name: &str, slot: usize, l: usize, w: &Mac) {
         // Never a group, zero or own address: our unicast to the peer
         // would flood, or come back to us.
-        if l >= MAX_LINKS || w[0] & 1 != 0 || *w == [0; 6] || self.slaves().any(|(_, s)| s.dev.addr() == *w) {
+        if l >= MAX_LINKS
+            || w[0] & 1 != 0
+            || *w == [0; 6]
+            || self.slaves().any(|(_, s)| s.dev.addr() == *w)
+        {
             return;
         }
         if self.table.get(slot).is_none() {
             return;
         }
-        let Some(learned) = self.claims.learn(&mut CellMacs(&self.slots), claims::Claim { slot, link: l }, w) else { return };
+        let Some(learned) = self.claims.learn(
+            &mut CellMacs(&self.slots),
+            claims::Claim { slot, link: l },
+            w,
+        ) else {
+            return;
+        };
         let mac = *self.table.mac(slot);
         let name = self.slaves[l].as_ref().map_or("?", |s| s.name());
         match learned.taken_from {
@@ -1358,9 +1511,18 @@ impl State {
                 // go to its ri2n MAC (flooded) until it is heard again.
                 self.stats.slave_mac_taken += 1;
                 let other = *self.table.mac(t.slot);
-                let logged = self.slots.cell(t.slot).is_some_and(|c| c.lock().peer.as_ref().is_some_and(|p| p.claim_logged));
-                let Some(cell) = self.slots.cell(slot) else { return };
-                let first = cell.lock().peer.as_mut().is_some_and(|p| !core::mem::replace(&mut p.claim_logged, true));
+                let logged = self
+                    .slots
+                    .cell(t.slot)
+                    .is_some_and(|c| c.lock().peer.as_ref().is_some_and(|p| p.claim_logged));
+                let Some(cell) = self.slots.cell(slot) else {
+                    return;
+                };
+                let first = cell
+                    .lock()
+                    .peer
+                    .as_mut()
+                    .is_some_and(|p| !core::mem::replace(&mut p.claim_logged, true));
                 if !logged && first {
                     pr_warn!(
                         "{}: slave MAC {} claimed by peers {} and {}: now {}'s on {} (logged once)\n",
@@ -1369,7 +1531,14 @@ impl State {
                 }
             }
             _ if learned.old != [0; 6] && crate::net::ratelimit() => {
-                pr_info!("{}: peer {} link {}: slave MAC now {} (was {})\n", dev_name, MacFmt(&mac), name, MacFmt(w), MacFmt(&learned.old));
+                pr_info!(
+                    "{}: peer {} link {}: slave MAC now {} (was {})\n",
+                    dev_name,
+                    MacFmt(&mac),
+                    name,
+                    MacFmt(w),
+                    MacFmt(&learned.old)
+                );
             }
             _ => {}
         }
@@ -1377,11 +1546,22 @@ impl State {
 
     /// Whether a verified sealed frame from the peer in `slot`, after it
     /// was `silent`, is new ([`Peer::sealed_fresh`]).
-    fn sealed_fresh(&mut self, slot: usize, epoch: u64, silent: Duration, frame: &Frame, frames: u32) -> Fresh {
+    fn sealed_fresh(
+        &mut self,
+        slot: usize,
+        epoch: u64,
+        silent: Duration,
+        frame: &Frame,
+        frames: u32,
+    ) -> Fresh {
         let params = self.params;
-        let Some(cell) = self.slots.cell(slot) else { return Fresh::Replay };
+        let Some(cell) = self.slots.cell(slot) else {
+            return Fresh::Replay;
+        };
         let mut c = cell.lock();
-        let Some((_, peer)) = c.both() else { return Fresh::Replay };
+        let Some((_, peer)) = c.both() else {
+            return Fresh::Replay;
+        };
         peer.sealed_fresh(epoch, silent, frame, frames, &params)
     }
 
@@ -1444,15 +1624,24 @@ impl State {
         // What it finds, and any receive's pull while it runs, from here on.
         self.slots.sweep_at.store(u64::MAX, Ordering::Relaxed);
         for l in 0..MAX_LINKS {
-            let lost = self.slaves[l].as_ref().is_some_and(|s| !(s.dev.running() && s.dev.carrier_ok()));
+            let lost = self.slaves[l]
+                .as_ref()
+                .is_some_and(|s| !(s.dev.running() && s.dev.carrier_ok()));
             if lost && self.carrier_changed_to(l, false) {
-                log_carrier(dev_name, self.slaves[l].as_ref().map_or("?", |s| s.name()), false, self.carrier);
+                log_carrier(
+                    dev_name,
+                    self.slaves[l].as_ref().map_or("?", |s| s.name()),
+                    false,
+                    self.carrier,
+                );
             }
         }
         self.stats.sweeps += 1;
         let mut aged = 0;
         while aged < AGE_PER_SWEEP {
-            let Some(s) = self.table.aged(t, age_limit(&self.params)) else { break };
+            let Some(s) = self.table.aged(t, age_limit(&self.params)) else {
+                break;
+            };
             self.forget(s, garbage);
             self.stats.peers_aged += 1;
             aged += 1;
@@ -1477,7 +1666,8 @@ impl State {
             next: (aged == AGE_PER_SWEEP).then_some(t),
         };
         let (table, marks, slots) = (&mut self.table, &mut self.marks, &*self.slots);
-        let (on_sweep, on_slow, hb_queue) = (&mut self.on_sweep, &mut self.on_slow, &mut self.hb_queue);
+        let (on_sweep, on_slow, hb_queue) =
+            (&mut self.on_sweep, &mut self.on_slow, &mut self.hb_queue);
         // Every sweep: the peers that hold packets or carry data.
         let mut i = 0;
         while i < on_sweep.len() {
@@ -1531,7 +1721,9 @@ impl State {
         self.lossy_peers = cx.lossy_peers;
         // The visits gave back the idle windows' buffers.
         self.slots.bufs_short.store(false, Ordering::Relaxed);
-        self.slots.lossy_every_ns.store(loss_probe_every(self.lossy_peers).0, Ordering::Relaxed);
+        self.slots
+            .lossy_every_ns
+            .store(loss_probe_every(self.lossy_peers).0, Ordering::Relaxed);
         let mut next = cx.next;
         if !self.on_slow.is_empty() {
             let slow = self.slow_swept.plus(slow_every);
@@ -1567,9 +1759,7 @@ impl State {
     pub(crate) fn sweep_within_period(&mut self) -> Option<u32> {
         let t = now();
         let at = t.plus(self.sweep_period());
-        (self.up && self.pull_sweep(at)).then(|| {
-            ms_until(at, t)
-        })
+        (self.up && self.pull_sweep(at)).then(|| ms_until(at, t))
     }
 
     /// The sweep is to run at once ([`crate::ri2n_hb::kick`]).
@@ -1587,9 +1777,17 @@ impl State {
             let slot = self.hb_queue.pop()? as usize;
             self.marks[slot] &= !ON_HB_QUEUE;
             let mac = *self.table.mac(slot);
-            let Some(cell) = self.slots.cell(slot).filter(|_| self.table.get(slot).is_some()) else { continue };
+            let Some(cell) = self
+                .slots
+                .cell(slot)
+                .filter(|_| self.table.get(slot).is_some())
+            else {
+                continue;
+            };
             let mut c = cell.lock();
-            let Some((tx, p)) = c.peer_for(&mac) else { continue };
+            let Some((tx, p)) = c.peer_for(&mac) else {
+                continue;
+            };
             if let Some(orders) = p.poll_heartbeats(links, nlinks, probe_shift) {
                 return Some((mac, tx.tx_seq, orders));
             }
@@ -1700,7 +1898,11 @@ impl SweepCx<'_> {
 /// One log line for a carrier change.
 pub(crate) fn log_carrier(dev_name: &str, slave: &str, up: bool, carrier: u8) {
     if crate::net::ratelimit() {
-        let what = if up { "up, probing peers" } else { "down, not used for any peer" };
+        let what = if up {
+            "up, probing peers"
+        } else {
+            "down, not used for any peer"
+        };
         let left = if carrier != 0 { "" } else { " (no link left)" };
         pr_info!("{}: link {}: carrier {}{}\n", dev_name, slave, what, left);
     }
@@ -1708,7 +1910,14 @@ pub(crate) fn log_carrier(dev_name: &str, slave: &str, up: bool, carrier: u8) {
 
 /// One log line per endpoint state change, naming device, peer and slave
 /// (like bonding's "link status definitely down for interface eth1").
-fn log_transitions(dev_name: &str, slaves: &[Option<Slave>; MAX_LINKS], peer: &Mac, t: &Transitions, now: Instant, det: &Detector) {
+fn log_transitions(
+    dev_name: &str,
+    slaves: &[Option<Slave>; MAX_LINKS],
+    peer: &Mac,
+    t: &Transitions,
+    now: Instant,
+    det: &Detector,
+) {
     if !crate::net::ratelimit() {
         return;
     }
@@ -1720,17 +1929,37 @@ fn log_transitions(dev_name: &str, slaves: &[Option<Slave>; MAX_LINKS], peer: &M
         if t.failed & bit != 0 {
             pr_info!(
                 "{}: peer {} link {}: failed, nothing received for {} ms (fail #{})\n",
-                name, mac, link, now.since(e.last_rx).as_ms(), e.fails
+                name,
+                mac,
+                link,
+                now.since(e.last_rx).as_ms(),
+                e.fails
             );
         }
         if t.recovered & bit != 0 {
-            pr_info!("{}: peer {} link {}: recovered by heartbeat (recovery #{})\n", name, mac, link, e.recoveries);
+            pr_info!(
+                "{}: peer {} link {}: recovered by heartbeat (recovery #{})\n",
+                name,
+                mac,
+                link,
+                e.recoveries
+            );
         }
         if t.peer_failed & bit != 0 {
-            pr_info!("{}: peer {} link {}: peer receives nothing from us, not sending on it\n", name, mac, link);
+            pr_info!(
+                "{}: peer {} link {}: peer receives nothing from us, not sending on it\n",
+                name,
+                mac,
+                link
+            );
         }
         if t.peer_recovered & bit != 0 {
-            pr_info!("{}: peer {} link {}: peer receives again, sending on it\n", name, mac, link);
+            pr_info!(
+                "{}: peer {} link {}: peer receives again, sending on it\n",
+                name,
+                mac,
+                link
+            );
         }
         let (whole, hundredths) = (e.loss_bp / 100, e.loss_bp % 100);
         if t.lossy & bit != 0 {
@@ -1740,8 +1969,14 @@ fn log_transitions(dev_name: &str, slaves: &[Option<Slave>; MAX_LINKS], peer: &M
             );
         }
         if t.lossless & bit != 0 {
-            pr_info!("{}: peer {} link {}: loss down to {}.{:02}%, sending on it again\n", name, mac, link, whole, hundredths);
+            pr_info!(
+                "{}: peer {} link {}: loss down to {}.{:02}%, sending on it again\n",
+                name,
+                mac,
+                link,
+                whole,
+                hundredths
+            );
         }
     }
 }
-

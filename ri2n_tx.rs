@@ -25,22 +25,23 @@
 //! slave back into ri2n0) is dropped and counted.
 
 use crate::net::bindings;
-use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::rcu::InRcu;
+use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
+use crate::proto::auth::Key;
 use crate::proto::auth::{Msg, TAG_LEN};
 use crate::proto::header::{
-    shim_continues, shim_for_segment, Header, Heartbeat, Kind, Origin, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_SEALED_LEN,
-    MAX_HEADER_LEN, ORIGIN_LEN, SEALED_LEN, VERSION, VERSION_ONE_SWITCH, VERSION_ONE_SWITCH_SEALED, VERSION_SEALED,
+    shim_continues, shim_for_segment, Header, Heartbeat, Kind, Origin, ETH_P_RI2N, HEADER_LEN,
+    HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN, ORIGIN_LEN, SEALED_LEN, VERSION, VERSION_ONE_SWITCH,
+    VERSION_ONE_SWITCH_SEALED, VERSION_SEALED,
 };
-use crate::proto::auth::Key;
+use crate::proto::node::HeartbeatOrders;
 use crate::proto::sched::stripe_block;
+use crate::proto::seq::Seq;
 use crate::proto::time::{Duration, Instant};
-use crate::ri2n_peer::PeerCell;
 use crate::proto::{links_in, MAX_LINKS};
 use crate::ri2n_dev::{Ri2n, Ri2nDev};
-use crate::proto::node::HeartbeatOrders;
-use crate::proto::seq::Seq;
+use crate::ri2n_peer::PeerCell;
 use crate::ri2n_state::{State, TxRoute};
 use crate::ri2n_txq::DRAIN_BUDGET;
 use core::sync::atomic::Ordering;
@@ -51,7 +52,9 @@ const ETH_HLEN: usize = 14;
 /// Features the slaves are trusted with when ri2n cuts a GSO packet:
 /// checksums and scatter-gather (the stack finishes either in software for
 /// a slave that cannot).
-const SEG_FEATURES: u64 = (1u64 << bindings::NETIF_F_SG_BIT) | (1u64 << bindings::NETIF_F_HW_CSUM_BIT) | (1u64 << bindings::NETIF_F_HIGHDMA_BIT);
+const SEG_FEATURES: u64 = (1u64 << bindings::NETIF_F_SG_BIT)
+    | (1u64 << bindings::NETIF_F_HW_CSUM_BIT)
+    | (1u64 << bindings::NETIF_F_HIGHDMA_BIT);
 
 fn task() -> usize {
     crate::net::task_id()
@@ -107,7 +110,10 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
 /// segmented here.
 fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<u8, Skb> {
     let segs = skb.gso_segs() as u32;
-    if !(2..=MAX_WHOLE_SEGS).contains(&segs) || !skb.may_pull(ETH_HLEN as u32) || skb.data()[0] & 1 != 0 {
+    if !(2..=MAX_WHOLE_SEGS).contains(&segs)
+        || !skb.may_pull(ETH_HLEN as u32)
+        || skb.data()[0] & 1 != 0
+    {
         return Err(skb);
     }
     let len = skb.len();
@@ -134,10 +140,22 @@ fn xmit_one_block(dev: &Ri2nDev, skb: Skb, first: Option<(u32, u32)>) -> u8 {
 /// As [`xmit_one_block`], for a packet of `segs` segments (more than one: a
 /// GSO packet the slave segments, unicast); gives it back if frames are
 /// sealed in one-switch mode (see `Offload::parse`).
-fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> core::result::Result<u8, Skb> {
+fn xmit_one_n(
+    dev: &Ri2nDev,
+    skb: Skb,
+    segs: u32,
+    first: Option<(u32, u32)>,
+) -> core::result::Result<u8, Skb> {
     let d = dev.data();
-    let Some(mut skb) = prepare(dev, skb) else { return Ok(0) };
-    let Frame { dst, addrs, protocol, len } = Frame::of(&skb);
+    let Some(mut skb) = prepare(dev, skb) else {
+        return Ok(0);
+    };
+    let Frame {
+        dst,
+        addrs,
+        protocol,
+        len,
+    } = Frame::of(&skb);
     if dst[0] & 1 == 0 {
         let mut one = SkbList::new();
         one.push(skb);
@@ -161,8 +179,20 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
         let one_switch = st.one_switch();
         let origin = origin_of(one_switch, &addrs, 0);
         let mut hdr = [0u8; MAX_HEADER_LEN];
-        let h = Header { kind: Kind::Bcast, protocol, seq };
-        let n = encode_header(st.keys().sealing(), d.epoch, &addrs, h, origin.as_ref(), &[], &mut hdr);
+        let h = Header {
+            kind: Kind::Bcast,
+            protocol,
+            seq,
+        };
+        let n = encode_header(
+            st.keys().sealing(),
+            d.epoch,
+            &addrs,
+            h,
+            origin.as_ref(),
+            &[],
+            &mut hdr,
+        );
         if skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_err() {
             st.tx_failed(len);
             drop(st);
@@ -185,7 +215,15 @@ fn xmit_one_n(dev: &Ri2nDev, skb: Skb, segs: u32, first: Option<(u32, u32)>) -> 
                 if one_switch {
                     let o = origin_of(true, &addrs, l);
                     let from = st.slave_mac(l);
-                    let n = encode_header(st.keys().sealing(), d.epoch, &tag_addrs(&addrs, &from), h, o.as_ref(), &[], &mut hdr);
+                    let n = encode_header(
+                        st.keys().sealing(),
+                        d.epoch,
+                        &tag_addrs(&addrs, &from),
+                        h,
+                        o.as_ref(),
+                        &[],
+                        &mut hdr,
+                    );
                     if f.set_eth_addrs(&dst, &from).is_err() || !f.write(ETH_HLEN, &hdr[..n]) {
                         st.tx_drop();
                         garbage.push(f);
@@ -256,7 +294,15 @@ fn xmit_segments(dev: &Ri2nDev, segs: SkbList) -> u8 {
         n += 1;
         if n % per_round == 0 {
             let mut st = d.lock_state();
-            queue_unicast(dev, &mut st, core::mem::take(&mut round), 1, first.take(), &mut garbage, &mut drain);
+            queue_unicast(
+                dev,
+                &mut st,
+                core::mem::take(&mut round),
+                1,
+                first.take(),
+                &mut garbage,
+                &mut drain,
+            );
             drop(st);
             first = Some((1, 0));
         }
@@ -287,7 +333,12 @@ impl Frame {
         dst.copy_from_slice(&data[..6]);
         let mut addrs = [0u8; 12];
         addrs.copy_from_slice(&data[..12]);
-        Frame { dst, addrs, protocol: u16::from_be_bytes([data[12], data[13]]), len: skb.len() }
+        Frame {
+            dst,
+            addrs,
+            protocol: u16::from_be_bytes([data[12], data[13]]),
+            len: skb.len(),
+        }
     }
 }
 
@@ -340,21 +391,52 @@ fn queue_unicast(
     let one_switch = st.one_switch();
     let mut stale = false;
     for skb in core::iter::once(head).chain(frames) {
-        let Frame { addrs, protocol, len, .. } = Frame::of(&skb);
+        let Frame {
+            addrs,
+            protocol,
+            len,
+            ..
+        } = Frame::of(&skb);
         // A block of one: this frame's own bytes.
-        let fst = first.take().map(|(k, bytes)| (k, if k > 1 { bytes } else { len }));
-        let TxRoute::Send { link, seq, to, from } = st.tx_route(slot, &mut c, len, segs, fst, &mut stale) else {
+        let fst = first
+            .take()
+            .map(|(k, bytes)| (k, if k > 1 { bytes } else { len }));
+        let TxRoute::Send {
+            link,
+            seq,
+            to,
+            from,
+        } = st.tx_route(slot, &mut c, len, segs, fst, &mut stale)
+        else {
             garbage.push(skb);
             continue;
         };
         let origin = origin_of(one_switch, &addrs, link);
-        let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
+        let covered = if one_switch {
+            tag_addrs(&addrs, &from)
+        } else {
+            addrs
+        };
         // One-switch mode: to the peer's slave on the link (its ri2n MAC,
         // flooded, until learned), from ours.
         let to = if to == [0; 6] { dst } else { to };
         let eth = one_switch.then_some((to, from));
-        let shim = Shim { key: st.keys().sealing(), epoch: d.epoch, addrs: &covered, origin: origin.as_ref(), eth };
-        match shim.put(skb, Header { kind: Kind::Data, protocol, seq }, segs) {
+        let shim = Shim {
+            key: st.keys().sealing(),
+            epoch: d.epoch,
+            addrs: &covered,
+            origin: origin.as_ref(),
+            eth,
+        };
+        match shim.put(
+            skb,
+            Header {
+                kind: Kind::Data,
+                protocol,
+                seq,
+            },
+            segs,
+        ) {
             Ok(frame) => match st.txq_push(&d.txq[link], link, frame, task(), garbage) {
                 Some(true) => *drain |= 1 << link,
                 Some(false) => {}
@@ -396,13 +478,27 @@ impl Shim<'_> {
     /// fit (it always does after [`prepare`]).
     fn put(&self, mut skb: Skb, h: Header, segs: u32) -> core::result::Result<Skb, Skb> {
         let mut hdr = [0u8; MAX_HEADER_LEN];
-        let n = encode_header(self.key, self.epoch, self.addrs, h, self.origin, &[], &mut hdr);
+        let n = encode_header(
+            self.key,
+            self.epoch,
+            self.addrs,
+            h,
+            self.origin,
+            &[],
+            &mut hdr,
+        );
         let ok = skb.insert_after_eth(ETH_P_RI2N, &hdr[..n]).is_ok()
-            && self.eth.is_none_or(|(to, from)| skb.set_eth_addrs(&to, &from).is_ok());
+            && self
+                .eth
+                .is_none_or(|(to, from)| skb.set_eth_addrs(&to, &from).is_ok());
         if segs > 1 {
             skb.mark_shim();
         }
-        if ok { Ok(skb) } else { Err(skb) }
+        if ok {
+            Ok(skb)
+        } else {
+            Err(skb)
+        }
     }
 }
 
@@ -418,7 +514,13 @@ impl Shim<'_> {
 ///
 /// The state lock is taken after, not under, the peer's, and only for
 /// what is rare: a drop to count, or the peer to put on the sweep list.
-fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first: Option<(u32, u32)>) -> core::result::Result<u8, SkbList> {
+fn xmit_lockless(
+    dev: &Ri2nDev,
+    dst: &Mac,
+    frames: SkbList,
+    segs: u32,
+    mut first: Option<(u32, u32)>,
+) -> core::result::Result<u8, SkbList> {
     let d = dev.data();
     let rcu = rcu::read_lock();
     let slots = d.slots(&rcu);
@@ -428,8 +530,12 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
     if !slots.lockless.load(Ordering::Acquire) {
         return Err(frames);
     }
-    let Some((slot, mut c)) = slots.find(dst, true) else { return Err(frames) };
-    let Some(cell) = slots.cell(slot) else { return Err(frames) };
+    let Some((slot, mut c)) = slots.find(dst, true) else {
+        return Err(frames);
+    };
+    let Some(cell) = slots.cell(slot) else {
+        return Err(frames);
+    };
     let key = d.offload_keys.get(&rcu).and_then(|k| k.sealing());
     // A spread packet's frames (blocks of one) give the peer's lock back
     // every `SEGS_PER_ROUND`, as the locked way does: receive and the
@@ -460,15 +566,34 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
             garbage.push(f);
             continue;
         }
-        let Frame { addrs, protocol, len, .. } = Frame::of(&f);
+        let Frame {
+            addrs,
+            protocol,
+            len,
+            ..
+        } = Frame::of(&f);
         let fst = first.take().map(|(k, b)| (k, if k > 1 { b } else { len }));
         let Some((link, seq)) = c.tx.route(carrier, queues_ok, fst, len, segs, t, idle) else {
             no_link += 1;
             garbage.push(f);
             continue;
         };
-        let shim = Shim { key, epoch: d.epoch, addrs: &addrs, origin: None, eth: None };
-        match shim.put(f, Header { kind: Kind::Data, protocol, seq }, segs) {
+        let shim = Shim {
+            key,
+            epoch: d.epoch,
+            addrs: &addrs,
+            origin: None,
+            eth: None,
+        };
+        match shim.put(
+            f,
+            Header {
+                kind: Kind::Data,
+                protocol,
+                seq,
+            },
+            segs,
+        ) {
             Ok(f) => match d.txq[link].push(f, task()) {
                 Ok(drain_it) => {
                     drain |= (drain_it as u8) << link;
@@ -528,7 +653,9 @@ fn xmit_lockless(dev: &Ri2nDev, dst: &Mac, frames: SkbList, segs: u32, mut first
 fn slave_links(d: &Ri2n, rcu: &rcu::Guard, links: u8) -> (u8, u8) {
     let (mut ok, mut live) = (0, 0);
     for l in links_in(links) {
-        let Some(s) = d.txq[l].slave.get(rcu) else { continue };
+        let Some(s) = d.txq[l].slave.get(rcu) else {
+            continue;
+        };
         if !s.tx_queue_stopped(0) {
             ok |= 1 << l;
         }
@@ -564,10 +691,17 @@ impl crate::net::offload::ShimOffload for Offload {
         };
         let inner = u16::from_be_bytes([shim[2], shim[3]]);
         // IP only: a shim inside a shim would recurse.
-        (shim[1] == Kind::Data as u8 && (inner == 0x0800 || inner == 0x86dd)).then_some((len, inner))
+        (shim[1] == Kind::Data as u8 && (inner == 0x0800 || inner == 0x86dd))
+            .then_some((len, inner))
     }
 
-    fn fix(upper: Option<&Ri2nDev>, rcu: &InRcu, index: u32, addrs: &[u8; 12], shim: &mut [u8]) -> bool {
+    fn fix(
+        upper: Option<&Ri2nDev>,
+        rcu: &InRcu,
+        index: u32,
+        addrs: &[u8; 12],
+        shim: &mut [u8],
+    ) -> bool {
         let keys = upper.and_then(|u| u.data().offload_keys.get(rcu));
         shim_for_segment(shim, index, addrs, keys.and_then(|k| k.sealing()))
     }
@@ -576,7 +710,14 @@ impl crate::net::offload::ShimOffload for Offload {
     /// packet's last (the window takes the merged packet as that run), and
     /// sealed frames' tags, verified (`shim_continues`). The same first
     /// four bytes: `parse` takes both alike.
-    fn follows(upper: &Ri2nDev, rcu: &InRcu, addrs: &[u8; 12], held: &[u8], shim: &[u8], count: u32) -> bool {
+    fn follows(
+        upper: &Ri2nDev,
+        rcu: &InRcu,
+        addrs: &[u8; 12],
+        held: &[u8],
+        shim: &[u8],
+        count: u32,
+    ) -> bool {
         shim_continues(held, shim, count, addrs, upper.data().offload_keys.get(rcu))
     }
 
@@ -589,7 +730,10 @@ fn origin_of(one_switch: bool, addrs: &[u8; 12], link: usize) -> Option<Origin> 
     one_switch.then(|| {
         let mut mac = [0u8; 6];
         mac.copy_from_slice(&addrs[6..]);
-        Origin { mac, link: link as u8 }
+        Origin {
+            mac,
+            link: link as u8,
+        }
     })
 }
 
@@ -645,7 +789,9 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
             // Taken and sent in one RCU section: a slave released meanwhile
             // waits for it before its queue is flushed.
             let rcu = kernel::sync::rcu::read_lock();
-            let Some(frames) = q.take(me, DRAIN_BUDGET - sent) else { break };
+            let Some(frames) = q.take(me, DRAIN_BUDGET - sent) else {
+                break;
+            };
             let Some(slave) = q.slave.get(&rcu) else {
                 // The slave is being released: what was queued for it goes.
                 drop(frames);
@@ -680,7 +826,11 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
                 // slave that would segment it in hardware (its TSO turned
                 // back on, a macvlan) gets it cut here, through the same
                 // offload: its hardware would take our header for IP's.
-                let segs = if f.is_gso() { f.gso_segs().max(1) as u32 } else { 1 };
+                let segs = if f.is_gso() {
+                    f.gso_segs().max(1) as u32
+                } else {
+                    1
+                };
                 nframes += segs as u64;
                 if segs > 1 && slave.hw_gso() {
                     f.set_protocol(ETH_P_RI2N);
@@ -735,7 +885,12 @@ fn flow_hash(frame: &Skb, l: usize) -> u32 {
 /// Builds the heartbeats of `orders` to `peer`, whose next number from us
 /// was `next` when they were ordered, and queues them on their links, where they keep their place among the peer's data. Returns how
 /// many were queued and the links to drain.
-pub(crate) fn queue_heartbeats(dev: &Ri2nDev, peer: &Mac, next: Seq, orders: &HeartbeatOrders) -> (u64, u8) {
+pub(crate) fn queue_heartbeats(
+    dev: &Ri2nDev,
+    peer: &Mac,
+    next: Seq,
+    orders: &HeartbeatOrders,
+) -> (u64, u8) {
     let d = dev.data();
     let me = dev.addr();
     let mut garbage = SkbList::new();
@@ -749,11 +904,15 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, peer: &Mac, next: Seq, orders: &He
     // slots the peers' numbers name.
     let slots = d.slots(&rcu);
     for o in orders.iter().flatten() {
-        let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else { continue };
+        let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else {
+            continue;
+        };
         // The peer's transmit side is held from the count to the queue, so
         // that the count covers every frame before the heartbeat on its
         // link, and none after.
-        let mut tx = st.peer_of(peer).and_then(|s| Some((s, slots.cell(s)?.lock())));
+        let mut tx = st
+            .peer_of(peer)
+            .and_then(|s| Some((s, slots.cell(s)?.lock())));
         // Counted as sent here; taken back below if it never leaves.
         let counts = match tx.as_mut() {
             Some((_, c)) => State::hb_counts(c, o.link),
@@ -763,13 +922,20 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, peer: &Mac, next: Seq, orders: &He
         // lockless transmit may have sent frames after it since, and the
         // peer takes a heartbeat that many frames sent after it overtook
         // by FAST_TOUT for a late one (`PeerRx::lagging`).
-        let next = tx.as_mut().and_then(|(_, c)| c.peer_for(peer).map(|(t, _)| t.tx_seq)).unwrap_or(next);
+        let next = tx
+            .as_mut()
+            .and_then(|(_, c)| c.peer_for(peer).map(|(t, _)| t.tx_seq))
+            .unwrap_or(next);
         let unsent = |tx: &mut Option<(usize, crate::net::lock::SpinLockBhGuard<'_, PeerCell>)>| {
             if let Some((_, c)) = tx.as_mut() {
                 c.tx.unsent(o.link, 1);
             }
         };
-        let counter = if st.keys().on() { Some(st.next_hb_counter()) } else { None };
+        let counter = if st.keys().on() {
+            Some(st.next_hb_counter())
+        } else {
+            None
+        };
         if counter.is_some() && counts.is_none() {
             // The peer left the table: a sealed heartbeat needs its counts.
             continue;
@@ -789,12 +955,31 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, peer: &Mac, next: Seq, orders: &He
         addrs[..6].copy_from_slice(peer);
         addrs[6..].copy_from_slice(&me);
         let mut hdr = [0u8; MAX_HEADER_LEN];
-        let h = Header { kind: Kind::Heartbeat, protocol: 0, seq: next };
+        let h = Header {
+            kind: Kind::Heartbeat,
+            protocol: 0,
+            seq: next,
+        };
         let one_switch = st.one_switch();
-        let origin = one_switch.then_some(Origin { mac: me, link: o.link as u8 });
+        let origin = one_switch.then_some(Origin {
+            mac: me,
+            link: o.link as u8,
+        });
         let from = st.slave_mac(o.link);
-        let covered = if one_switch { tag_addrs(&addrs, &from) } else { addrs };
-        let hlen = encode_header(st.keys().sealing(), d.epoch, &covered, h, origin.as_ref(), &payload[..plen], &mut hdr);
+        let covered = if one_switch {
+            tag_addrs(&addrs, &from)
+        } else {
+            addrs
+        };
+        let hlen = encode_header(
+            st.keys().sealing(),
+            d.epoch,
+            &covered,
+            h,
+            origin.as_ref(),
+            &payload[..plen],
+            &mut hdr,
+        );
         let mut frame = [0u8; MAX];
         frame[..12].copy_from_slice(&addrs);
         if one_switch {
@@ -802,7 +987,10 @@ pub(crate) fn queue_heartbeats(dev: &Ri2nDev, peer: &Mac, next: Seq, orders: &He
             // learned), from ours.
             // From the peer's cell, held (`State::peer_link_mac` would
             // take it again).
-            let to = tx.as_mut().and_then(|(_, c)| c.peer_for(peer).map(|(_, p)| p.link_mac[o.link])).unwrap_or([0; 6]);
+            let to = tx
+                .as_mut()
+                .and_then(|(_, c)| c.peer_for(peer).map(|(_, p)| p.link_mac[o.link]))
+                .unwrap_or([0; 6]);
             if to != [0; 6] {
                 frame[..6].copy_from_slice(&to);
             }

@@ -80,7 +80,10 @@ impl LinkQueue {
             return Err(frame);
         }
         self.frames.push(frame);
-        Ok(self.drainer.compare_exchange(IDLE, task, Ordering::SeqCst, Ordering::SeqCst).is_ok())
+        Ok(self
+            .drainer
+            .compare_exchange(IDLE, task, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok())
     }
 
     /// Whether `task` is draining this queue (a transmit re-entering from
@@ -123,7 +126,11 @@ impl LinkQueue {
     /// back.
     fn give_back(&self, task: usize) -> bool {
         self.drainer.store(IDLE, Ordering::SeqCst);
-        !self.frames.is_empty() && self.drainer.compare_exchange(IDLE, task, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+        !self.frames.is_empty()
+            && self
+                .drainer
+                .compare_exchange(IDLE, task, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
     }
 
     /// For the drainer `task` that used its budget: pauses the queue for
@@ -148,7 +155,9 @@ impl LinkQueue {
 
     /// The sweep takes over a paused queue: true if it now holds the token.
     pub(crate) fn adopt(&self, task: usize) -> bool {
-        self.drainer.compare_exchange(PAUSED, task, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+        self.drainer
+            .compare_exchange(PAUSED, task, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
     }
 
     /// Empties the queue of a slave just released (nothing is pushed for
@@ -161,7 +170,10 @@ impl LinkQueue {
         loop {
             let t = self.drainer.load(Ordering::SeqCst);
             if (t == IDLE || t == PAUSED)
-                && self.drainer.compare_exchange(t, FLUSHING, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+                && self
+                    .drainer
+                    .compare_exchange(t, FLUSHING, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
             {
                 break;
             }

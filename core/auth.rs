@@ -72,7 +72,10 @@ impl Key {
         w.copy_from_slice(&b[..8]);
         let k0 = u64::from_le_bytes(w);
         w.copy_from_slice(&b[8..]);
-        Key { k0, k1: u64::from_le_bytes(w) }
+        Key {
+            k0,
+            k1: u64::from_le_bytes(w),
+        }
     }
 
     /// The key written as 32 hex digits (what the sysfs file takes).
@@ -181,7 +184,10 @@ impl Msg {
         buf[12..12 + len].copy_from_slice(&header[..len]);
         let at = 12 + len;
         buf[at..at + payload.len()].copy_from_slice(payload);
-        Msg { buf, len: at + payload.len() }
+        Msg {
+            buf,
+            len: at + payload.len(),
+        }
     }
 
     /// The tag of these bytes under `key`.
@@ -253,7 +259,10 @@ impl Keys {
 
     /// Whether `tag` is the tag of `msg` under one of the keys.
     pub fn verify(&self, msg: &Msg, tag: &[u8; TAG_LEN]) -> bool {
-        [self.seal, self.other].iter().flatten().any(|k| tags_equal(&msg.tag(k), tag))
+        [self.seal, self.other]
+            .iter()
+            .flatten()
+            .any(|k| tags_equal(&msg.tag(k), tag))
     }
 }
 
@@ -303,7 +312,9 @@ impl HbReplay {
     /// Whether a heartbeat with counter `ctr` from the sender's link
     /// `link` is new; records it. A replayed one is not.
     pub fn accept(&mut self, link: u8, ctr: u64) -> bool {
-        let Some(last) = self.last.get_mut(link as usize) else { return false };
+        let Some(last) = self.last.get_mut(link as usize) else {
+            return false;
+        };
         if ctr <= *last {
             return false;
         }
@@ -333,10 +344,22 @@ mod tests {
         let key = Key::from_bytes(&kb);
         let msg: [u8; 64] = core::array::from_fn(|i| i as u8);
         let want: [u64; 16] = [
-            0x726fdb47dd0e0e31, 0x74f839c593dc67fd, 0x0d6c8009d9a94f5a, 0x85676696d7fb7e2d,
-            0xcf2794e0277187b7, 0x18765564cd99a68d, 0xcbc9466e58fee3ce, 0xab0200f58b01d137,
-            0x93f5f5799a932462, 0x9e0082df0ba9e4b0, 0x7a5dbbc594ddb9f3, 0xf4b32f46226bada7,
-            0x751e8fbc860ee5fb, 0x14ea5627c0843d90, 0xf723ca908e7af2ee, 0xa129ca6149be45e5,
+            0x726fdb47dd0e0e31,
+            0x74f839c593dc67fd,
+            0x0d6c8009d9a94f5a,
+            0x85676696d7fb7e2d,
+            0xcf2794e0277187b7,
+            0x18765564cd99a68d,
+            0xcbc9466e58fee3ce,
+            0xab0200f58b01d137,
+            0x93f5f5799a932462,
+            0x9e0082df0ba9e4b0,
+            0x7a5dbbc594ddb9f3,
+            0xf4b32f46226bada7,
+            0x751e8fbc860ee5fb,
+            0x14ea5627c0843d90,
+            0xf723ca908e7af2ee,
+            0xa129ca6149be45e5,
         ];
         for (n, w) in want.iter().enumerate() {
             assert_eq!(siphash(&key, &msg[..n]), *w, "length {}", n);

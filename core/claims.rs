@@ -32,7 +32,10 @@ impl Claim {
 
     fn of(code: u32) -> Claim {
         let c = code as usize - 1;
-        Claim { slot: c / MAX_LINKS, link: c % MAX_LINKS }
+        Claim {
+            slot: c / MAX_LINKS,
+            link: c % MAX_LINKS,
+        }
     }
 }
 
@@ -87,13 +90,20 @@ impl<K: DerefMut<Target = [u32]>> Claims<K> {
 
     /// Who holds `mac`, if anyone.
     pub fn owner(&self, mac: &Mac, mac_of: impl Fn(Claim) -> Mac) -> Option<Claim> {
-        self.find(mac, &mac_of).ok().map(|b| Claim::of(self.buckets[b]))
+        self.find(mac, &mac_of)
+            .ok()
+            .map(|b| Claim::of(self.buckets[b]))
     }
 
     /// Records that `mac` is now `claim`'s (whose MAC `mac_of` already
     /// reads as `mac`, and which holds no other); returns the claim it
     /// takes `mac` from, whose MAC the caller then clears.
-    pub fn claim(&mut self, mac: &Mac, claim: Claim, mac_of: impl Fn(Claim) -> Mac) -> Option<Claim> {
+    pub fn claim(
+        &mut self,
+        mac: &Mac,
+        claim: Claim,
+        mac_of: impl Fn(Claim) -> Mac,
+    ) -> Option<Claim> {
         match self.find(mac, &mac_of) {
             Ok(b) => {
                 let old = Claim::of(core::mem::replace(&mut self.buckets[b], claim.code()));
@@ -109,7 +119,9 @@ impl<K: DerefMut<Target = [u32]>> Claims<K> {
     /// Forgets `claim`'s `mac` (as `mac_of` still reads it), if it holds
     /// it.
     pub fn release(&mut self, mac: &Mac, claim: Claim, mac_of: impl Fn(Claim) -> Mac) {
-        let Ok(b) = self.find(mac, &mac_of) else { return };
+        let Ok(b) = self.find(mac, &mac_of) else {
+            return;
+        };
         if self.buckets[b] != claim.code() {
             return;
         }

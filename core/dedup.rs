@@ -69,7 +69,10 @@ impl Dedup {
     /// once keys are on, ARP with them.
     pub fn accept_strict(&mut self, seq: Seq) -> bool {
         if !self.verified {
-            *self = Dedup { verified: true, ..Dedup::default() };
+            *self = Dedup {
+                verified: true,
+                ..Dedup::default()
+            };
         }
         !self.too_old(seq) && self.record(seq)
     }

@@ -618,7 +618,11 @@ impl Detector {
     /// `lossy_every` (ours, for as many peers with a lossy link as we
     /// have), or less often if the peer asked.
     fn lossy_interval(&self, lossy_every: Duration) -> Duration {
-        Duration(lossy_every.0.max(Duration::from_ms(LOSS_PROBE_MS << self.peer_shift).0))
+        Duration(
+            lossy_every
+                .0
+                .max(Duration::from_ms(LOSS_PROBE_MS << self.peer_shift).0),
+        )
     }
 
     /// Whether the peer's heartbeat numbered `next` was taken as its
@@ -646,7 +650,11 @@ impl Detector {
         let nlinks = nlinks.min(MAX_LINKS);
         for l in 0..MAX_LINKS {
             if l >= self.n() || vacated & (1 << l) != 0 {
-                self.endpoints[l] = Endpoint { last_rx: now, changed: now, ..Endpoint::default() };
+                self.endpoints[l] = Endpoint {
+                    last_rx: now,
+                    changed: now,
+                    ..Endpoint::default()
+                };
                 self.probing &= !(1 << l);
                 self.busy &= !(1 << l);
                 self.peer_lossy &= !(1 << l);
@@ -789,7 +797,10 @@ impl Detector {
             return t;
         }
         e.floor_pending = false;
-        let (dtx, drx) = (counts.echo_tx.wrapping_sub(e.echo_tx), counts.echo_rx.wrapping_sub(e.echo_rx));
+        let (dtx, drx) = (
+            counts.echo_tx.wrapping_sub(e.echo_tx),
+            counts.echo_rx.wrapping_sub(e.echo_rx),
+        );
         let first = !e.echoed;
         e.echoed = true;
         e.echo_tx = counts.echo_tx;
@@ -806,11 +817,17 @@ impl Detector {
         e.acc_lost = e.acc_lost.saturating_add(dtx - drx);
         let bit = 1u8 << link;
         if e.lossy {
-            e.clean_run = if drx == dtx { e.clean_run.saturating_add(dtx.min(u16::MAX as u32) as u16) } else { 0 };
+            e.clean_run = if drx == dtx {
+                e.clean_run.saturating_add(dtx.min(u16::MAX as u32) as u16)
+            } else {
+                0
+            };
             // Back after a clean run, or a sample no worse than the others'
             // plus half the threshold (where every link loses some).
             let sample_ok = e.acc_sent >= LOSS_SAMPLE_BACK
-                && others.is_some_and(|o| (e.acc_lost as u64 * 10_000 / e.acc_sent as u64) as u32 <= o + thresh / 2);
+                && others.is_some_and(|o| {
+                    (e.acc_lost as u64 * 10_000 / e.acc_sent as u64) as u32 <= o + thresh / 2
+                });
             if e.clean_run as u32 >= LOSS_CLEAN_BACK || sample_ok {
                 // Measured afresh from now: no stale 0 % for the others to
                 // compare with, nor to halve the next figure.
@@ -824,8 +841,14 @@ impl Detector {
                 return t;
             }
         }
-        let full = if e.lossy { LOSS_SAMPLE_BACK } else { LOSS_SAMPLE };
-        let slow = !e.lossy && e.acc_sent >= LOSS_SAMPLE_MIN && now.since(e.sampled) >= Duration::from_ms(LOSS_SAMPLE_MS);
+        let full = if e.lossy {
+            LOSS_SAMPLE_BACK
+        } else {
+            LOSS_SAMPLE
+        };
+        let slow = !e.lossy
+            && e.acc_sent >= LOSS_SAMPLE_MIN
+            && now.since(e.sampled) >= Duration::from_ms(LOSS_SAMPLE_MS);
         if e.acc_sent < full && !slow {
             return t;
         }
@@ -833,13 +856,19 @@ impl Detector {
         e.acc_sent = 0;
         e.acc_lost = 0;
         // `sample` is at most 10,000: `acc_lost` is at most `acc_sent`.
-        e.loss_bp = if e.measured { (e.loss_bp as u32 + sample) / 2 } else { sample } as u16;
+        e.loss_bp = if e.measured {
+            (e.loss_bp as u32 + sample) / 2
+        } else {
+            sample
+        } as u16;
         e.measured = true;
         e.sampled = now;
         // The mean and the sample itself: a burst that hit one link's
         // sample alone (a full port, whole GSO packets per link) stays in
         // the mean for two more samples, but is one strike, not three.
-        let over = others.is_some_and(|o| lossy_margin(e.loss_bp as u32, o, thresh) && lossy_margin(sample, o, thresh));
+        let over = others.is_some_and(|o| {
+            lossy_margin(e.loss_bp as u32, o, thresh) && lossy_margin(sample, o, thresh)
+        });
         e.strikes = if over { e.strikes.saturating_add(1) } else { 0 };
         if thresh == 0 {
             if e.lossy {
@@ -871,7 +900,13 @@ impl Detector {
 
     /// [`Detector::report_due`], lossy links probed every `lossy_every`
     /// ([`loss_probe_every`]).
-    pub fn report_due_every(&mut self, now: Instant, up: u8, p: &Params, lossy_every: Duration) -> u8 {
+    pub fn report_due_every(
+        &mut self,
+        now: Instant,
+        up: u8,
+        p: &Params,
+        lossy_every: Duration,
+    ) -> u8 {
         if p.loss_thresh_bp() == 0 {
             return 0;
         }
@@ -887,8 +922,12 @@ impl Detector {
                 (lossy_every, true)
             } else {
                 let unreported = e.tx_frames.wrapping_sub(e.echo_tx);
-                let slow = unreported >= LOSS_SAMPLE_MIN && now.since(e.asked) >= Duration::from_ms(LOSS_SAMPLE_MS);
-                (Duration::from_ms(REPORT_MS), unreported >= LOSS_SAMPLE || slow)
+                let slow = unreported >= LOSS_SAMPLE_MIN
+                    && now.since(e.asked) >= Duration::from_ms(LOSS_SAMPLE_MS);
+                (
+                    Duration::from_ms(REPORT_MS),
+                    unreported >= LOSS_SAMPLE || slow,
+                )
             };
             if busy && now.since(e.asked) >= every {
                 e.asked = now;
@@ -993,8 +1032,23 @@ impl Detector {
     /// toward us (by its indices).
     /// It answers a probe round on its link: without counts, nothing
     /// tells when it left.
-    pub fn heartbeat(&mut self, link: usize, now: Instant, peer_link: usize, down: u8, p: &Params) -> Transitions {
-        self.heartbeat_down(link, now, peer_link, Some(down), retry(peer_link, down), true, p)
+    pub fn heartbeat(
+        &mut self,
+        link: usize,
+        now: Instant,
+        peer_link: usize,
+        down: u8,
+        p: &Params,
+    ) -> Transitions {
+        self.heartbeat_down(
+            link,
+            now,
+            peer_link,
+            Some(down),
+            retry(peer_link, down),
+            true,
+            p,
+        )
     }
 
     /// [`Detector::heartbeat`] for a heartbeat that carried `next`, the
@@ -1042,7 +1096,8 @@ impl Detector {
         // behind that came later than that is new numbering (a peer that
         // forgot us, in the same epoch, starts from 0), and taken.
         let now_ms = ms(now).max(1);
-        let recent = self.hb_taken_ms != 0 && (now_ms.wrapping_sub(self.hb_taken_ms) as u64) < p.slow_tout().as_ms();
+        let recent = self.hb_taken_ms != 0
+            && (now_ms.wrapping_sub(self.hb_taken_ms) as u64) < p.slow_tout().as_ms();
         let behind = next.diff(self.hb_next);
         let old = recent && behind < 0 && behind > -HB_REORDER;
         if !old {
@@ -1052,9 +1107,18 @@ impl Detector {
         // Not older than the round, nor newer than what we sent (the peer's
         // echo from before this link's count started again: `set_links`).
         let sent = self.endpoints[link].tx_frames;
-        let fresh = echo_tx
-            .is_none_or(|x| x.wrapping_sub(self.probe_tx[link]) as i32 >= 0 && sent.wrapping_sub(x) as i32 >= 0);
-        self.heartbeat_down(link, now, peer_link, (!old).then_some(down), retry(peer_link, down), !old && fresh, p)
+        let fresh = echo_tx.is_none_or(|x| {
+            x.wrapping_sub(self.probe_tx[link]) as i32 >= 0 && sent.wrapping_sub(x) as i32 >= 0
+        });
+        self.heartbeat_down(
+            link,
+            now,
+            peer_link,
+            (!old).then_some(down),
+            retry(peer_link, down),
+            !old && fresh,
+            p,
+        )
     }
 
     /// The peer numbers anew (a new epoch): the next heartbeat's number is
@@ -1100,7 +1164,8 @@ impl Detector {
             e.counter = 0;
             t.recovered = bit;
         } else if !retry && self.weighs(link, now, p) {
-            self.endpoints[link].counter = self.endpoints[link].counter.saturating_add(p.hbweight());
+            self.endpoints[link].counter =
+                self.endpoints[link].counter.saturating_add(p.hbweight());
         }
         let Some(down) = down else {
             let j = self.judge(now, p);
@@ -1252,7 +1317,11 @@ impl Detector {
     /// SLOW_TOUT is the silence any link is allowed.
     fn round_length(&self, p: &Params) -> Duration {
         let answered = self.probing & self.answered != 0;
-        let mut lag = if answered { Duration::from_us(self.answer_us as u64) } else { Duration(0) };
+        let mut lag = if answered {
+            Duration::from_us(self.answer_us as u64)
+        } else {
+            Duration(0)
+        };
         if self.witnessed {
             lag = lag.max(p.slow_tout());
         }
@@ -1281,7 +1350,13 @@ impl Detector {
     /// [`probe_end`]: Detector::probe_end
     /// [`retry_due`]: Detector::retry_due
     /// [`report_due_every`]: Detector::report_due_every
-    pub fn next_due(&self, now: Instant, up: u8, p: &Params, lossy_every: Duration) -> Option<Instant> {
+    pub fn next_due(
+        &self,
+        now: Instant,
+        up: u8,
+        p: &Params,
+        lossy_every: Duration,
+    ) -> Option<Instant> {
         // One pass over the endpoints: receive asks on most frames.
         let slow = p.slow_tout();
         let reports = p.loss_thresh_bp() != 0;
@@ -1374,7 +1449,11 @@ impl Detector {
     /// it was made.
     fn arrived(&mut self, now: Instant, p: &Params) {
         let heard = |e: &Endpoint| e.rx_packets | e.rx_heartbeats | e.rx_bcast != 0;
-        let last = self.endpoints[..self.n()].iter().filter(|e| heard(e)).map(|e| e.last_rx).max();
+        let last = self.endpoints[..self.n()]
+            .iter()
+            .filter(|e| heard(e))
+            .map(|e| e.last_rx)
+            .max();
         let slow_ms = p.slow_tout().as_ms() as u32;
         match last {
             Some(last) if now.since(last) < p.run_gap() => {
@@ -1391,11 +1470,18 @@ impl Detector {
                 // link's queue, and stopped again) keeps what the first
                 // held: their silence is still the first stop's.
                 let within = ms(now).wrapping_sub(self.run_ms) < slow_ms;
-                let kept = if within && !self.held_again { self.held } else { 0 };
+                let kept = if within && !self.held_again {
+                    self.held
+                } else {
+                    0
+                };
                 self.held_again = kept != 0;
                 self.run_ms = ms(now);
                 let before = Duration(p.slow_tout().0 / 2);
-                self.held = kept | last.map_or(0, |last| self.mask(|e| heard(e) && last.since(e.last_rx) < before));
+                self.held = kept
+                    | last.map_or(0, |last| {
+                        self.mask(|e| heard(e) && last.since(e.last_rx) < before)
+                    });
             }
         }
     }
@@ -1403,7 +1489,10 @@ impl Detector {
     /// The judgement (§4.4): runs when a counter exceeds FT_HTHRESH.
     fn judge(&mut self, now: Instant, p: &Params) -> Transitions {
         let n = self.n();
-        if !self.endpoints[..n].iter().any(|e| e.counter > p.ft_hthresh()) {
+        if !self.endpoints[..n]
+            .iter()
+            .any(|e| e.counter > p.ft_hthresh())
+        {
             return Transitions::default();
         }
         // After a gap on every link (this node stopped, or the peer did)
@@ -1448,7 +1537,11 @@ impl Detector {
             } else {
                 (e.last_rx.max(e.changed), p.slow_tout())
             };
-            if !e.failed && held & (1 << l) == 0 && e.counter <= p.ft_lthresh() && now.since(since) >= bound {
+            if !e.failed
+                && held & (1 << l) == 0
+                && e.counter <= p.ft_lthresh()
+                && now.since(since) >= bound
+            {
                 e.set(true, e.peer_failed, now);
                 e.fails += 1;
                 t.failed |= 1 << l;

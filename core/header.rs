@@ -236,7 +236,12 @@ impl Header {
     /// # Panics
     ///
     /// If `out` is shorter than [`MAX_HEADER_LEN`].
-    pub fn encode_full(&self, origin: Option<&Origin>, epoch: Option<u64>, out: &mut [u8]) -> usize {
+    pub fn encode_full(
+        &self,
+        origin: Option<&Origin>,
+        epoch: Option<u64>,
+        out: &mut [u8],
+    ) -> usize {
         self.encode(out);
         out[0] = match (origin.is_some(), epoch.is_some()) {
             (false, false) => VERSION,
@@ -289,14 +294,20 @@ impl Header {
         let origin = one_switch.then(|| {
             let mut mac = [0u8; 6];
             mac.copy_from_slice(&buf[HEADER_LEN..HEADER_LEN + 6]);
-            Origin { mac, link: buf[HEADER_LEN + 6] }
+            Origin {
+                mac,
+                link: buf[HEADER_LEN + 6],
+            }
         });
         let seal = sealed.then(|| {
             let mut tag = [0u8; TAG_LEN];
             tag.copy_from_slice(&buf[len - TAG_LEN..len]);
             let mut e = [0u8; 8];
             e.copy_from_slice(&buf[len - SEAL_LEN..len - TAG_LEN]);
-            Seal { epoch: u64::from_be_bytes(e), tag }
+            Seal {
+                epoch: u64::from_be_bytes(e),
+                tag,
+            }
         });
         let kind = match buf[1] {
             1 => Kind::Data,
@@ -309,7 +320,12 @@ impl Header {
             protocol: u16::from_be_bytes([buf[2], buf[3]]),
             seq: Seq(u32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]])),
         };
-        Ok(Decoded { header, origin, seal, len })
+        Ok(Decoded {
+            header,
+            origin,
+            seal,
+            len,
+        })
     }
 }
 
@@ -423,12 +439,18 @@ impl Heartbeat {
             if buf.len() < HEARTBEAT_LEN {
                 return Err(DecodeError::Short);
             }
-            Some(Counts { tx: be(8), echo_tx: be(12), echo_rx: be(16) })
+            Some(Counts {
+                tx: be(8),
+                echo_tx: be(12),
+                echo_rx: be(16),
+            })
         } else {
             None
         };
         let counter = if flags & HB_COUNTS != 0 && flags & HB_COUNTER != 0 {
-            let b = buf.get(20..HEARTBEAT_SEALED_LEN).ok_or(DecodeError::Short)?;
+            let b = buf
+                .get(20..HEARTBEAT_SEALED_LEN)
+                .ok_or(DecodeError::Short)?;
             let mut w = [0u8; 8];
             w.copy_from_slice(b);
             Some(u64::from_be_bytes(w))
@@ -437,7 +459,15 @@ impl Heartbeat {
         };
         let flags = flags & !(HB_COUNTS | HB_COUNTER);
         let probe_shift = buf[7].min(MAX_PROBE_SHIFT);
-        Ok(Heartbeat { epoch: be(0), flags, link: buf[5], down: buf[6], probe_shift, counts, counter })
+        Ok(Heartbeat {
+            epoch: be(0),
+            flags,
+            link: buf[5],
+            down: buf[6],
+            probe_shift,
+            counts,
+            counter,
+        })
     }
 }
 
@@ -460,7 +490,9 @@ pub fn shim_for_segment(shim: &mut [u8], index: u32, addrs: &[u8; 12], key: Opti
     let seq = seq_of(shim).wrapping_add(index);
     shim[4..8].copy_from_slice(&seq.to_be_bytes());
     if shim[0] == VERSION_SEALED {
-        let (Some(k), true) = (key, shim.len() >= SEALED_LEN) else { return false };
+        let (Some(k), true) = (key, shim.len() >= SEALED_LEN) else {
+            return false;
+        };
         let tag = Msg::new(addrs, shim, &[]).tag(k);
         shim[SEALED_LEN - TAG_LEN..SEALED_LEN].copy_from_slice(&tag);
     }
@@ -476,7 +508,13 @@ pub fn shim_for_segment(shim: &mut [u8], index: u32, addrs: &[u8; 12], key: Opti
 /// only a merged packet's first tag, and a forged head must not take
 /// authentic frames down with it. Unsealed frames merge only on a device
 /// without keys (one with keys refuses them).
-pub fn shim_continues(held: &[u8], shim: &[u8], count: u32, addrs: &[u8; 12], keys: Option<&Keys>) -> bool {
+pub fn shim_continues(
+    held: &[u8],
+    shim: &[u8],
+    count: u32,
+    addrs: &[u8; 12],
+    keys: Option<&Keys>,
+) -> bool {
     if held.len() != shim.len() || shim.len() < HEADER_LEN || held[..4] != shim[..4] {
         return false;
     }
@@ -485,10 +523,16 @@ pub fn shim_continues(held: &[u8], shim: &[u8], count: u32, addrs: &[u8; 12], ke
     }
     match shim[0] {
         // (A plain header has nothing past the number to compare.)
-        VERSION | VERSION_ONE_SWITCH => keys.is_none() && (shim.len() == HEADER_LEN || held[8..] == shim[8..]),
+        VERSION | VERSION_ONE_SWITCH => {
+            keys.is_none() && (shim.len() == HEADER_LEN || held[8..] == shim[8..])
+        }
         VERSION_SEALED if shim.len() == SEALED_LEN => {
             let tag_at = SEALED_LEN - TAG_LEN;
-            let verified = |h: &[u8]| match (keys, h.get(tag_at..SEALED_LEN).and_then(|t| <[u8; TAG_LEN]>::try_from(t).ok())) {
+            let verified = |h: &[u8]| match (
+                keys,
+                h.get(tag_at..SEALED_LEN)
+                    .and_then(|t| <[u8; TAG_LEN]>::try_from(t).ok()),
+            ) {
                 (Some(k), Some(tag)) => k.verify(&Msg::new(addrs, h, &[]), &tag),
                 _ => false,
             };

@@ -49,7 +49,8 @@ pub fn sweep_period(p: &Params) -> Duration {
 /// no later than [`SWEEP_MAX`].
 pub fn sweep_at(due: Option<Instant>, now: Instant, p: &Params) -> Instant {
     let latest = now.plus(SWEEP_MAX);
-    due.map_or(latest, |d| d.min(latest)).max(now.plus(sweep_period(p)))
+    due.map_or(latest, |d| d.min(latest))
+        .max(now.plus(sweep_period(p)))
 }
 
 /// A heartbeat as received, decoded.
@@ -183,7 +184,14 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
     /// data packet's numbers (`frames` of them) are all ones the window
     /// would take; a broadcast number is new to the filter (else a copy:
     /// the one from another link, or a replay, which cannot be told apart).
-    pub fn sealed_fresh(&mut self, epoch: u64, silent: Duration, frame: &Frame, frames: u32, p: &Params) -> Fresh {
+    pub fn sealed_fresh(
+        &mut self,
+        epoch: u64,
+        silent: Duration,
+        frame: &Frame,
+        frames: u32,
+        p: &Params,
+    ) -> Fresh {
         let new_epoch = match self.rx.sealed_epoch(epoch, silent, p) {
             SealedEpoch::Stale => return Fresh::Replay,
             SealedEpoch::New => true,
@@ -194,13 +202,22 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
                 if new_epoch {
                     self.rx.hb_seen.reset();
                 }
-                hb.counter.is_some_and(|c| self.rx.hb_seen.accept(hb.peer_link, c))
+                hb.counter
+                    .is_some_and(|c| self.rx.hb_seen.accept(hb.peer_link, c))
             }
-            Frame::Bcast(seq) if !new_epoch && self.rx.bcast.verified() && !self.rx.bcast.is_new(seq) => {
-                return if self.rx.bcast.too_old(seq) { Fresh::Replay } else { Fresh::Copy };
+            Frame::Bcast(seq)
+                if !new_epoch && self.rx.bcast.verified() && !self.rx.bcast.is_new(seq) =>
+            {
+                return if self.rx.bcast.too_old(seq) {
+                    Fresh::Replay
+                } else {
+                    Fresh::Copy
+                };
             }
             Frame::Bcast(_) => true,
-            Frame::Data(seq) => new_epoch || !self.rx.window.strict() || self.rx.window.would_take_run(seq, frames),
+            Frame::Data(seq) => {
+                new_epoch || !self.rx.window.strict() || self.rx.window.would_take_run(seq, frames)
+            }
         };
         if fresh {
             Fresh::Yes
@@ -243,7 +260,10 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
             Frame::Heartbeat(hb) => {
                 // Sealed: the whole epoch; else the low half the payload has.
                 let epoch = a.sealed.unwrap_or(hb.epoch as u64);
-                let loss = hb.counts.map(|c| self.det.report(l, c, t, p)).unwrap_or_default();
+                let loss = hb
+                    .counts
+                    .map(|c| self.det.report(l, c, t, p))
+                    .unwrap_or_default();
                 if self.rx.restarted(epoch) {
                     self.det.renumbered();
                 }
@@ -251,7 +271,15 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
                 // silence may be the peer's sparse probes'.
                 self.det.peer_lossy_link(l, hb.flags & HB_LOSSY != 0);
                 let echo = hb.counts.map(|c| c.echo_tx);
-                let mut tr = self.det.heartbeat_echoed(l, t, hb.peer_link as usize, hb.down, hb.next, echo, p);
+                let mut tr = self.det.heartbeat_echoed(
+                    l,
+                    t,
+                    hb.peer_link as usize,
+                    hb.down,
+                    hb.next,
+                    echo,
+                    p,
+                );
                 if self.rx.lagging(hb.next, t, p) && !self.rx.restarted(epoch) {
                     self.det.late(l, 1);
                 }
@@ -265,7 +293,8 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
                 tr.lossy |= loss.lossy;
                 tr.lossless |= loss.lossless;
                 let active = self.rx_active(a.carrier);
-                if self.rx.heartbeat(l, hb.next, epoch, t, active, p, bufs, up) == Epoch::Restarted {
+                if self.rx.heartbeat(l, hb.next, epoch, t, active, p, bufs, up) == Epoch::Restarted
+                {
                     restarted = Some(epoch);
                 }
                 if hb.flags & HB_PROBE != 0 {
@@ -275,7 +304,11 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
                 (tr, pkt.map_or(Left::Nothing, Left::Consumed))
             }
             Frame::Bcast(seq) => {
-                let tr = if a.credit { self.det.bcast(l, t, p) } else { Transitions::default() };
+                let tr = if a.credit {
+                    self.det.bcast(l, t, p)
+                } else {
+                    Transitions::default()
+                };
                 self.last_data = t;
                 let left = match pkt {
                     Some(s) => {
@@ -295,7 +328,11 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
                 (tr, left)
             }
             Frame::Data(seq) => {
-                let tr = if a.credit { self.det.data_run(l, a.frames, t, p) } else { Transitions::default() };
+                let tr = if a.credit {
+                    self.det.data_run(l, a.frames, t, p)
+                } else {
+                    Transitions::default()
+                };
                 self.last_data = t;
                 let active = self.rx_active(a.carrier);
                 let left = match pkt {
@@ -324,7 +361,12 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
             }
         };
         answer |= self.tell(&tr, a.carrier);
-        Received { tr, restarted, answer, left }
+        Received {
+            tr,
+            restarted,
+            answer,
+            left,
+        }
     }
 
     /// [`Peer::receive`] for a data frame numbered `seq` that
@@ -333,7 +375,14 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
     /// empties keeps its buffer for the next sweep to give back. Returns
     /// the transitions, which the caller must still [`Peer::tell`], and the
     /// packet if it was a duplicate.
-    pub fn receive_unpooled(&mut self, a: &Arrival, seq: Seq, pkt: P, p: &Params, up: &mut impl FnMut(P)) -> (Transitions, Option<P>) {
+    pub fn receive_unpooled(
+        &mut self,
+        a: &Arrival,
+        seq: Seq,
+        pkt: P,
+        p: &Params,
+        up: &mut impl FnMut(P),
+    ) -> (Transitions, Option<P>) {
         let (l, t) = (a.link, a.now);
         let tr = self.det.data_run(l, a.frames, t, p);
         self.last_data = t;
@@ -375,8 +424,17 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
         let active = self.rx_active(carrier);
         self.rx.sweep(now, active, p, bufs, up);
         let need = self.sweep_need(now, carrier, p);
-        let due = if need == SweepNeed::Now { self.next_due(now, carrier, p, lossy_every) } else { None };
-        Visit { tr, need, due, lossy }
+        let due = if need == SweepNeed::Now {
+            self.next_due(now, carrier, p, lossy_every)
+        } else {
+            None
+        };
+        Visit {
+            tr,
+            need,
+            due,
+            lossy,
+        }
     }
 }
 
@@ -422,7 +480,12 @@ impl<P, B> Peer<P, B> {
     /// The heartbeats pending to the peer on the links with `carrier`
     /// (`nlinks` of ours exist), asking `probe_shift` of its loss probes;
     /// `None` if none is pending. They are no longer pending after.
-    pub fn poll_heartbeats(&mut self, carrier: u8, nlinks: usize, probe_shift: u8) -> Option<HeartbeatOrders> {
+    pub fn poll_heartbeats(
+        &mut self,
+        carrier: u8,
+        nlinks: usize,
+        probe_shift: u8,
+    ) -> Option<HeartbeatOrders> {
         let pending = self.hb_pending & carrier;
         if pending == 0 {
             return None;
@@ -438,8 +501,17 @@ impl<P, B> Peer<P, B> {
         for (l, o) in orders.iter_mut().enumerate() {
             let bit = 1u8 << l;
             if pending & bit != 0 {
-                let flags = if self.hb_probe & bit != 0 { HB_PROBE } else { 0 } | if lossy & bit != 0 { HB_LOSSY } else { 0 };
-                *o = Some(HeartbeatOut { link: l, flags, down, probe_shift });
+                let flags = if self.hb_probe & bit != 0 {
+                    HB_PROBE
+                } else {
+                    0
+                } | if lossy & bit != 0 { HB_LOSSY } else { 0 };
+                *o = Some(HeartbeatOut {
+                    link: l,
+                    flags,
+                    down,
+                    probe_shift,
+                });
             }
         }
         self.hb_pending &= !pending;

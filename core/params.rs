@@ -7,8 +7,8 @@
 //! range; the driver builds its module parameters and sysfs files from it and
 //! the documentation quotes it, so the three cannot drift apart.
 
-use super::time::Duration;
 use super::peers::MIN_BUDGET;
+use super::time::Duration;
 use super::window::WINDOW_SLOTS;
 
 /// A tunable, in the order of [`SPECS`].
@@ -120,8 +120,16 @@ impl ParamError {
 impl Param {
     /// Every parameter, in table order.
     pub const ALL: [Param; NPARAMS] = [
-        Param::FtHthresh, Param::FtLthresh, Param::SlowTout, Param::Hbspan,
-        Param::Hbweight, Param::FastTout, Param::Maxbuf, Param::PeerMem, Param::HeldMem, Param::LossThresh,
+        Param::FtHthresh,
+        Param::FtLthresh,
+        Param::SlowTout,
+        Param::Hbspan,
+        Param::Hbweight,
+        Param::FastTout,
+        Param::Maxbuf,
+        Param::PeerMem,
+        Param::HeldMem,
+        Param::LossThresh,
         Param::OneSwitch,
     ];
 
@@ -144,7 +152,11 @@ impl Param {
 
     /// The parameter called `name`.
     pub fn by_name(name: &str) -> Result<Param, ParamError> {
-        Param::ALL.iter().copied().find(|p| p.spec().name == name).ok_or(ParamError::UnknownName)
+        Param::ALL
+            .iter()
+            .copied()
+            .find(|p| p.spec().name == name)
+            .ok_or(ParamError::UnknownName)
     }
 }
 

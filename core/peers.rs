@@ -69,7 +69,13 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
     /// FAST_TOUT, or the detector has a probe, a round's end, a retry or a
     /// report due ([`Detector::next_due`]). `None`: only an event can give
     /// it work.
-    pub fn next_due(&self, now: Instant, up: u8, p: &Params, lossy_every: Duration) -> Option<Instant> {
+    pub fn next_due(
+        &self,
+        now: Instant,
+        up: u8,
+        p: &Params,
+        lossy_every: Duration,
+    ) -> Option<Instant> {
         let window = self.rx.window.deadline(now, p.fast_tout());
         let det = self.det.next_due(now, up, p, lossy_every);
         match (window, det) {
@@ -77,7 +83,6 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
             (a, b) => a.or(b),
         }
     }
-
 }
 
 impl<P, B> Peer<P, B> {
@@ -189,7 +194,14 @@ pub const fn capacity(bytes: usize) -> Option<(usize, usize)> {
     }
     let peers = (bytes - bufs * BUF_BYTES) / PER_PEER_BYTES;
     // Slot numbers are u32, with room for "none".
-    Some((if peers > (u32::MAX / 2) as usize { (u32::MAX / 2) as usize } else { peers }, bufs))
+    Some((
+        if peers > (u32::MAX / 2) as usize {
+            (u32::MAX / 2) as usize
+        } else {
+            peers
+        },
+        bufs,
+    ))
 }
 
 /// The smallest budget that holds one peer and one reorder buffer.
@@ -220,7 +232,14 @@ pub struct Entry<V> {
 
 impl<V> Default for Entry<V> {
     fn default() -> Self {
-        Entry { mac: [0; 6], list: List::Free, last_seen: Instant(0), prev: NIL, next: NIL, value: None }
+        Entry {
+            mac: [0; 6],
+            list: List::Free,
+            last_seen: Instant(0),
+            prev: NIL,
+            next: NIL,
+            value: None,
+        }
     }
 }
 
@@ -350,18 +369,26 @@ where
     /// Used slots, in slot order, from `from` every `step`th (the heartbeat
     /// phases).
     pub fn slots_from(&self, from: usize, step: usize) -> impl Iterator<Item = usize> + '_ {
-        (from..self.entries.len()).step_by(step.max(1)).filter(|&s| self.entries[s].list != List::Free)
+        (from..self.entries.len())
+            .step_by(step.max(1))
+            .filter(|&s| self.entries[s].list != List::Free)
     }
 
     /// Every peer: slot, MAC and state, in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &Mac, &V)> + '_ {
-        self.entries.iter().enumerate().filter_map(|(s, e)| e.value.as_ref().map(|v| (s, &e.mac, v)))
+        self.entries
+            .iter()
+            .enumerate()
+            .filter_map(|(s, e)| e.value.as_ref().map(|v| (s, &e.mac, v)))
     }
 
     /// Every peer from slot `from` on: slot, MAC and state, in slot order.
     pub fn iter_from(&self, from: usize) -> impl Iterator<Item = (usize, &Mac, &V)> + '_ {
         let from = from.min(self.entries.len());
-        self.entries[from..].iter().enumerate().filter_map(move |(i, e)| e.value.as_ref().map(|v| (from + i, &e.mac, v)))
+        self.entries[from..]
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, e)| e.value.as_ref().map(|v| (from + i, &e.mac, v)))
     }
 
     /// Every peer's state, mutably.
@@ -378,7 +405,11 @@ where
     }
 
     fn unlink(&mut self, slot: usize) {
-        let (l, prev, next) = (self.entries[slot].list, self.entries[slot].prev, self.entries[slot].next);
+        let (l, prev, next) = (
+            self.entries[slot].list,
+            self.entries[slot].prev,
+            self.entries[slot].next,
+        );
         if prev == NIL {
             self.ends(l).head = next;
         } else {
@@ -566,7 +597,11 @@ pub struct SlotQueue<S> {
 impl<S: DerefMut<Target = [u32]>> SlotQueue<S> {
     /// An empty queue over `ring`, which bounds its length.
     pub fn new(ring: S) -> Self {
-        SlotQueue { ring, head: 0, len: 0 }
+        SlotQueue {
+            ring,
+            head: 0,
+            len: 0,
+        }
     }
 
     /// Slots queued.

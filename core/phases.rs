@@ -42,7 +42,11 @@ pub struct Phases {
 
 impl Default for Phases {
     fn default() -> Self {
-        Phases { next: 0, span: 1, peers: [0; PHASES] }
+        Phases {
+            next: 0,
+            span: 1,
+            peers: [0; PHASES],
+        }
     }
 }
 
@@ -81,9 +85,15 @@ impl Phases {
     pub fn tick(&mut self) -> Tick {
         let (first, count) = (self.next, self.span);
         let after = (first + count) % PHASES;
-        let k = (0..PHASES).find(|&k| self.has(after + k)).unwrap_or(PHASES - 1);
+        let k = (0..PHASES)
+            .find(|&k| self.has(after + k))
+            .unwrap_or(PHASES - 1);
         self.next = after;
         self.span = k + 1;
-        Tick { first, count, wait: k + 1 }
+        Tick {
+            first,
+            count,
+            wait: k + 1,
+        }
     }
 }

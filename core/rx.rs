@@ -15,7 +15,7 @@ use super::loss::LossDetector;
 use super::params::Params;
 use super::seq::Seq;
 use super::time::{Duration, Instant};
-use super::window::{Buffers, NoBuffers, ReorderBuf, Release, Span, Window, WINDOW_SLOTS};
+use super::window::{Buffers, NoBuffers, Release, ReorderBuf, Span, Window, WINDOW_SLOTS};
 use core::ops::DerefMut;
 
 /// What a heartbeat did to the receive side.
@@ -174,7 +174,9 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// behind a link a few ms slower in a burst) do not count: links that
     /// take turns at that are no bad link.
     pub fn late_frames(&self, seq: Seq, frames: u32, now: Instant, p: &Params) -> u32 {
-        self.window.passed_long_ago(seq, now, p.fast_tout().as_ms() as u32).min(frames)
+        self.window
+            .passed_long_ago(seq, now, p.fast_tout().as_ms() as u32)
+            .min(frames)
     }
 
     /// Whether a heartbeat that left the peer when its next number for us
@@ -184,7 +186,9 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     /// as late as a frame the window gave up. Ask before
     /// [`PeerRx::heartbeat`], which may renumber.
     pub fn lagging(&self, next: Seq, now: Instant, p: &Params) -> bool {
-        self.window.passed_long_ago(next, now, p.fast_tout().as_ms() as u32) > 0
+        self.window
+            .passed_long_ago(next, now, p.fast_tout().as_ms() as u32)
+            > 0
     }
 
     /// Whether a heartbeat of `epoch` says the peer restarted: it had
@@ -244,7 +248,9 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     pub fn sealed_epoch(&self, epoch: u64, silent: Duration, p: &Params) -> SealedEpoch {
         if self.epoch == 0 || same_epoch(epoch, self.epoch) {
             SealedEpoch::Same
-        } else if epoch_newer(epoch, self.epoch) || silent >= Duration(p.hbspan().0.saturating_mul(3)) {
+        } else if epoch_newer(epoch, self.epoch)
+            || silent >= Duration(p.hbspan().0.saturating_mul(3))
+        {
             SealedEpoch::New
         } else {
             SealedEpoch::Stale
@@ -278,7 +284,14 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
 
     /// Releases what the loss detector proved lost and what waited FAST_TOUT.
     /// Also the periodic sweep (every FAST_TOUT, or at the window's deadline).
-    pub fn sweep(&mut self, now: Instant, active: u8, p: &Params, bufs: &mut impl Buffers<B>, up: &mut impl FnMut(P)) {
+    pub fn sweep(
+        &mut self,
+        now: Instant,
+        active: u8,
+        p: &Params,
+        bufs: &mut impl Buffers<B>,
+        up: &mut impl FnMut(P),
+    ) {
         self.release(now, active, p, up);
         self.give_back(bufs);
     }
@@ -294,7 +307,10 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
     fn release(&mut self, now: Instant, active: u8, p: &Params, up: &mut impl FnMut(P)) {
         let taking_part = self.loss.taking_part(active, now, p.fast_tout());
         if self.window.held() > 0 {
-            if let Some(upto) = self.loss.lost_through(taking_part, self.window.next_expected()) {
+            if let Some(upto) = self
+                .loss
+                .lost_through(taking_part, self.window.next_expected())
+            {
                 self.window.release_through(upto, Release::Loss, up);
             }
             self.window.expire(now, p.fast_tout(), up);

@@ -55,7 +55,11 @@ impl RoundRobin {
         }
         // Links above the last one first, then from the lowest.
         let above = usable & !((2u16 << self.last) - 1) as u8;
-        let l = if above != 0 { above.trailing_zeros() } else { usable.trailing_zeros() };
+        let l = if above != 0 {
+            above.trailing_zeros()
+        } else {
+            usable.trailing_zeros()
+        };
         self.last = l as u8;
         Some(l as usize)
     }
@@ -96,7 +100,13 @@ impl RoundRobin {
     /// still go turn by turn); a block whose link goes out of use, or
     /// whose queue stops, goes on on another.
     #[inline]
-    pub fn pick_block(&mut self, usable: u8, prefer: u8, first: Option<(u32, u32)>, len: u32) -> Option<usize> {
+    pub fn pick_block(
+        &mut self,
+        usable: u8,
+        prefer: u8,
+        first: Option<(u32, u32)>,
+        len: u32,
+    ) -> Option<usize> {
         let last = 1u8 << self.last;
         let stay = preferred(usable, prefer);
         match first {
@@ -157,7 +167,11 @@ impl RoundRobin {
 /// The links of `usable` in `prefer` (queue not stopped), or all of
 /// `usable` if none is: a stopped queue still serves, its qdisc queues.
 fn preferred(usable: u8, prefer: u8) -> u8 {
-    if usable & prefer != 0 { usable & prefer } else { usable }
+    if usable & prefer != 0 {
+        usable & prefer
+    } else {
+        usable
+    }
 }
 
 /// The longest block, in segments.
@@ -170,5 +184,9 @@ pub const MAX_BLOCK: u32 = 64;
 /// stream's links evenly loaded and its TCP healthy (cutting long packets
 /// into blocks was measured worse: Documentation/ri2n.rst, striping).
 pub fn stripe_block(segs: u32, whole: u32) -> u32 {
-    if segs <= whole.min(MAX_BLOCK) { segs.max(1) } else { 1 }
+    if segs <= whole.min(MAX_BLOCK) {
+        segs.max(1)
+    } else {
+        1
+    }
 }

@@ -58,7 +58,10 @@ pub struct PeerTx {
 impl PeerTx {
     /// For a new peer `mac`, numbering from 0 (its heartbeats tell the peer).
     pub fn start(&mut self, mac: &Mac) {
-        *self = PeerTx { mac: *mac, ..PeerTx::default() };
+        *self = PeerTx {
+            mac: *mac,
+            ..PeerTx::default()
+        };
     }
 
     /// The peer is gone.

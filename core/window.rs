@@ -151,7 +151,14 @@ pub struct ReorderBuf<P> {
 
 impl<P> Default for ReorderBuf<P> {
     fn default() -> Self {
-        ReorderBuf { slots: core::array::from_fn(|_| Slot { pkt: None, arrived_us: 0, older: NIL, newer: NIL }) }
+        ReorderBuf {
+            slots: core::array::from_fn(|_| Slot {
+                pkt: None,
+                arrived_us: 0,
+                older: NIL,
+                newer: NIL,
+            }),
+        }
     }
 }
 
@@ -249,11 +256,19 @@ impl<P, B> Default for Window<P, B> {
 impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
     fn slot(&mut self, i: usize) -> &mut Slot<P> {
         // Only reached with packets held, when a buffer is attached.
-        &mut self.buf.as_mut().expect("held packets without a buffer").slots[i]
+        &mut self
+            .buf
+            .as_mut()
+            .expect("held packets without a buffer")
+            .slots[i]
     }
 
     fn slot_ref(&self, i: usize) -> &Slot<P> {
-        &self.buf.as_ref().expect("held packets without a buffer").slots[i]
+        &self
+            .buf
+            .as_ref()
+            .expect("held packets without a buffer")
+            .slots[i]
     }
 
     /// The numbers `p` carries.
@@ -339,7 +354,11 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             // passed is a gap (each with its bits written), and it is in
             // order. A run that only reaches past the window's end moves
             // it just enough to be held.
-            let upto = if d as usize >= WINDOW_SLOTS { seq } else { last.add((WINDOW_SLOTS as u32 - 1).wrapping_neg()) };
+            let upto = if d as usize >= WINDOW_SLOTS {
+                seq
+            } else {
+                last.add((WINDOW_SLOTS as u32 - 1).wrapping_neg())
+            };
             self.release_through(upto.add(u32::MAX), Release::Jump, up);
             return self.receive(seq, now, pkt, maxbuf, bufs, up);
         }
@@ -395,7 +414,14 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
 
     /// A packet whose numbers `seq..=last` are all before `next` (`d`:
     /// `seq - next`); a strict window checked them (`would_take_run`).
-    fn receive_late(&mut self, seq: Seq, last: Seq, d: i32, pkt: P, up: &mut impl FnMut(P)) -> Option<P> {
+    fn receive_late(
+        &mut self,
+        seq: Seq,
+        last: Seq,
+        d: i32,
+        pkt: P,
+        up: &mut impl FnMut(P),
+    ) -> Option<P> {
         self.stats.late += 1;
         if d > -(WINDOW_SLOTS as i32) {
             let mut s = seq;
@@ -526,7 +552,9 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         if ahead as usize >= WINDOW_SLOTS {
             return ahead < 1 << 30;
         }
-        let Some(b) = self.buf.as_ref().filter(|_| self.held > 0) else { return true };
+        let Some(b) = self.buf.as_ref().filter(|_| self.held > 0) else {
+            return true;
+        };
         let held_at = |t: Seq| b.slots[(t.0 & MASK) as usize].pkt.as_ref();
         // A held packet starting before `s` (and after `next`) that reaches it.
         let back = ahead.min(MAX_SPAN - 1);

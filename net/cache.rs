@@ -32,12 +32,21 @@ impl<T> Cache<T> {
     /// A cache named `name` (`/proc/slabinfo`; the slab allocator keeps a
     /// copy); process context.
     pub fn new(name: &CStr) -> Result<Arc<Self>> {
-        let (size, align) = (core::mem::size_of::<T>() as u32, core::mem::align_of::<T>() as u32);
+        let (size, align) = (
+            core::mem::size_of::<T>() as u32,
+            core::mem::align_of::<T>() as u32,
+        );
         // SAFETY: `name` is NUL-terminated and copied by the callee; size
         // and align are those of a Rust type.
         let ptr = unsafe { bindings::kmem_cache_create(name.as_char_ptr(), size, align) };
         let ptr = NonNull::new(ptr).ok_or(ENOMEM)?;
-        Ok(Arc::new(Cache { ptr, _t: PhantomData }, GFP_KERNEL)?)
+        Ok(Arc::new(
+            Cache {
+                ptr,
+                _t: PhantomData,
+            },
+            GFP_KERNEL,
+        )?)
     }
 
     /// A new object, all bytes zero, from any context (GFP_ATOMIC, quietly:
@@ -48,10 +57,18 @@ impl<T> Cache<T> {
     /// All-zero bytes must be a valid `T`.
     pub unsafe fn alloc_zeroed(this: &Arc<Self>) -> Option<CacheBox<T>> {
         // SAFETY: `ptr` is a live cache (type invariant).
-        let obj = unsafe { bindings::kmem_cache_zalloc(this.ptr.as_ptr(), kernel::bindings::GFP_ATOMIC | kernel::bindings::__GFP_NOWARN) };
+        let obj = unsafe {
+            bindings::kmem_cache_zalloc(
+                this.ptr.as_ptr(),
+                kernel::bindings::GFP_ATOMIC | kernel::bindings::__GFP_NOWARN,
+            )
+        };
         let ptr = NonNull::new(obj.cast::<T>())?;
         // INVARIANT: A zeroed object of the cache, valid per the caller.
-        Some(CacheBox { ptr, cache: this.clone() })
+        Some(CacheBox {
+            ptr,
+            cache: this.clone(),
+        })
     }
 }
 

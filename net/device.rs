@@ -53,7 +53,9 @@ impl Rtnl {
     pub fn lock() -> RtnlGuard {
         // SAFETY: Process context, as documented.
         unsafe { bindings::rtnl_lock() };
-        RtnlGuard(Rtnl { _not_send: PhantomData })
+        RtnlGuard(Rtnl {
+            _not_send: PhantomData,
+        })
     }
 
     /// A witness for a callback that runs under RTNL.
@@ -62,7 +64,9 @@ impl Rtnl {
     ///
     /// RTNL is held for as long as the returned reference is used.
     pub unsafe fn assume_held<'a>() -> &'a Rtnl {
-        &Rtnl { _not_send: PhantomData }
+        &Rtnl {
+            _not_send: PhantomData,
+        }
     }
 }
 
@@ -75,7 +79,9 @@ impl Rtnl {
     pub fn try_lock_or_restart() -> Result<RtnlGuard> {
         // SAFETY: No preconditions.
         if unsafe { bindings::rtnl_trylock() } != 0 {
-            return Ok(RtnlGuard(Rtnl { _not_send: PhantomData }));
+            return Ok(RtnlGuard(Rtnl {
+                _not_send: PhantomData,
+            }));
         }
         // SAFETY: Process context (a sysfs store); only flags this task.
         Err(Error::from_errno(unsafe { bindings::restart_syscall() }))
@@ -225,7 +231,8 @@ impl Device {
 
     /// Whether this is an Ethernet device (type and address length).
     pub fn is_ether(&self) -> bool {
-        self.raw().type_ as u32 == bindings::ARPHRD_ETHER && self.raw().addr_len as u32 == bindings::ETH_ALEN
+        self.raw().type_ as u32 == bindings::ARPHRD_ETHER
+            && self.raw().addr_len as u32 == bindings::ETH_ALEN
     }
 
     /// Whether the device has carrier.
@@ -270,7 +277,12 @@ impl Device {
     pub fn same_netns(&self, other: &Device) -> bool {
         // SAFETY: Both alive; dev_net reads a pointer that changes only
         // under RTNL while the device is down and being moved.
-        unsafe { bindings::net_eq(bindings::dev_net(self.as_raw()), bindings::dev_net(other.as_raw())) }
+        unsafe {
+            bindings::net_eq(
+                bindings::dev_net(self.as_raw()),
+                bindings::dev_net(other.as_raw()),
+            )
+        }
     }
 
     /// Whether this device uses the ops table `ops` (is a device of the
@@ -288,7 +300,12 @@ impl Device {
     pub fn by_name(_rtnl: &Rtnl, name: &CStr) -> Option<ARef<Device>> {
         // SAFETY: `name` is NUL-terminated; dev_get_by_name takes a
         // reference, which `ARef` now owns.
-        let p = unsafe { bindings::dev_get_by_name(core::ptr::addr_of_mut!(bindings::init_net), name.as_char_ptr()) };
+        let p = unsafe {
+            bindings::dev_get_by_name(
+                core::ptr::addr_of_mut!(bindings::init_net),
+                name.as_char_ptr(),
+            )
+        };
         // SAFETY: A held, live device.
         NonNull::new(p).map(|p| unsafe { ARef::from_raw(p.cast()) })
     }
@@ -312,7 +329,9 @@ impl Device {
             core::ptr::copy_nonoverlapping(addr.as_ptr(), b.add(2), 6);
         }
         // SAFETY: Alive; RTNL held; `ss` is valid for the call.
-        to_result(unsafe { bindings::dev_set_mac_address(self.as_raw(), &mut ss, core::ptr::null_mut()) })
+        to_result(unsafe {
+            bindings::dev_set_mac_address(self.as_raw(), &mut ss, core::ptr::null_mut())
+        })
     }
 
     /// `dev_set_mtu()`.
@@ -362,7 +381,9 @@ impl Device {
     pub fn hw_gso(&self) -> bool {
         // SAFETY: Alive; a racy read of a word-sized field is what the
         // stack's own transmit path does.
-        unsafe { core::ptr::read_volatile(&(*self.as_raw()).features) & bindings::netif_f_hw_gso() != 0 }
+        unsafe {
+            core::ptr::read_volatile(&(*self.as_raw()).features) & bindings::netif_f_hw_gso() != 0
+        }
     }
 
     /// Turns hardware segmentation (TSO, USO) off, as `ethtool -K DEV tso
@@ -395,7 +416,8 @@ impl Device {
         for _ in 0..=max_ms {
             // SAFETY: Alive; RTNL held, which keeps each queue's qdisc
             // (rtnl_dereference); the queue count is read as the stack does.
-            let busy = (0..unsafe { (*d).real_num_tx_queues }).any(|q| unsafe { bindings::txq_qdisc_qlen(d, q) } != 0);
+            let busy = (0..unsafe { (*d).real_num_tx_queues })
+                .any(|q| unsafe { bindings::txq_qdisc_qlen(d, q) } != 0);
             if !busy {
                 return true;
             }
@@ -566,7 +588,10 @@ impl EthtoolStrings<'_> {
         }
         let slot = &mut self.buf[self.at..self.at + LEN];
         slot.fill(0);
-        let mut w = SliceWriter { buf: &mut slot[..LEN - 1], at: 0 };
+        let mut w = SliceWriter {
+            buf: &mut slot[..LEN - 1],
+            at: 0,
+        };
         let _ = kernel::fmt::Write::write_fmt(&mut w, args);
         self.at += LEN;
     }
@@ -611,8 +636,10 @@ impl NlMsg {
     /// Adds a byte-string attribute.
     pub fn put_bytes(&mut self, attr: u16, v: &[u8]) -> Result {
         // SAFETY: As above; `v` is readable for its length.
-        to_result(unsafe { bindings::nla_put(self.0, attr as i32, v.len() as i32, v.as_ptr().cast()) })
-            .map_err(|_| EMSGSIZE)
+        to_result(unsafe {
+            bindings::nla_put(self.0, attr as i32, v.len() as i32, v.as_ptr().cast())
+        })
+        .map_err(|_| EMSGSIZE)
     }
 
     /// Room an attribute of `payload` bytes takes.
@@ -673,11 +700,13 @@ impl Setup<'_> {
         // IFF_UNICAST_FLT: secondary unicast addresses go to the ports'
         // filters (set_rx_mode), not into promiscuous mode.
         f.set_priv_flags(
-            (f.priv_flags() & !(bindings::netdev_priv_flags_IFF_TX_SKB_SHARING as kernel::ffi::c_ulong))
+            (f.priv_flags()
+                & !(bindings::netdev_priv_flags_IFF_TX_SKB_SHARING as kernel::ffi::c_ulong))
                 | (bindings::netdev_priv_flags_IFF_NO_QUEUE
                     | bindings::netdev_priv_flags_IFF_LIVE_ADDR_CHANGE
                     | bindings::netdev_priv_flags_IFF_DISABLE_NETPOLL
-                    | bindings::netdev_priv_flags_IFF_UNICAST_FLT) as kernel::ffi::c_ulong,
+                    | bindings::netdev_priv_flags_IFF_UNICAST_FLT)
+                    as kernel::ffi::c_ulong,
         );
         f.set_lltx(1);
         if pinned {
@@ -921,7 +950,12 @@ impl<T: Driver> NetDevice<T> {
         // registered (procfs goes in `ndo_uninit`, ethtool runs under
         // RTNL); `s` is ours.
         unsafe { bindings::dev_fetch_tstats(&mut s, self.as_raw()) };
-        Counted { rx_packets: s.rx_packets, rx_bytes: s.rx_bytes, tx_packets: s.tx_packets, tx_bytes: s.tx_bytes }
+        Counted {
+            rx_packets: s.rx_packets,
+            rx_bytes: s.rx_bytes,
+            tx_packets: s.tx_packets,
+            tx_bytes: s.tx_bytes,
+        }
     }
 
     /// The device's private data.
@@ -968,7 +1002,8 @@ impl<T: Driver> NetDevice<T> {
             if !h.is_some_and(|f| f as *const () == rx_handler::<T> as *const ()) {
                 return None;
             }
-            let dev = core::ptr::read_volatile(core::ptr::addr_of!((*port).rx_handler_data)).cast::<bindings::net_device>();
+            let dev = core::ptr::read_volatile(core::ptr::addr_of!((*port).rx_handler_data))
+                .cast::<bindings::net_device>();
             (!dev.is_null()).then(|| with::<T>(dev))
         }
     }
@@ -987,7 +1022,11 @@ impl<T: Driver> NetDevice<T> {
         // which outlives the registration: `detach_port` (required before
         // our uninit returns) unregisters it and waits for readers.
         to_result(unsafe {
-            bindings::netdev_rx_handler_register(port.as_raw(), Some(rx_handler::<T>), self.as_raw().cast())
+            bindings::netdev_rx_handler_register(
+                port.as_raw(),
+                Some(rx_handler::<T>),
+                self.as_raw().cast(),
+            )
         })?;
         // SAFETY: As above; no upper/lag info.
         let r = to_result(unsafe {
@@ -1184,7 +1223,11 @@ unsafe extern "C" fn ndo_init<T: Driver>(dev: *mut bindings::net_device) -> i32 
     // the `Registration<T>` that outlives it; sysfs files are added after
     // ndo_init, from `sysfs_groups`.
     unsafe {
-        let reg = (*dev).rtnl_link_ops.cast::<u8>().sub(core::mem::offset_of!(Registration<T>, ops)).cast::<Registration<T>>();
+        let reg = (*dev)
+            .rtnl_link_ops
+            .cast::<u8>()
+            .sub(core::mem::offset_of!(Registration<T>, ops))
+            .cast::<Registration<T>>();
         if !(*reg).sysfs.attrs.is_empty() {
             (*dev).sysfs_groups[0] = &(*reg).sysfs.group;
         }
@@ -1223,7 +1266,13 @@ unsafe extern "C" fn ndo_start_xmit<T: Driver>(
     // SAFETY: The stack hands us a packet, for a registered device.
     if unsafe { bindings::skb_shared(skb) } {
         // SAFETY: As above; dropping our reference is what xmit must do.
-        unsafe { bindings::sk_skb_reason_drop(core::ptr::null_mut(), skb, bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED) };
+        unsafe {
+            bindings::sk_skb_reason_drop(
+                core::ptr::null_mut(),
+                skb,
+                bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED,
+            )
+        };
         return bindings::netdev_tx_NETDEV_TX_OK;
     }
     // SAFETY: The stack hands us a packet to own, for a registered device.
@@ -1234,7 +1283,10 @@ unsafe extern "C" fn ndo_start_xmit<T: Driver>(
     bindings::netdev_tx_NETDEV_TX_OK
 }
 
-unsafe extern "C" fn ndo_set_mac_address<T: Driver>(dev: *mut bindings::net_device, addr: *mut core::ffi::c_void) -> i32 {
+unsafe extern "C" fn ndo_set_mac_address<T: Driver>(
+    dev: *mut bindings::net_device,
+    addr: *mut core::ffi::c_void,
+) -> i32 {
     // SAFETY: `addr` is a `struct sockaddr` whose `sa_data` holds the new
     // address (6 bytes, at offset 2).
     let mac: Mac = unsafe { core::ptr::read_unaligned(addr.cast::<u8>().add(2).cast::<Mac>()) };
@@ -1249,10 +1301,15 @@ unsafe extern "C" fn ndo_set_mac_address<T: Driver>(dev: *mut bindings::net_devi
 
 unsafe extern "C" fn ndo_change_mtu<T: Driver>(dev: *mut bindings::net_device, mtu: i32) -> i32 {
     // SAFETY: As in `ndo_open`.
-    from_result(|| unsafe { T::change_mtu(with::<T>(dev), Rtnl::assume_held(), mtu as u32) }.map(|()| 0))
+    from_result(|| {
+        unsafe { T::change_mtu(with::<T>(dev), Rtnl::assume_held(), mtu as u32) }.map(|()| 0)
+    })
 }
 
-unsafe extern "C" fn ndo_get_stats64<T: Driver>(dev: *mut bindings::net_device, s: *mut bindings::rtnl_link_stats64) {
+unsafe extern "C" fn ndo_get_stats64<T: Driver>(
+    dev: *mut bindings::net_device,
+    s: *mut bindings::rtnl_link_stats64,
+) {
     let mut st = Stats64::default();
     // SAFETY: A registered device of ours.
     T::get_stats64(unsafe { with::<T>(dev) }, &mut st);
@@ -1278,14 +1335,27 @@ unsafe extern "C" fn ndo_add_slave<T: Driver>(
 ) -> i32 {
     from_result(|| {
         // SAFETY: Under RTNL; both devices are alive for the call.
-        unsafe { T::add_slave(with::<T>(dev), Rtnl::assume_held(), Device::from_raw(port), &ExtAck(extack)) }
-            .map(|()| 0)
+        unsafe {
+            T::add_slave(
+                with::<T>(dev),
+                Rtnl::assume_held(),
+                Device::from_raw(port),
+                &ExtAck(extack),
+            )
+        }
+        .map(|()| 0)
     })
 }
 
-unsafe extern "C" fn ndo_del_slave<T: Driver>(dev: *mut bindings::net_device, port: *mut bindings::net_device) -> i32 {
+unsafe extern "C" fn ndo_del_slave<T: Driver>(
+    dev: *mut bindings::net_device,
+    port: *mut bindings::net_device,
+) -> i32 {
     // SAFETY: As in `ndo_add_slave`.
-    from_result(|| unsafe { T::del_slave(with::<T>(dev), Rtnl::assume_held(), Device::from_raw(port)) }.map(|()| 0))
+    from_result(|| {
+        unsafe { T::del_slave(with::<T>(dev), Rtnl::assume_held(), Device::from_raw(port)) }
+            .map(|()| 0)
+    })
 }
 
 unsafe extern "C" fn ndo_change_rx_flags<T: Driver>(dev: *mut bindings::net_device, change: i32) {
@@ -1299,7 +1369,9 @@ unsafe extern "C" fn ndo_set_rx_mode<T: Driver>(dev: *mut bindings::net_device) 
     T::set_rx_mode(d, &AddrListLocked(d))
 }
 
-unsafe extern "C" fn rx_handler<T: Driver>(pskb: *mut *mut bindings::sk_buff) -> bindings::rx_handler_result_t {
+unsafe extern "C" fn rx_handler<T: Driver>(
+    pskb: *mut *mut bindings::sk_buff,
+) -> bindings::rx_handler_result_t {
     // SAFETY: The core passes the packet it owns, received on a port of
     // ours, under RCU; the port's handler data is our device, alive until
     // `detach_port` has waited for us.
@@ -1320,7 +1392,10 @@ unsafe extern "C" fn rx_handler<T: Driver>(pskb: *mut *mut bindings::sk_buff) ->
     }
 }
 
-unsafe extern "C" fn get_drvinfo<T: Driver>(_dev: *mut bindings::net_device, info: *mut bindings::ethtool_drvinfo) {
+unsafe extern "C" fn get_drvinfo<T: Driver>(
+    _dev: *mut bindings::net_device,
+    info: *mut bindings::ethtool_drvinfo,
+) {
     // SAFETY: `info` is writable for the call; the arrays are 32 bytes.
     let info = unsafe { &mut *info };
     copy_cstr(&mut info.driver, T::DRIVER);
@@ -1345,7 +1420,11 @@ unsafe extern "C" fn get_link_ksettings<T: Driver>(
     unsafe {
         let speed = T::link_speed(with::<T>(dev), Rtnl::assume_held());
         (*ks).base.speed = speed.unwrap_or(bindings::SPEED_UNKNOWN as u32);
-        (*ks).base.duplex = if speed.is_some() { bindings::DUPLEX_FULL } else { bindings::DUPLEX_UNKNOWN } as u8;
+        (*ks).base.duplex = if speed.is_some() {
+            bindings::DUPLEX_FULL
+        } else {
+            bindings::DUPLEX_UNKNOWN
+        } as u8;
         (*ks).base.port = bindings::PORT_OTHER as u8;
     }
     0
@@ -1359,7 +1438,11 @@ unsafe extern "C" fn get_sset_count<T: Driver>(dev: *mut bindings::net_device, s
     T::STATS_COUNT as i32
 }
 
-unsafe extern "C" fn get_strings<T: Driver>(dev: *mut bindings::net_device, sset: u32, buf: *mut u8) {
+unsafe extern "C" fn get_strings<T: Driver>(
+    dev: *mut bindings::net_device,
+    sset: u32,
+    buf: *mut u8,
+) {
     if sset != bindings::ethtool_stringset_ETH_SS_STATS {
         return;
     }
@@ -1369,7 +1452,13 @@ unsafe extern "C" fn get_strings<T: Driver>(dev: *mut bindings::net_device, sset
     unsafe {
         let d = with::<T>(dev);
         let n = T::STATS_COUNT * bindings::ETH_GSTRING_LEN as usize;
-        T::stats_names(d, &mut EthtoolStrings { buf: core::slice::from_raw_parts_mut(buf, n), at: 0 });
+        T::stats_names(
+            d,
+            &mut EthtoolStrings {
+                buf: core::slice::from_raw_parts_mut(buf, n),
+                at: 0,
+            },
+        );
     }
 }
 
@@ -1416,13 +1505,19 @@ unsafe extern "C" fn get_size<T: Driver>(_dev: *const bindings::net_device) -> u
     T::INFO_SIZE
 }
 
-unsafe extern "C" fn fill_info<T: Driver>(skb: *mut bindings::sk_buff, dev: *const bindings::net_device) -> i32 {
+unsafe extern "C" fn fill_info<T: Driver>(
+    skb: *mut bindings::sk_buff,
+    dev: *const bindings::net_device,
+) -> i32 {
     // SAFETY: Under RTNL, for a registered device of ours; `skb` is the
     // message being built.
     from_result(|| unsafe { T::fill_info(with::<T>(dev.cast_mut()), &mut NlMsg(skb)) }.map(|()| 0))
 }
 
-unsafe extern "C" fn get_slave_size<T: Driver>(_dev: *const bindings::net_device, _port: *const bindings::net_device) -> usize {
+unsafe extern "C" fn get_slave_size<T: Driver>(
+    _dev: *const bindings::net_device,
+    _port: *const bindings::net_device,
+) -> usize {
     T::SLAVE_INFO_SIZE
 }
 
@@ -1432,10 +1527,16 @@ unsafe extern "C" fn fill_slave_info<T: Driver>(
     port: *const bindings::net_device,
 ) -> i32 {
     // SAFETY: As in `fill_info`; the port is alive under RTNL.
-    from_result(|| unsafe {
-        T::fill_slave_info(with::<T>(dev.cast_mut()), Device::from_raw(port.cast_mut()), &mut NlMsg(skb))
-    }
-    .map(|()| 0))
+    from_result(|| {
+        unsafe {
+            T::fill_slave_info(
+                with::<T>(dev.cast_mut()),
+                Device::from_raw(port.cast_mut()),
+                &mut NlMsg(skb),
+            )
+        }
+        .map(|()| 0)
+    })
 }
 
 impl<T: Driver> Adapter<T> {
@@ -1453,13 +1554,41 @@ impl<T: Driver> Adapter<T> {
         ndo_stop: Some(ndo_stop::<T>),
         ndo_start_xmit: Some(ndo_start_xmit::<T>),
         ndo_validate_addr: Some(bindings::eth_validate_addr),
-        ndo_set_mac_address: if T::HAS_SET_MAC_ADDRESS { Some(ndo_set_mac_address::<T>) } else { None },
-        ndo_change_mtu: if T::HAS_CHANGE_MTU { Some(ndo_change_mtu::<T>) } else { None },
-        ndo_get_stats64: if T::HAS_GET_STATS64 { Some(ndo_get_stats64::<T>) } else { None },
-        ndo_add_slave: if T::HAS_ADD_SLAVE { Some(ndo_add_slave::<T>) } else { None },
-        ndo_del_slave: if T::HAS_DEL_SLAVE { Some(ndo_del_slave::<T>) } else { None },
-        ndo_change_rx_flags: if T::HAS_CHANGE_RX_FLAGS { Some(ndo_change_rx_flags::<T>) } else { None },
-        ndo_set_rx_mode: if T::HAS_SET_RX_MODE { Some(ndo_set_rx_mode::<T>) } else { None },
+        ndo_set_mac_address: if T::HAS_SET_MAC_ADDRESS {
+            Some(ndo_set_mac_address::<T>)
+        } else {
+            None
+        },
+        ndo_change_mtu: if T::HAS_CHANGE_MTU {
+            Some(ndo_change_mtu::<T>)
+        } else {
+            None
+        },
+        ndo_get_stats64: if T::HAS_GET_STATS64 {
+            Some(ndo_get_stats64::<T>)
+        } else {
+            None
+        },
+        ndo_add_slave: if T::HAS_ADD_SLAVE {
+            Some(ndo_add_slave::<T>)
+        } else {
+            None
+        },
+        ndo_del_slave: if T::HAS_DEL_SLAVE {
+            Some(ndo_del_slave::<T>)
+        } else {
+            None
+        },
+        ndo_change_rx_flags: if T::HAS_CHANGE_RX_FLAGS {
+            Some(ndo_change_rx_flags::<T>)
+        } else {
+            None
+        },
+        ndo_set_rx_mode: if T::HAS_SET_RX_MODE {
+            Some(ndo_set_rx_mode::<T>)
+        } else {
+            None
+        },
         // SAFETY: All-zero is a valid ops table: every op absent.
         ..unsafe { MaybeUninit::zeroed().assume_init() }
     };
@@ -1531,7 +1660,9 @@ impl AttrGroup {
     fn new<T: Driver>() -> Result<AttrGroup> {
         let n = T::SYSFS_ATTRS.len() + T::SYSFS_SECRETS.len();
         let mut attrs = KVec::with_capacity(n, GFP_KERNEL)?;
-        for (idx, name) in Iterator::chain(T::SYSFS_ATTRS.iter(), T::SYSFS_SECRETS.iter()).enumerate() {
+        for (idx, name) in
+            Iterator::chain(T::SYSFS_ATTRS.iter(), T::SYSFS_SECRETS.iter()).enumerate()
+        {
             let secret = idx >= T::SYSFS_ATTRS.len();
             // SAFETY: All-zero is a valid attribute to fill in.
             let mut attr: bindings::device_attribute = unsafe { core::mem::zeroed() };
@@ -1575,7 +1706,10 @@ unsafe fn attr_target<'a, T: Driver>(
     // first field of an `IdxAttr`; sysfs removal (at unregistration) waits
     // for running callbacks, so the device and its data outlive the call.
     unsafe {
-        let dev = d.cast::<u8>().sub(core::mem::offset_of!(bindings::net_device, dev)).cast::<bindings::net_device>();
+        let dev = d
+            .cast::<u8>()
+            .sub(core::mem::offset_of!(bindings::net_device, dev))
+            .cast::<bindings::net_device>();
         let idx = (*attr.cast::<IdxAttr>()).idx;
         NetDevice::<T>::of(Device::from_raw(dev)).map(|n| (n, idx))
     }
@@ -1587,9 +1721,14 @@ unsafe extern "C" fn attr_show<T: Driver>(
     buf: *mut kernel::ffi::c_char,
 ) -> isize {
     // SAFETY: sysfs calls us for our attributes with a PAGE_SIZE buffer.
-    let Some((dev, idx)) = (unsafe { attr_target::<T>(d, attr) }) else { return ENODEV.to_errno() as isize };
+    let Some((dev, idx)) = (unsafe { attr_target::<T>(d, attr) }) else {
+        return ENODEV.to_errno() as isize;
+    };
     // SAFETY: As above.
-    let mut out = TextBuf { buf: unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), 4096) }, at: 0 };
+    let mut out = TextBuf {
+        buf: unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), 4096) },
+        at: 0,
+    };
     T::sysfs_show(dev, idx, &mut out);
     out.at as isize
 }
@@ -1601,10 +1740,14 @@ unsafe extern "C" fn attr_store<T: Driver>(
     count: usize,
 ) -> isize {
     // SAFETY: sysfs calls us for our attributes with `count` bytes.
-    let Some((dev, idx)) = (unsafe { attr_target::<T>(d, attr) }) else { return ENODEV.to_errno() as isize };
+    let Some((dev, idx)) = (unsafe { attr_target::<T>(d, attr) }) else {
+        return ENODEV.to_errno() as isize;
+    };
     // SAFETY: As above.
     let input = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), count) };
-    let Ok(text) = core::str::from_utf8(input) else { return EINVAL.to_errno() as isize };
+    let Ok(text) = core::str::from_utf8(input) else {
+        return EINVAL.to_errno() as isize;
+    };
     match T::sysfs_store(dev, idx, text.trim()) {
         Ok(()) => count as isize,
         Err(e) => e.to_errno() as isize,
@@ -1646,14 +1789,18 @@ impl Default for RcuDevice {
 impl RcuDevice {
     /// No device.
     pub const fn new() -> RcuDevice {
-        RcuDevice { ptr: AtomicPtr::new(core::ptr::null_mut()) }
+        RcuDevice {
+            ptr: AtomicPtr::new(core::ptr::null_mut()),
+        }
     }
 
     /// Publishes `dev`; the device it replaces, if any, is put once every
     /// reader that could see it is done. Process context (sleeps).
     pub fn set(&self, _rtnl: &Rtnl, dev: Option<ARef<Device>>) {
         // `Device` is `repr(transparent)` over `net_device`.
-        let new = dev.map_or(core::ptr::null_mut(), |d| ARef::into_raw(d).as_ptr().cast::<bindings::net_device>());
+        let new = dev.map_or(core::ptr::null_mut(), |d| {
+            ARef::into_raw(d).as_ptr().cast::<bindings::net_device>()
+        });
         let old = self.ptr.swap(new, Ordering::AcqRel);
         if !old.is_null() {
             super::synchronize_net();

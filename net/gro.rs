@@ -19,8 +19,8 @@ use super::bindings;
 use super::device::Device;
 use super::skb::{DropReason, Skb, SkbList};
 use core::ffi::{c_int, c_void};
-use core::ptr;
 use core::marker::PhantomData;
+use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -173,7 +173,11 @@ impl GroCells {
             }
         }
         // INVARIANT: Every possible CPU's cell is initialised above.
-        Ok(GroCells { cells, cpus, dead: AtomicBool::new(false) })
+        Ok(GroCells {
+            cells,
+            cpus,
+            dead: AtomicBool::new(false),
+        })
     }
 
     /// Cell `i` (any number: they wrap), or `None` once destroyed.
@@ -183,7 +187,9 @@ impl GroCells {
         }
         // No panicking `%` (objtool does not know core's rem_by_zero panic
         // as noreturn); `cpus` is never empty (invariant).
-        let cpu = *i.checked_rem(self.cpus.len()).and_then(|j| self.cpus.get(j))?;
+        let cpu = *i
+            .checked_rem(self.cpus.len())
+            .and_then(|j| self.cpus.get(j))?;
         // SAFETY: The cells are live until drop (invariant).
         Some(unsafe { &*bindings::per_cpu_ptr(self.cells, cpu).cast::<Cell>() })
     }
@@ -240,7 +246,10 @@ impl GroCells {
                 return None;
             }
         }
-        Some(Claim { cell: c, _not_send: PhantomData })
+        Some(Claim {
+            cell: c,
+            _not_send: PhantomData,
+        })
     }
 
     /// What the cells handed up so far.

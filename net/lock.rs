@@ -13,7 +13,11 @@ use kernel::sync::lock::{Backend, Guard, Lock};
 #[macro_export]
 macro_rules! new_spinlock_bh {
     ($inner:expr, $name:literal $(,)?) => {
-        $crate::net::lock::SpinLockBh::new($inner, kernel::c_str!($name), kernel::static_lock_class!())
+        $crate::net::lock::SpinLockBh::new(
+            $inner,
+            kernel::c_str!($name),
+            kernel::static_lock_class!(),
+        )
     };
 }
 
@@ -32,7 +36,11 @@ unsafe impl Backend for SpinLockBhBackend {
     type State = kernel::bindings::spinlock_t;
     type GuardState = ();
 
-    unsafe fn init(ptr: *mut Self::State, name: *const kernel::ffi::c_char, key: *mut kernel::bindings::lock_class_key) {
+    unsafe fn init(
+        ptr: *mut Self::State,
+        name: *const kernel::ffi::c_char,
+        key: *mut kernel::bindings::lock_class_key,
+    ) {
         // SAFETY: The caller guarantees `ptr` is valid for writes and `name`
         // and `key` live forever.
         unsafe { kernel::bindings::__spin_lock_init(ptr, name, key) }

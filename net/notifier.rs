@@ -89,7 +89,11 @@ unsafe impl<H: Handler> Sync for Registration<H> {}
 // SAFETY: As above; `H` is Send.
 unsafe impl<H: Handler> Send for Registration<H> {}
 
-unsafe extern "C" fn call<H: Handler>(nb: *mut bindings::notifier_block, event: usize, ptr: *mut core::ffi::c_void) -> i32 {
+unsafe extern "C" fn call<H: Handler>(
+    nb: *mut bindings::notifier_block,
+    event: usize,
+    ptr: *mut core::ffi::c_void,
+) -> i32 {
     // SAFETY: `nb` is the first field of a pinned, registered
     // `Registration<H>` (repr(C)); netdev notifiers run under RTNL with a
     // `netdev_notifier_info` whose device is alive for the call.
@@ -97,7 +101,8 @@ unsafe extern "C" fn call<H: Handler>(nb: *mut bindings::notifier_block, event: 
         let reg = &*nb.cast::<Registration<H>>();
         let info = ptr.cast::<bindings::netdev_notifier_info>();
         let dev = Device::from_raw((*info).dev);
-        reg.handler.event(Rtnl::assume_held(), Event::from_raw(event, info), dev)
+        reg.handler
+            .event(Rtnl::assume_held(), Event::from_raw(event, info), dev)
     };
     match verdict {
         Verdict::Done => bindings::NOTIFY_DONE as i32,

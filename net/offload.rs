@@ -62,7 +62,13 @@ pub trait ShimOffload: 'static {
     /// device of `upper` (`None`: a device that is not ours segments it).
     /// False if it cannot: the whole packet is dropped. Called in the RCU
     /// read-side section `rcu` that GSO holds.
-    fn fix(upper: Option<&NetDevice<Self::Upper>>, rcu: &InRcu, index: u32, addrs: &[u8; 12], shim: &mut [u8]) -> bool;
+    fn fix(
+        upper: Option<&NetDevice<Self::Upper>>,
+        rcu: &InRcu,
+        index: u32,
+        addrs: &[u8; 12],
+        shim: &mut [u8],
+    ) -> bool;
     /// GRO: whether a frame to `addrs` (Ethernet destination and source,
     /// the held packet's too) with `shim`, received on a lower device of
     /// `upper`, continues the held packet whose first frame had `held` and
@@ -71,7 +77,14 @@ pub trait ShimOffload: 'static {
     /// which only a shim that [`ShimOffload::parse`] takes alike (length
     /// and inner protocol) may continue. Called in the RCU read-side
     /// section `rcu` that GRO holds.
-    fn follows(upper: &NetDevice<Self::Upper>, rcu: &InRcu, addrs: &[u8; 12], held: &[u8], shim: &[u8], count: u32) -> bool;
+    fn follows(
+        upper: &NetDevice<Self::Upper>,
+        rcu: &InRcu,
+        addrs: &[u8; 12],
+        held: &[u8],
+        shim: &[u8],
+        count: u32,
+    ) -> bool;
     /// GRO: the most frames one merged packet may take.
     const MAX_MERGE: u32;
 }
@@ -164,14 +177,18 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
             return einval;
         }
         // What was pulled before us: Ethernet header and VLAN tags.
-        let Some(mac) = super::skb::mac_header(skb) else { return einval };
+        let Some(mac) = super::skb::mac_header(skb) else {
+            return einval;
+        };
         let depth = (*skb).data.offset_from(mac);
         if !(14..=64).contains(&depth) || !bindings::pskb_may_pull(skb, T::MIN_LEN as u32) {
             return einval;
         }
         let depth = depth as u32;
         let shim = core::slice::from_raw_parts((*skb).data, T::MIN_LEN);
-        let Some((hlen, inner)) = T::parse(shim) else { return einval };
+        let Some((hlen, inner)) = T::parse(shim) else {
+            return einval;
+        };
         if !bindings::pskb_may_pull(skb, hlen as u32) {
             return einval;
         }
@@ -200,7 +217,10 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
             s = (*s).__bindgen_anon_1.__bindgen_anon_1.next;
         }
         if n != reserved {
-            bindings::kfree_skb_list_reason(segs, bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED);
+            bindings::kfree_skb_list_reason(
+                segs,
+                bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED,
+            );
             bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, mac_len as i32);
             return einval;
         }
@@ -235,7 +255,10 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
             s = (*s).__bindgen_anon_1.__bindgen_anon_1.next;
         }
         if !fixed {
-            bindings::kfree_skb_list_reason(segs, bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED);
+            bindings::kfree_skb_list_reason(
+                segs,
+                bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED,
+            );
             bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, mac_len as i32);
             return einval;
         }
@@ -271,7 +294,11 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
         // Inside a tunnel (VXLAN, say) the MAC header is the outer one, not
         // the peer's: such a frame is merged, if at all, by the GRO of the
         // device that takes it out of the tunnel.
-        let upper = if frame.encap_mark() { None } else { NetDevice::<T::Upper>::of_port_raw(port) };
+        let upper = if frame.encap_mark() {
+            None
+        } else {
+            NetDevice::<T::Upper>::of_port_raw(port)
+        };
         // Only a frame on our port is read: any device's frames of the
         // ethertype come here, and one that is not Ethernet need not have
         // a MAC header.
@@ -280,7 +307,11 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
         // A short frame is not merged: it goes up at once, sending a held
         // packet of its source first, without the inner protocol's GRO.
         let merges = ours && frame.len() > SHORT_FRAME + off;
-        let (shim, parsed) = if merges { shim_of::<T>(frame, off) } else { (core::ptr::null(), None) };
+        let (shim, parsed) = if merges {
+            shim_of::<T>(frame, off)
+        } else {
+            (core::ptr::null(), None)
+        };
         // Read after `shim_of`, which may pull the frame into a new head.
         let mut addrs = [0u8; 12];
         if let (true, Some(mac)) = (ours, frame.mac_header()) {
@@ -307,7 +338,8 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
             let same_source = super::skb::dev_of(p.0) == port
                 && p.protocol() == protocol
                 && p.vlan_all() == vlan_all
-                && p.mac_header().is_some_and(|m| core::slice::from_raw_parts(m.add(6), 6) == src);
+                && p.mac_header()
+                    .is_some_and(|m| core::slice::from_raw_parts(m.add(6), 6) == src);
             if !same_source {
                 continue;
             }
@@ -318,7 +350,14 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
                     let held_count = p.count();
                     let held = core::slice::from_raw_parts((*p.0).data.add(off as usize), hlen);
                     held_count + frame.count() <= T::MAX_MERGE
-                        && T::follows(upper, &rcu, &addrs, held, core::slice::from_raw_parts(shim, hlen), held_count)
+                        && T::follows(
+                            upper,
+                            &rcu,
+                            &addrs,
+                            held,
+                            core::slice::from_raw_parts(shim, hlen),
+                            held_count,
+                        )
                 }
                 _ => false,
             };
@@ -379,7 +418,10 @@ const _: () = assert!(core::mem::offset_of!(bindings::sk_buff, __bindgen_anon_1)
 /// and write for the duration of a `gro_receive` call: the frame GRO
 /// hands us, or a packet on the list it passes with it.
 #[derive(Clone, Copy)]
-struct Gro<'a>(*mut bindings::sk_buff, PhantomData<&'a mut bindings::sk_buff>);
+struct Gro<'a>(
+    *mut bindings::sk_buff,
+    PhantomData<&'a mut bindings::sk_buff>,
+);
 
 // `cb` holds a `napi_gro_cb`, aligned for it (`char cb[48] __aligned(8)`).
 const _: () = {
@@ -441,13 +483,26 @@ impl Gro<'_> {
     /// Its ethertype (`skb->protocol`, as the port's driver set it).
     fn protocol(self) -> u16 {
         // SAFETY: A valid sk_buff (the invariant); a plain field read.
-        unsafe { (*self.0).__bindgen_anon_4.__bindgen_anon_1.as_ref().protocol }
+        unsafe {
+            (*self.0)
+                .__bindgen_anon_4
+                .__bindgen_anon_1
+                .as_ref()
+                .protocol
+        }
     }
 
     /// Its VLAN tag and protocol as GRO compares them (`vlan_all`).
     fn vlan_all(self) -> u32 {
         // SAFETY: As above.
-        unsafe { (*self.0).__bindgen_anon_4.__bindgen_anon_1.as_ref().__bindgen_anon_2.vlan_all }
+        unsafe {
+            (*self.0)
+                .__bindgen_anon_4
+                .__bindgen_anon_1
+                .as_ref()
+                .__bindgen_anon_2
+                .vlan_all
+        }
     }
 
     /// The packet's length from its data on (`skb->len`).
@@ -479,7 +534,8 @@ impl Gro<'_> {
     fn set_network_offset(self, off: u32) {
         // SAFETY: The invariant; `encap_mark` is 0 or 1.
         unsafe {
-            let level = bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::encap_mark_raw(self.bits());
+            let level =
+                bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::encap_mark_raw(self.bits());
             (*self.cb()).__bindgen_anon_3.network_offsets[level as usize] = off as u16;
         }
     }
@@ -487,17 +543,23 @@ impl Gro<'_> {
     /// Whether the packet is inside a tunnel's GRO (`encap_mark`).
     fn encap_mark(self) -> bool {
         // SAFETY: The invariant.
-        unsafe { bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::encap_mark_raw(self.bits()) != 0 }
+        unsafe {
+            bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::encap_mark_raw(self.bits()) != 0
+        }
     }
 
     fn same_flow(self) -> bool {
         // SAFETY: The invariant.
-        unsafe { bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::same_flow_raw(self.bits()) != 0 }
+        unsafe {
+            bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::same_flow_raw(self.bits()) != 0
+        }
     }
 
     fn clear_same_flow(self) {
         // SAFETY: The invariant.
-        unsafe { bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::set_same_flow_raw(self.bits(), 0) }
+        unsafe {
+            bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::set_same_flow_raw(self.bits(), 0)
+        }
     }
 
     /// Frames merged into the packet.
@@ -510,15 +572,21 @@ impl Gro<'_> {
     /// packet has passed through too many already.
     fn call(
         self,
-        receive: unsafe extern "C" fn(*mut bindings::list_head, *mut bindings::sk_buff) -> *mut bindings::sk_buff,
+        receive: unsafe extern "C" fn(
+            *mut bindings::list_head,
+            *mut bindings::sk_buff,
+        ) -> *mut bindings::sk_buff,
         head: *mut bindings::list_head,
     ) -> *mut bindings::sk_buff {
         let bits = self.bits();
         // SAFETY: The invariant; `receive` is a registered offload's, called
         // as GRO calls it, with the list and packet we were given.
         unsafe {
-            let depth = bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::recursion_counter_raw(bits) + 1;
-            bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::set_recursion_counter_raw(bits, depth);
+            let depth =
+                bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::recursion_counter_raw(bits) + 1;
+            bindings::napi_gro_cb__bindgen_ty_2__bindgen_ty_1::set_recursion_counter_raw(
+                bits, depth,
+            );
             if depth == Self::RECURSION_LIMIT {
                 (*self.cb()).flush |= 1;
                 return core::ptr::null_mut();
@@ -557,7 +625,8 @@ fn shim_of<T: ShimOffload>(frame: Gro<'_>, off: u32) -> (*const u8, Option<(usiz
         return (shim, None);
     }
     // SAFETY: `header` made the bytes readable.
-    let Some((hlen, inner)) = T::parse(unsafe { core::slice::from_raw_parts(shim, T::MIN_LEN) }) else {
+    let Some((hlen, inner)) = T::parse(unsafe { core::slice::from_raw_parts(shim, T::MIN_LEN) })
+    else {
         return (shim, None);
     };
     if hlen > T::MIN_LEN {
@@ -573,7 +642,10 @@ fn shim_of<T: ShimOffload>(frame: Gro<'_>, off: u32) -> (*const u8, Option<(usiz
         0x86dd if ip[0] >> 4 == 6 => ip[6],
         _ => return (shim, None),
     };
-    (shim, (proto == TCP || proto == UDP).then_some((hlen, inner)))
+    (
+        shim,
+        (proto == TCP || proto == UDP).then_some((hlen, inner)),
+    )
 }
 
 /// `gro_complete` for the shim: `skb` is a merged packet of more than one
@@ -584,12 +656,17 @@ fn shim_of<T: ShimOffload>(frame: Gro<'_>, off: u32) -> (*const u8, Option<(usiz
 ///
 /// Called by the kernel's GRO with a packet it owns, merged by
 /// [`gro_receive`].
-unsafe extern "C" fn gro_complete<T: ShimOffload>(skb: *mut bindings::sk_buff, nhoff: kernel::ffi::c_int) -> kernel::ffi::c_int {
+unsafe extern "C" fn gro_complete<T: ShimOffload>(
+    skb: *mut bindings::sk_buff,
+    nhoff: kernel::ffi::c_int,
+) -> kernel::ffi::c_int {
     // SAFETY: The kernel's skb; gro_receive saw its shim and headers
     // linear at `nhoff`.
     unsafe {
         let shim = core::slice::from_raw_parts((*skb).data.add(nhoff as usize), T::MIN_LEN);
-        let Some((hlen, inner)) = T::parse(shim) else { return EINVAL.to_errno() };
+        let Some((hlen, inner)) = T::parse(shim) else {
+            return EINVAL.to_errno();
+        };
         let ptype = bindings::gro_find_complete_by_type(inner.to_be());
         match ptype.as_ref().and_then(|p| p.callbacks.gro_complete) {
             Some(complete) => complete(skb, nhoff + hlen as kernel::ffi::c_int),

@@ -79,7 +79,9 @@ macro_rules! charp_param {
                     perm: 0o444,
                     level: -1,
                     flags: 0,
-                    __bindgen_anon_1: kernel::bindings::kernel_param__bindgen_ty_1 { arg: $name.as_void_ptr() },
+                    __bindgen_anon_1: kernel::bindings::kernel_param__bindgen_ty_1 {
+                        arg: $name.as_void_ptr(),
+                    },
                 });
             const T: &str = concat!("parmtype=", stringify!($name), ":charp\0");
             #[link_section = ".modinfo"]

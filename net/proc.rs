@@ -84,13 +84,18 @@ pub trait ProcShow<D: DirName>: Driver {
     fn show(dev: &NetDevice<Self>, m: &SeqFile);
 }
 
-unsafe extern "C" fn show<T: ProcShow<D>, D: DirName>(m: *mut bindings::seq_file, _v: *mut core::ffi::c_void) -> i32 {
+unsafe extern "C" fn show<T: ProcShow<D>, D: DirName>(
+    m: *mut bindings::seq_file,
+    _v: *mut core::ffi::c_void,
+) -> i32 {
     // SAFETY: The file was created by `DeviceFile::create` with the device
     // as its data; the device's data outlives the file (removed first,
     // which waits for readers). Both bindings name the same seq_file.
     unsafe {
         let dev = bindings::seq_private(m).cast::<bindings::net_device>();
-        let Some(d) = NetDevice::<T>::of(Device::from_raw(dev)) else { return 0 };
+        let Some(d) = NetDevice::<T>::of(Device::from_raw(dev)) else {
+            return 0;
+        };
         <T as ProcShow<D>>::show(d, SeqFile::from_raw(m.cast()));
     }
     0
@@ -113,7 +118,9 @@ unsafe impl Sync for DeviceFile {}
 impl DeviceFile {
     /// No file.
     pub const fn none() -> DeviceFile {
-        DeviceFile { entry: core::ptr::null_mut() }
+        DeviceFile {
+            entry: core::ptr::null_mut(),
+        }
     }
 
     /// Creates the file of `dev`, named as the device, in its namespace's

@@ -4,10 +4,10 @@
 //! process context replaces it: the pattern of `rcu_assign_pointer`,
 //! `rcu_dereference`, and `synchronize_net` before the old value is freed.
 
-use kernel::alloc::KBox;
-use kernel::sync::rcu::Guard;
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicPtr, Ordering};
+use kernel::alloc::KBox;
+use kernel::sync::rcu::Guard;
 
 /// An RCU read-side section the holder is in: one it opened ([`Guard`]),
 /// or one its caller holds ([`InRcu`]).
@@ -69,7 +69,9 @@ impl<T> Default for RcuBox<T> {
 impl<T> RcuBox<T> {
     /// Nothing published.
     pub const fn new() -> RcuBox<T> {
-        RcuBox { ptr: AtomicPtr::new(core::ptr::null_mut()) }
+        RcuBox {
+            ptr: AtomicPtr::new(core::ptr::null_mut()),
+        }
     }
 
     /// Publishes `value`; the one it replaces is freed once every reader

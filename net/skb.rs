@@ -48,7 +48,13 @@ unsafe impl Send for Skb {}
 impl Drop for Skb {
     fn drop(&mut self) {
         // SAFETY: We own it (type invariant).
-        unsafe { bindings::sk_skb_reason_drop(core::ptr::null_mut(), self.as_raw(), DropReason::NotSpecified as u32) }
+        unsafe {
+            bindings::sk_skb_reason_drop(
+                core::ptr::null_mut(),
+                self.as_raw(),
+                DropReason::NotSpecified as u32,
+            )
+        }
     }
 }
 
@@ -99,7 +105,13 @@ impl Skb {
     /// The Ethertype the receiving driver found (`skb->protocol`, host order).
     pub fn protocol(&self) -> u16 {
         // SAFETY: We own it; a plain field read.
-        u16::from_be(unsafe { (*self.as_raw()).__bindgen_anon_4.__bindgen_anon_1.as_ref().protocol })
+        u16::from_be(unsafe {
+            (*self.as_raw())
+                .__bindgen_anon_4
+                .__bindgen_anon_1
+                .as_ref()
+                .protocol
+        })
     }
 
     /// Bytes in the packet.
@@ -129,7 +141,13 @@ impl Skb {
     /// Sets the packet's protocol (`skb->protocol`, host order given).
     pub fn set_protocol(&mut self, protocol: u16) {
         // SAFETY: We own it; a plain field of the `headers` group.
-        unsafe { (*self.as_raw()).__bindgen_anon_4.__bindgen_anon_1.as_mut().protocol = protocol.to_be() };
+        unsafe {
+            (*self.as_raw())
+                .__bindgen_anon_4
+                .__bindgen_anon_1
+                .as_mut()
+                .protocol = protocol.to_be()
+        };
     }
 
     /// Segments of a GSO packet (as the sender counted them).
@@ -169,7 +187,11 @@ impl Skb {
     /// [`Skb::gso_segments`], cut as device `dev` (which the segments then
     /// name, to be sent there while it lives) would cut it in its own
     /// transmit: a shim's offload sees the lower device it goes out on.
-    pub fn gso_segments_on(self, dev: &super::device::Device, features: u64) -> core::result::Result<SkbList, Skb> {
+    pub fn gso_segments_on(
+        self,
+        dev: &super::device::Device,
+        features: u64,
+    ) -> core::result::Result<SkbList, Skb> {
         let p = self.as_raw();
         // SAFETY: We own the skb; `dev` is alive for the call. Then as in
         // `gso_segments`.
@@ -194,7 +216,12 @@ impl Skb {
     /// A clone sharing the data (to send one frame on several devices).
     pub fn clone_skb(&self) -> Option<Skb> {
         // SAFETY: We own `self`; skb_clone leaves both usable.
-        unsafe { Skb::from_raw(bindings::skb_clone(self.as_raw(), kernel::bindings::GFP_ATOMIC)) }
+        unsafe {
+            Skb::from_raw(bindings::skb_clone(
+                self.as_raw(),
+                kernel::bindings::GFP_ATOMIC,
+            ))
+        }
     }
 
     /// Makes the first `len` bytes linear; false if the packet is shorter.
@@ -306,7 +333,13 @@ impl Skb {
     /// `eth_type_trans()` as `dev` would (protocol, packet type, `skb->dev`).
     /// `addrs`, if given, replace the received addresses (destination,
     /// source).
-    pub fn strip_shim(&mut self, shim_len: u32, ethertype: u16, dev: &Device, addrs: Option<&[u8; 12]>) -> Result {
+    pub fn strip_shim(
+        &mut self,
+        shim_len: u32,
+        ethertype: u16,
+        dev: &Device,
+        addrs: Option<&[u8; 12]>,
+    ) -> Result {
         let addrs = match addrs {
             Some(a) => *a,
             None => self.mac_addrs().ok_or(EINVAL)?,
@@ -447,7 +480,13 @@ impl Default for SkbList {
 /// `skb` is a valid sk_buff.
 pub(super) unsafe fn dev_of(skb: *const bindings::sk_buff) -> *mut bindings::net_device {
     // SAFETY: As the caller guarantees; a plain read of the field.
-    unsafe { (*skb).__bindgen_anon_1.__bindgen_anon_1.__bindgen_anon_1.dev }
+    unsafe {
+        (*skb)
+            .__bindgen_anon_1
+            .__bindgen_anon_1
+            .__bindgen_anon_1
+            .dev
+    }
 }
 
 // The static inline accessors of `include/linux/skbuff.h` that run for
@@ -461,9 +500,15 @@ const _: bindings::sk_buff_data_t = 0u32;
 /// # Safety
 ///
 /// `skb` is a valid sk_buff.
-pub(super) unsafe fn headers(skb: *const bindings::sk_buff) -> *mut bindings::sk_buff__bindgen_ty_4__bindgen_ty_1 {
+pub(super) unsafe fn headers(
+    skb: *const bindings::sk_buff,
+) -> *mut bindings::sk_buff__bindgen_ty_4__bindgen_ty_1 {
     // SAFETY: As the caller guarantees.
-    unsafe { core::ptr::addr_of!((*skb).__bindgen_anon_4.__bindgen_anon_1).cast_mut().cast() }
+    unsafe {
+        core::ptr::addr_of!((*skb).__bindgen_anon_4.__bindgen_anon_1)
+            .cast_mut()
+            .cast()
+    }
 }
 
 /// `skb_headlen`: bytes in the linear part.
@@ -528,7 +573,11 @@ pub(super) unsafe fn reset_mac_header(skb: *mut bindings::sk_buff) {
 impl SkbList {
     /// An empty list.
     pub const fn new() -> SkbList {
-        SkbList { head: core::ptr::null_mut(), tail: core::ptr::null_mut(), len: 0 }
+        SkbList {
+            head: core::ptr::null_mut(),
+            tail: core::ptr::null_mut(),
+            len: 0,
+        }
     }
 
     /// Takes over a NULL-terminated chain of packets.
@@ -646,7 +695,9 @@ impl Default for SkbStack {
 impl SkbStack {
     /// An empty stack.
     pub const fn new() -> SkbStack {
-        SkbStack { head: AtomicPtr::new(core::ptr::null_mut()) }
+        SkbStack {
+            head: AtomicPtr::new(core::ptr::null_mut()),
+        }
     }
 
     /// Adds `skb`. Sequentially consistent with [`SkbStack::is_empty`] and
@@ -659,7 +710,10 @@ impl SkbStack {
         loop {
             // SAFETY: `p` is ours and not yet visible to anyone else.
             unsafe { (*p).__bindgen_anon_1.__bindgen_anon_1.next = old };
-            match self.head.compare_exchange_weak(old, p, Ordering::SeqCst, Ordering::Relaxed) {
+            match self
+                .head
+                .compare_exchange_weak(old, p, Ordering::SeqCst, Ordering::Relaxed)
+            {
                 Ok(_) => return,
                 Err(now) => old = now,
             }

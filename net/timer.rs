@@ -75,7 +75,11 @@ unsafe extern "C" fn timer_fn<T: DeviceTimer<ID>, const ID: u64>(t: *mut binding
 fn after_ms(ms: u32) -> kernel::ffi::c_ulong {
     // SAFETY: Reading the tick count and converting a time have no
     // preconditions.
-    unsafe { bindings::jiffies().wrapping_add(bindings::msecs_to_jiffies(ms)).wrapping_add(1) }
+    unsafe {
+        bindings::jiffies()
+            .wrapping_add(bindings::msecs_to_jiffies(ms))
+            .wrapping_add(1)
+    }
 }
 
 impl Timer {
@@ -90,7 +94,12 @@ impl Timer {
     /// Fires `ms` milliseconds from now (moves a pending timer).
     pub fn arm_ms(&self, ms: u32) {
         // SAFETY: Set up (invariant).
-        unsafe { bindings::mod_timer(self.t.get(), bindings::jiffies().wrapping_add(bindings::msecs_to_jiffies(ms))) };
+        unsafe {
+            bindings::mod_timer(
+                self.t.get(),
+                bindings::jiffies().wrapping_add(bindings::msecs_to_jiffies(ms)),
+            )
+        };
     }
 
     /// Fires no sooner than `ms` milliseconds from now, at the first tick

@@ -42,7 +42,12 @@ pub mod heap {
     impl<P> HeapBufs<P> {
         /// At most `max` buffers.
         pub fn new(max: usize) -> Self {
-            HeapBufs { free: Vec::new(), out: 0, peak: 0, max }
+            HeapBufs {
+                free: Vec::new(),
+                out: 0,
+                peak: 0,
+                max,
+            }
         }
     }
 

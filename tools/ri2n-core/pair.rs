@@ -20,7 +20,7 @@
 
 use crate::detector::{loss_probe_every, node_probe_shift, ProbingPeers, Transitions};
 use crate::heap::{Buf, HeapBufs};
-use crate::node::{sweep_at, sweep_period, Arrival, Fresh, Frame, HeartbeatIn, Left};
+use crate::node::{sweep_at, sweep_period, Arrival, Frame, Fresh, HeartbeatIn, Left};
 use crate::params::Params;
 use crate::peers::{Peer, SweepNeed};
 use crate::time::{Duration, Instant};
@@ -228,7 +228,11 @@ impl Node {
     }
 
     fn probe_shift(&self, now: Instant) -> u8 {
-        let probing = if self.probing.count(now) > 0 { self.alike } else { 0 };
+        let probing = if self.probing.count(now) > 0 {
+            self.alike
+        } else {
+            0
+        };
         node_probe_shift(self.lossy_peers, probing)
     }
 
@@ -246,7 +250,10 @@ impl Node {
     /// When link `l` was last seen to `fail` (a mask of `Transitions`
     /// chosen by `which`) at or after `from`.
     pub fn first(&self, from: u64, l: usize, which: impl Fn(&Transitions) -> u8) -> Option<u64> {
-        self.transitions.iter().find(|(t, tr)| *t >= from && which(tr) & (1 << l) != 0).map(|(t, _)| *t)
+        self.transitions
+            .iter()
+            .find(|(t, tr)| *t >= from && which(tr) & (1 << l) != 0)
+            .map(|(t, _)| *t)
     }
 }
 
@@ -258,7 +265,10 @@ impl Pair {
         let hbspan = p.hbspan().0;
         let (a, b) = (rng.below(hbspan), rng.below(hbspan));
         Pair {
-            nodes: [Node::new(k, Instant(0), 0x1_0000_0001, a), Node::new(k, Instant(0), 0x2_0000_0002, b)],
+            nodes: [
+                Node::new(k, Instant(0), 0x1_0000_0001, a),
+                Node::new(k, Instant(0), 0x2_0000_0002, b),
+            ],
             k,
             p,
             now: 0,
@@ -304,7 +314,11 @@ impl Pair {
                 self.nodes[side].peer.heartbeat_due(carrier);
                 self.send_heartbeats(side);
             } else {
-                let side = if self.nodes[0].next_sweep == next { 0 } else { 1 };
+                let side = if self.nodes[0].next_sweep == next {
+                    0
+                } else {
+                    1
+                };
                 self.sweep(side);
             }
         }
@@ -322,7 +336,8 @@ impl Pair {
         let now = Instant(self.now);
         let idle = self.p.level_after();
         let n = &mut self.nodes[from];
-        let (link, seq) = n.tx.route(n.carrier, n.carrier, Some((1, len)), len, 1, now, idle)?;
+        let (link, seq) =
+            n.tx.route(n.carrier, n.carrier, Some((1, len)), len, 1, now, idle)?;
         let id = self.sent[from];
         self.sent[from] += 1;
         self.transmit(from, link, Frame::Data(seq), Some(id));
@@ -378,8 +393,23 @@ impl Pair {
     /// A frame arrives at node `to` on `link` now, as sent by someone else
     /// (forged, or recorded and replayed): `sealed` is the epoch its seal
     /// carries, if it has a tag the key verifies.
-    pub fn inject(&mut self, to: usize, link: usize, frame: Frame, pkt: Option<u64>, sealed: Option<u64>) {
-        let f = Flight { at: self.now, order: 0, to, link, frame, pkt, sealed };
+    pub fn inject(
+        &mut self,
+        to: usize,
+        link: usize,
+        frame: Frame,
+        pkt: Option<u64>,
+        sealed: Option<u64>,
+    ) {
+        let f = Flight {
+            at: self.now,
+            order: 0,
+            to,
+            link,
+            frame,
+            pkt,
+            sealed,
+        };
         self.arrive(f);
     }
 
@@ -390,7 +420,14 @@ impl Pair {
         let n = &self.nodes[from];
         let sealed = n.keyed.then_some(n.epoch);
         if self.tap && n.carrier & bit != 0 {
-            self.tapped.push(Tapped { at: self.now, from, link, frame, pkt, sealed });
+            self.tapped.push(Tapped {
+                at: self.now,
+                from,
+                link,
+                frame,
+                pkt,
+                sealed,
+            });
         }
         if self.nodes[from].carrier & bit == 0 || f.blackhole || self.rng.chance(f.loss) {
             return;
@@ -402,7 +439,15 @@ impl Pair {
         }
         self.last_at[from][link] = self.last_at[from][link].max(at);
         self.order += 1;
-        self.flights.push(Reverse(Flight { at, order: self.order, to, link, frame, pkt, sealed }));
+        self.flights.push(Reverse(Flight {
+            at,
+            order: self.order,
+            to,
+            link,
+            frame,
+            pkt,
+            sealed,
+        }));
     }
 
     fn arrive(&mut self, f: Flight) {
@@ -430,9 +475,24 @@ impl Pair {
         }
         n.last_seen = now;
         n.tx.fold(&mut n.peer);
-        let a = Arrival { link: f.link, now, carrier: n.carrier, credit: true, sealed: f.sealed, frames: 1 };
+        let a = Arrival {
+            link: f.link,
+            now,
+            carrier: n.carrier,
+            credit: true,
+            sealed: f.sealed,
+            frames: 1,
+        };
         let up = &mut n.up;
-        let got = n.peer.receive(&a, f.frame, f.pkt, &mut n.probing, &p, &mut n.bufs, &mut |x| up.push(x));
+        let got = n.peer.receive(
+            &a,
+            f.frame,
+            f.pkt,
+            &mut n.probing,
+            &p,
+            &mut n.bufs,
+            &mut |x| up.push(x),
+        );
         match got.left {
             Left::Up(x) => n.up.push(x),
             Left::Copy(_) => n.refused.copies += 1,
@@ -462,7 +522,11 @@ impl Pair {
         n.tx.fold(&mut n.peer);
         let lossy_every = n.lossy_every();
         let up = &mut n.up;
-        let visit = n.peer.sweep(now, n.carrier, &p, lossy_every, &mut n.bufs, &mut |x| up.push(x));
+        let visit = n
+            .peer
+            .sweep(now, n.carrier, &p, lossy_every, &mut n.bufs, &mut |x| {
+                up.push(x)
+            });
         n.lossy_peers = if visit.lossy { n.alike } else { 0 };
         n.tx.publish(&n.peer.det);
         n.note(self.now, visit.tr);
@@ -475,7 +539,9 @@ impl Pair {
         let k = self.k;
         let n = &mut self.nodes[side];
         let shift = n.probe_shift(now);
-        let Some(orders) = n.peer.poll_heartbeats(n.carrier, k, shift) else { return };
+        let Some(orders) = n.peer.poll_heartbeats(n.carrier, k, shift) else {
+            return;
+        };
         for o in orders.iter().flatten() {
             let n = &mut self.nodes[side];
             let counts = n.peer.heartbeat_counts(&mut n.tx, o.link);

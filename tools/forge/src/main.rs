@@ -59,7 +59,11 @@ impl Sock {
         sa.sll_ifindex = ifindex as i32;
         // SAFETY: `sa` is a sockaddr_ll of the given size.
         let r = unsafe {
-            libc::bind(fd, &sa as *const _ as *const libc::sockaddr, std::mem::size_of::<libc::sockaddr_ll>() as u32)
+            libc::bind(
+                fd,
+                &sa as *const _ as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as u32,
+            )
         };
         if r < 0 {
             die("bind failed");
@@ -69,12 +73,18 @@ impl Sock {
 
     fn send(&self, frame: &[u8]) -> bool {
         // SAFETY: `frame` is valid for its length.
-        unsafe { libc::send(self.fd, frame.as_ptr().cast(), frame.len(), 0) == frame.len() as isize }
+        unsafe {
+            libc::send(self.fd, frame.as_ptr().cast(), frame.len(), 0) == frame.len() as isize
+        }
     }
 
     /// One frame, or `None` after `timeout`.
     fn recv(&self, buf: &mut [u8], timeout: Duration) -> Option<usize> {
-        let mut p = libc::pollfd { fd: self.fd, events: libc::POLLIN, revents: 0 };
+        let mut p = libc::pollfd {
+            fd: self.fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
         // SAFETY: One valid pollfd.
         if unsafe { libc::poll(&mut p, 1, timeout.as_millis() as i32) } <= 0 {
             return None;
@@ -91,7 +101,10 @@ fn die(msg: &str) -> ! {
 }
 
 fn mac(s: &str) -> [u8; 6] {
-    let v: Vec<u8> = s.split(':').map(|b| u8::from_str_radix(b, 16).unwrap_or_else(|_| die("bad MAC"))).collect();
+    let v: Vec<u8> = s
+        .split(':')
+        .map(|b| u8::from_str_radix(b, 16).unwrap_or_else(|_| die("bad MAC")))
+        .collect();
     v.try_into().unwrap_or_else(|_| die("bad MAC"))
 }
 
@@ -100,7 +113,9 @@ struct Rng(u64);
 
 impl Rng {
     fn new() -> Rng {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
         Rng(t.as_nanos() as u64 | 1)
     }
     fn next(&mut self) -> u64 {
@@ -123,10 +138,16 @@ struct Opts {
 impl Opts {
     fn get(&self, name: &str) -> Option<&str> {
         let i = self.args.iter().position(|a| a == name)?;
-        Some(self.args.get(i + 1).unwrap_or_else(|| die(&format!("{} needs a value", name))))
+        Some(
+            self.args
+                .get(i + 1)
+                .unwrap_or_else(|| die(&format!("{} needs a value", name))),
+        )
     }
     fn num(&self, name: &str, default: f64) -> f64 {
-        self.get(name).map_or(default, |v| v.parse().unwrap_or_else(|_| die(&format!("bad {}", name))))
+        self.get(name).map_or(default, |v| {
+            v.parse().unwrap_or_else(|_| die(&format!("bad {}", name)))
+        })
     }
     fn flag(&self, name: &str) -> bool {
         self.args.iter().any(|a| a == name)
@@ -157,7 +178,9 @@ fn hex(b: &[u8]) -> String {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap_or_else(|_| die("bad hex"))).collect()
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap_or_else(|_| die("bad hex")))
+        .collect()
 }
 
 fn main() {
@@ -190,8 +213,12 @@ fn main() {
             let mut out = std::fs::File::create(file).unwrap_or_else(|_| die("cannot write FILE"));
             let (mut buf, mut n) = ([0u8; 2048], 0);
             while n < count {
-                let Some(left) = deadline.checked_duration_since(Instant::now()) else { break };
-                let Some(len) = sock.recv(&mut buf, left) else { break };
+                let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                    break;
+                };
+                let Some(len) = sock.recv(&mut buf, left) else {
+                    break;
+                };
                 let f = &buf[..len];
                 if len < 22 || f[6..12] != src || kind.is_some_and(|k| f[15] != k) {
                     continue;
@@ -204,19 +231,27 @@ fn main() {
         "replay" => {
             let file = args.get(2).unwrap_or_else(|| die("replay FILE"));
             let f = std::fs::File::open(file).unwrap_or_else(|_| die("cannot read FILE"));
-            let frames: Vec<Vec<u8>> =
-                std::io::BufReader::new(f).lines().map_while(Result::ok).filter(|l| !l.is_empty()).map(|l| unhex(&l)).collect();
+            let frames: Vec<Vec<u8>> = std::io::BufReader::new(f)
+                .lines()
+                .map_while(Result::ok)
+                .filter(|l| !l.is_empty())
+                .map(|l| unhex(&l))
+                .collect();
             if frames.is_empty() {
                 die("nothing to replay");
             }
-            let sent = pace(&sock, rate, duration, |i| frames[i as usize % frames.len()].clone());
+            let sent = pace(&sock, rate, duration, |i| {
+                frames[i as usize % frames.len()].clone()
+            });
             println!("sent {}", sent);
         }
         "forge" => {
             let kind = args.get(2).unwrap_or_else(|| die("forge KIND")).clone();
             let from = mac(o.get("--from").unwrap_or_else(|| die("--from MAC")));
             let to = mac(o.get("--to").unwrap_or_else(|| die("--to MAC")));
-            let epoch = o.get("--epoch").map_or(1, |e| u64::from_str_radix(e, 16).unwrap_or_else(|_| die("bad --epoch")));
+            let epoch = o.get("--epoch").map_or(1, |e| {
+                u64::from_str_radix(e, 16).unwrap_or_else(|_| die("bad --epoch"))
+            });
             let seq = o.num("--seq", 0.0) as u32;
             let sealed = o.flag("--sealed");
             let link = o.num("--link", 0.0) as u8;
@@ -229,7 +264,11 @@ fn main() {
                 }
                 let (k, dst, n, payload): (u8, [u8; 6], u32, Vec<u8>) = match kind.as_str() {
                     "hb-down" | "epoch" => {
-                        let e = if kind == "epoch" { epoch.wrapping_add(1 + i) } else { epoch };
+                        let e = if kind == "epoch" {
+                            epoch.wrapping_add(1 + i)
+                        } else {
+                            epoch
+                        };
                         // Sealed: with the counter (28 bytes), as a keyed
                         // node sends them.
                         let mut p = vec![0u8; if sealed { 28 } else { 20 }];
@@ -258,7 +297,12 @@ fn main() {
                     "data" => {
                         let mut p = vec![0u8; 64];
                         rng.fill(&mut p);
-                        (1, to, seq.wrapping_add((rng.next() % 64) as u32).wrapping_sub(16), p)
+                        (
+                            1,
+                            to,
+                            seq.wrapping_add((rng.next() % 64) as u32).wrapping_sub(16),
+                            p,
+                        )
                     }
                     "bcast" => {
                         let mut p = vec![0u8; 46];
@@ -276,7 +320,11 @@ fn main() {
                 f.extend_from_slice(&if k == 3 { 0u16 } else { 0x0800u16 }.to_be_bytes());
                 f.extend_from_slice(&n.to_be_bytes());
                 if sealed {
-                    let e = if k == 3 && kind == "epoch" { epoch.wrapping_add(1 + i) } else { epoch };
+                    let e = if k == 3 && kind == "epoch" {
+                        epoch.wrapping_add(1 + i)
+                    } else {
+                        epoch
+                    };
                     f.extend_from_slice(&e.to_be_bytes());
                     let mut tag = [0u8; 8];
                     rng.fill(&mut tag);

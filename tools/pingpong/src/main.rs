@@ -51,7 +51,9 @@ const CLOCK_EXCHANGES: u32 = 50;
 
 /// This machine's wall clock, µs since the epoch.
 fn wall_us() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
 }
 
 fn usage() -> ExitCode {
@@ -96,7 +98,10 @@ fn serve(mut c: TcpStream) -> io::Result<()> {
         let size = u64::from_be_bytes(req[..8].try_into().unwrap());
         let trips = u32::from_be_bytes(req[8..].try_into().unwrap());
         if size > MAX_SIZE {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("message of {size} bytes refused")));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("message of {size} bytes refused"),
+            ));
         }
         if size == 0 {
             c.write_all(&wall_us().to_be_bytes())?;
@@ -146,7 +151,12 @@ fn run(c: &mut TcpStream, buf: &mut [u8], trips: u32) -> io::Result<(Duration, D
 /// Round trips of `buf.len()` bytes for about `secs` seconds (at least
 /// `MIN_TRIPS`, at most `MAX_TRIPS`), in runs; returns the number of round
 /// trips, their mean and the shortest.
-fn timed(c: &mut TcpStream, buf: &mut [u8], secs: f64, warm: Duration) -> io::Result<(u32, Duration, Duration)> {
+fn timed(
+    c: &mut TcpStream,
+    buf: &mut [u8],
+    secs: f64,
+    warm: Duration,
+) -> io::Result<(u32, Duration, Duration)> {
     let mut done = 0u32;
     let mut total = Duration::ZERO;
     let mut best = Duration::MAX;
@@ -197,7 +207,10 @@ fn client(host: &str, port: u16, sizes: &[u64], secs: f64) -> io::Result<()> {
     c.set_nodelay(true)?;
     let mut buf = vec![0x5a; *sizes.last().unwrap_or(&0) as usize];
     println!("# ri2n-pingpong to {host}:{port}, about {secs} s per size");
-    println!("# {:>9} {:>7} {:>11} {:>11} {:>11} {:>9}", "bytes", "trips", "rtt_us", "rtt_min_us", "latency_us", "MB/s");
+    println!(
+        "# {:>9} {:>7} {:>11} {:>11} {:>11} {:>9}",
+        "bytes", "trips", "rtt_us", "rtt_min_us", "latency_us", "MB/s"
+    );
     for &size in sizes {
         let b = &mut buf[..size as usize];
         let (warm, _) = run(&mut c, b, WARMUP)?;
@@ -226,8 +239,16 @@ fn main() -> ExitCode {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let ok = match a.as_str() {
-            "--port" => it.next().and_then(|v| v.parse().ok()).map(|v| port = v).is_some(),
-            "--time" => it.next().and_then(|v| v.parse().ok()).map(|v| secs = v).is_some(),
+            "--port" => it
+                .next()
+                .and_then(|v| v.parse().ok())
+                .map(|v| port = v)
+                .is_some(),
+            "--time" => it
+                .next()
+                .and_then(|v| v.parse().ok())
+                .map(|v| secs = v)
+                .is_some(),
             "--once" => {
                 once = true;
                 true
@@ -311,7 +332,10 @@ mod tests {
         let (mut c, srv) = loopback();
         let (offset, err) = clock_offset(&mut c).unwrap();
         // One clock on both ends: the offset is zero within the error bound.
-        assert!(offset.unsigned_abs() <= err + 1, "offset {offset} µs, error {err} µs");
+        assert!(
+            offset.unsigned_abs() <= err + 1,
+            "offset {offset} µs, error {err} µs"
+        );
         // The connection still carries ping-pong afterwards.
         let mut buf = vec![1u8; 100];
         run(&mut c, &mut buf, 3).unwrap();

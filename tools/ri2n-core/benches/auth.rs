@@ -39,7 +39,12 @@ fn main() {
     rotating.seal_with(Some(k2)); // seals with k2, still accepts k1
     let sealed = |k: &Key, i: u32| {
         let mut h = [0u8; SEALED_LEN];
-        Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(i) }.encode_sealed(0x5f00_0001, &mut h);
+        Header {
+            kind: Kind::Data,
+            protocol: 0x0800,
+            seq: Seq(i),
+        }
+        .encode_sealed(0x5f00_0001, &mut h);
         let tag = Msg::new(&addrs, &h, &[]).tag(k);
         h[16..].copy_from_slice(&tag);
         h
@@ -62,14 +67,28 @@ fn main() {
     });
     let hb = ns_per(|i| {
         let mut h = [0u8; SEALED_LEN];
-        Header { kind: Kind::Heartbeat, protocol: 0, seq: Seq(i) }.encode_sealed(1, &mut h);
+        Header {
+            kind: Kind::Heartbeat,
+            protocol: 0,
+            seq: Seq(i),
+        }
+        .encode_sealed(1, &mut h);
         let payload = [i as u8; 28];
         Msg::new(&addrs, &h, &payload).tag(black_box(&k1))[0] as u64
     });
-    println!("| keyed frames, ns per frame (best of 5 x {} frames) | ns | target |", N);
+    println!(
+        "| keyed frames, ns per frame (best of 5 x {} frames) | ns | target |",
+        N
+    );
     println!("|---|---|---|");
-    println!("| seal a data frame (header + tag over 28 bytes) | {:.1} | <= 60 |", seal);
+    println!(
+        "| seal a data frame (header + tag over 28 bytes) | {:.1} | <= 60 |",
+        seal
+    );
     println!("| verify a data frame | {:.1} | <= 60 |", verify);
-    println!("| verify during a rotation, the first key wrong (two tags) | {:.1} | |", verify2);
+    println!(
+        "| verify during a rotation, the first key wrong (two tags) | {:.1} | |",
+        verify2
+    );
     println!("| seal a heartbeat (tag over 56 bytes) | {:.1} | |", hb);
 }

@@ -38,7 +38,9 @@ const NIL: u32 = u32::MAX;
 impl SortedList {
     fn new(cap: usize) -> Self {
         SortedList {
-            next: (1..=cap as u32).map(|i| if i as usize == cap { NIL } else { i }).collect(),
+            next: (1..=cap as u32)
+                .map(|i| if i as usize == cap { NIL } else { i })
+                .collect(),
             seq: vec![0; cap],
             arrived: vec![0; cap],
             pkt: vec![0; cap],
@@ -50,7 +52,15 @@ impl SortedList {
         }
     }
 
-    fn receive(&mut self, s: u32, now: u64, p: u64, fast_tout: u64, maxbuf: usize, up: &mut impl FnMut(u64)) {
+    fn receive(
+        &mut self,
+        s: u32,
+        now: u64,
+        p: u64,
+        fast_tout: u64,
+        maxbuf: usize,
+        up: &mut impl FnMut(u64),
+    ) {
         if !self.started {
             self.started = true;
             self.expected = s;
@@ -94,7 +104,8 @@ impl SortedList {
         if last_expired != NIL {
             let upto = self.seq[last_expired as usize];
             self.expected = upto.wrapping_add(1);
-            while self.head != NIL && (self.seq[self.head as usize].wrapping_sub(upto) as i32) <= 0 {
+            while self.head != NIL && (self.seq[self.head as usize].wrapping_sub(upto) as i32) <= 0
+            {
                 let h = self.pop();
                 up(h);
             }
@@ -152,11 +163,22 @@ fn main() {
     const N: u32 = 1 << 20;
     let p = Params::from_values(&[(Param::Maxbuf, 511)]).unwrap();
     let fast = p.fast_tout();
-    println!("reorder window vs the paper's sorted list, {} packets per run, best of 7", N);
+    println!(
+        "reorder window vs the paper's sorted list, {} packets per run, best of 7",
+        N
+    );
     println!();
-    println!("| traffic              | window ns/pkt | sorted list ns/pkt | list / window | held max |");
-    println!("|----------------------|--------------:|-------------------:|--------------:|---------:|");
-    for (name, links, skew) in [("in order, 1 link", 1, 0), ("2 links, skew 12", 2, 12), ("2 links, skew 300", 2, 300)] {
+    println!(
+        "| traffic              | window ns/pkt | sorted list ns/pkt | list / window | held max |"
+    );
+    println!(
+        "|----------------------|--------------:|-------------------:|--------------:|---------:|"
+    );
+    for (name, links, skew) in [
+        ("in order, 1 link", 1, 0),
+        ("2 links, skew 12", 2, 12),
+        ("2 links, skew 300", 2, 300),
+    ] {
         let ev = arrivals(N, links, skew);
         let active = ((1u16 << links) - 1) as u8;
         let mut held_max = 0;
@@ -168,7 +190,16 @@ fn main() {
                 for (i, &(link, s)) in ev.iter().enumerate() {
                     // 1 µs between arrivals: nothing reaches FAST_TOUT.
                     let now = Instant(i as u64 * 1000);
-                    rx.data(link, Seq(s), s as u64, now, active, &p, &mut bufs, &mut |x| sum = sum.wrapping_add(x));
+                    rx.data(
+                        link,
+                        Seq(s),
+                        s as u64,
+                        now,
+                        active,
+                        &p,
+                        &mut bufs,
+                        &mut |x| sum = sum.wrapping_add(x),
+                    );
                     held_max = held_max.max(rx.window.held());
                 }
                 sum
@@ -180,12 +211,21 @@ fn main() {
                 let mut l = SortedList::new(1024);
                 let mut sum = 0u64;
                 for (i, &(_, s)) in ev.iter().enumerate() {
-                    l.receive(s, i as u64 * 1000, s as u64, fast.0, 511, &mut |x| sum = sum.wrapping_add(x));
+                    l.receive(s, i as u64 * 1000, s as u64, fast.0, 511, &mut |x| {
+                        sum = sum.wrapping_add(x)
+                    });
                 }
                 sum
             },
             ev.len(),
         );
-        println!("| {:<20} | {:>13.1} | {:>18.1} | {:>12.1}x | {:>8} |", name, window, list, list / window, held_max);
+        println!(
+            "| {:<20} | {:>13.1} | {:>18.1} | {:>12.1}x | {:>8} |",
+            name,
+            window,
+            list,
+            list / window,
+            held_max
+        );
     }
 }

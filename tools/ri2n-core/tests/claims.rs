@@ -15,7 +15,9 @@ struct Macs(Vec<Option<Box<P>>>);
 
 impl LinkMacs for Macs {
     fn link_mac(&self, c: Claim) -> Mac {
-        self.0[c.slot].as_ref().map_or([0; 6], |p| p.link_mac[c.link])
+        self.0[c.slot]
+            .as_ref()
+            .map_or([0; 6], |p| p.link_mac[c.link])
     }
     fn set_link_mac(&mut self, c: Claim, mac: Mac) {
         if let Some(p) = self.0[c.slot].as_mut() {
@@ -26,7 +28,10 @@ impl LinkMacs for Macs {
 
 fn setup(slots: usize) -> (Claims<Vec<u32>>, Macs) {
     let claims = Claims::new(vec![0u32; buckets_for(slots)], 0x5eed);
-    (claims, Macs((0..slots).map(|_| Some(Box::<P>::default())).collect()))
+    (
+        claims,
+        Macs((0..slots).map(|_| Some(Box::<P>::default())).collect()),
+    )
 }
 
 fn mac(n: u8) -> Mac {
@@ -38,14 +43,36 @@ fn a_slave_mac_two_peers_claim_goes_to_the_later_one() {
     let (mut claims, mut macs) = setup(4);
     let a = Claim { slot: 0, link: 1 };
     let b = Claim { slot: 2, link: 1 };
-    assert_eq!(claims.learn(&mut macs, a, &mac(7)), Some(Learned { old: [0; 6], taken_from: None }));
+    assert_eq!(
+        claims.learn(&mut macs, a, &mac(7)),
+        Some(Learned {
+            old: [0; 6],
+            taken_from: None
+        })
+    );
     assert_eq!(claims.learn(&mut macs, a, &mac(7)), None, "nothing new");
-    assert_eq!(claims.learn(&mut macs, b, &mac(7)), Some(Learned { old: [0; 6], taken_from: Some(a) }));
-    assert_eq!(macs.link_mac(a), [0; 6], "the earlier claimant no longer sends to it");
+    assert_eq!(
+        claims.learn(&mut macs, b, &mac(7)),
+        Some(Learned {
+            old: [0; 6],
+            taken_from: Some(a)
+        })
+    );
+    assert_eq!(
+        macs.link_mac(a),
+        [0; 6],
+        "the earlier claimant no longer sends to it"
+    );
     assert_eq!(macs.link_mac(b), mac(7));
     assert_eq!(claims.owner(&mac(7), |c| macs.link_mac(c)), Some(b));
     // And back: each take is reported.
-    assert_eq!(claims.learn(&mut macs, a, &mac(7)), Some(Learned { old: [0; 6], taken_from: Some(b) }));
+    assert_eq!(
+        claims.learn(&mut macs, a, &mac(7)),
+        Some(Learned {
+            old: [0; 6],
+            taken_from: Some(b)
+        })
+    );
 }
 
 #[test]
@@ -53,10 +80,20 @@ fn a_changed_slave_mac_frees_the_old_one() {
     let (mut claims, mut macs) = setup(2);
     let a = Claim { slot: 0, link: 0 };
     claims.learn(&mut macs, a, &mac(1));
-    assert_eq!(claims.learn(&mut macs, a, &mac(2)), Some(Learned { old: mac(1), taken_from: None }));
+    assert_eq!(
+        claims.learn(&mut macs, a, &mac(2)),
+        Some(Learned {
+            old: mac(1),
+            taken_from: None
+        })
+    );
     assert_eq!(claims.owner(&mac(1), |c| macs.link_mac(c)), None);
     let b = Claim { slot: 1, link: 0 };
-    assert_eq!(claims.learn(&mut macs, b, &mac(1)).unwrap().taken_from, None, "the old MAC is free");
+    assert_eq!(
+        claims.learn(&mut macs, b, &mac(1)).unwrap().taken_from,
+        None,
+        "the old MAC is free"
+    );
     claims.forget(&macs, 1);
     macs.0[1] = None;
     assert_eq!(claims.owner(&mac(1), |c| macs.link_mac(c)), None);

@@ -19,15 +19,33 @@ pub struct Rx {
 
 impl Rx {
     pub fn new(links: usize) -> Rx {
-        Rx { rx: PeerRx::default(), bufs: HeapBufs::default(), p: Params::default(), active: ((1u16 << links) - 1) as u8, now: Instant(0) }
+        Rx {
+            rx: PeerRx::default(),
+            bufs: HeapBufs::default(),
+            p: Params::default(),
+            active: ((1u16 << links) - 1) as u8,
+            now: Instant(0),
+        }
     }
 
     /// Packet `seq` arrives on `link` at `t_ms`; returns what went up.
     pub fn arrive(&mut self, link: usize, seq: u32, t_ms: u64) -> Vec<u32> {
         self.now = Instant(t_ms * MS);
         let mut up = Vec::new();
-        let dup = self.rx.data(link, Seq(seq), seq, self.now, self.active, &self.p, &mut self.bufs, &mut |x| up.push(x));
-        assert!(dup.is_none(), "packet {seq} unexpectedly dropped as a duplicate");
+        let dup = self.rx.data(
+            link,
+            Seq(seq),
+            seq,
+            self.now,
+            self.active,
+            &self.p,
+            &mut self.bufs,
+            &mut |x| up.push(x),
+        );
+        assert!(
+            dup.is_none(),
+            "packet {seq} unexpectedly dropped as a duplicate"
+        );
         up
     }
 
@@ -35,7 +53,10 @@ impl Rx {
     pub fn sweep(&mut self, t_ms: u64) -> Vec<u32> {
         self.now = Instant(t_ms * MS);
         let mut up = Vec::new();
-        self.rx.sweep(self.now, self.active, &self.p, &mut self.bufs, &mut |x| up.push(x));
+        self.rx
+            .sweep(self.now, self.active, &self.p, &mut self.bufs, &mut |x| {
+                up.push(x)
+            });
         up
     }
 

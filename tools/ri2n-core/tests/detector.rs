@@ -5,8 +5,8 @@
 use ri2n_core::detector::{Detector, Transitions, LOSSY_SILENT_PROBES};
 use ri2n_core::header::Counts;
 use ri2n_core::params::{Param, Params};
-use ri2n_core::time::{Duration, Instant};
 use ri2n_core::seq::Seq;
+use ri2n_core::time::{Duration, Instant};
 
 const L0: usize = 0;
 const L1: usize = 1;
@@ -25,7 +25,13 @@ fn a_silent_link_fails_when_another_counter_exceeds_ft_hthresh() {
     }
     // The 11th exceeds FT_HTHRESH: L1 counts 0 <= FT_LTHRESH, silent 110 ms >= SLOW_TOUT.
     let t = d.data(L0, ms(110), &p);
-    assert_eq!(t, Transitions { failed: 1 << L1, ..Default::default() });
+    assert_eq!(
+        t,
+        Transitions {
+            failed: 1 << L1,
+            ..Default::default()
+        }
+    );
     assert!(d.endpoints[L1].failed);
     assert_eq!(d.endpoints[L1].fails, 1);
     assert_eq!(d.usable(), 1 << L0);
@@ -43,8 +49,18 @@ fn run(d: &mut Detector, link: usize, from: u64, to: u64, p: &Params) {
 
 /// The first of `link`'s frames, one every millisecond over `from..to`
 /// ms, whose judgement failed a link: when, and which.
-fn first_failure(d: &mut Detector, link: usize, from: u64, to: u64, p: &Params) -> Option<(u64, u8)> {
-    (from..to).find_map(|t| Some(d.data(link, ms(t), p).failed).filter(|&f| f != 0).map(|f| (t, f)))
+fn first_failure(
+    d: &mut Detector,
+    link: usize,
+    from: u64,
+    to: u64,
+    p: &Params,
+) -> Option<(u64, u8)> {
+    (from..to).find_map(|t| {
+        Some(d.data(link, ms(t), p).failed)
+            .filter(|&f| f != 0)
+            .map(|f| (t, f))
+    })
 }
 
 /// Both links deliver a frame each every millisecond over `from..to` ms.
@@ -64,7 +80,10 @@ fn a_stop_of_this_node_fails_no_link() {
     let mut d = Detector::new(2, ms(0));
     stream(&mut d, 0, 200, &p);
     for _ in 0..30 {
-        assert!(d.data(L1, ms(350), &p).is_empty(), "L1's queue first: L0 is not silent, this node was");
+        assert!(
+            d.data(L1, ms(350), &p).is_empty(),
+            "L1's queue first: L0 is not silent, this node was"
+        );
     }
     for _ in 0..30 {
         assert!(d.data(L0, ms(350), &p).is_empty());
@@ -86,7 +105,11 @@ fn a_link_that_dies_in_a_stop_is_found_by_a_probe_round_then_by_the_counters() {
     }
     assert_eq!(d.probe_due(ms(350), 0b11, &p), 0b11);
     d.heartbeat(L1, ms(352), L1, 0, &p);
-    assert_eq!(d.probe_end(ms(372), &p).failed, 1 << L0, "L1 answered, L0 did not");
+    assert_eq!(
+        d.probe_end(ms(372), &p).failed,
+        1 << L0,
+        "L1 answered, L0 did not"
+    );
 
     // Without the probe round, the counters take over once the run has
     // lasted SLOW_TOUT (L1 frames every ms from 350 ms).
@@ -94,7 +117,10 @@ fn a_link_that_dies_in_a_stop_is_found_by_a_probe_round_then_by_the_counters() {
     stream(&mut d, 0, 200, &p);
     let (t, failed) = first_failure(&mut d, L1, 350, 600, &p).expect("L0 failed by the counters");
     assert_eq!(failed, 1 << L0);
-    assert!((450..=461).contains(&t), "failed at {t} ms: SLOW_TOUT into the run, at the next judgement");
+    assert!(
+        (450..=461).contains(&t),
+        "failed at {t} ms: SLOW_TOUT into the run, at the next judgement"
+    );
 }
 
 #[test]
@@ -110,7 +136,10 @@ fn a_second_stop_within_the_hold_keeps_it() {
         assert!(d.data(L0, ms(350), &p).is_empty());
     }
     for _ in 0..30 {
-        assert!(d.data(L0, ms(392), &p).is_empty(), "L1 held across the second stop");
+        assert!(
+            d.data(L0, ms(392), &p).is_empty(),
+            "L1 held across the second stop"
+        );
     }
     for _ in 0..30 {
         assert!(d.data(L1, ms(393), &p).is_empty());
@@ -170,7 +199,10 @@ fn frames_queued_before_a_probe_round_are_no_answer_to_it() {
     }
     assert_eq!(d.probe_due(ms(450), BOTH, &p), BOTH);
     d.data(L0, ms(455), &p);
-    assert!(d.probe_end(ms(472), &p).is_empty(), "L1's queue may still be waiting");
+    assert!(
+        d.probe_end(ms(472), &p).is_empty(),
+        "L1's queue may still be waiting"
+    );
     for _ in 0..8 {
         assert!(d.data(L1, ms(478), &p).is_empty());
     }
@@ -197,7 +229,10 @@ fn a_heartbeat_that_left_before_the_round_is_no_answer() {
     }
     assert_eq!(d.probe_due(ms(450), BOTH, &p), BOTH);
     d.heartbeat_echoed(L0, ms(452), L0, 0, Seq(10), Some(60), &p);
-    assert!(d.probe_end(ms(472), &p).is_empty(), "the heartbeat echoed our 60th frame, sent before the round (100)");
+    assert!(
+        d.probe_end(ms(472), &p).is_empty(),
+        "the heartbeat echoed our 60th frame, sent before the round (100)"
+    );
     // A round later, L1 still silent: L0's answer echoes this round's
     // heartbeat (sent as the 100th frame or later).
     d.data(L0, ms(560), &p);
@@ -218,12 +253,18 @@ fn the_round_waits_fast_tout_after_its_first_answer() {
         d.data(L0, ms(150), &p);
         assert_eq!(d.probe_due(ms(150), BOTH, &p), BOTH);
         d.heartbeat(L0, ms(165), L0, 0, &p);
-        assert_eq!(d.next_due(ms(165), BOTH, &p, Duration::from_ms(1000)), Some(ms(185)));
+        assert_eq!(
+            d.next_due(ms(165), BOTH, &p, Duration::from_ms(1000)),
+            Some(ms(185))
+        );
         assert!(d.probe_end(ms(170), &p).is_empty());
         if l1_answers {
             d.heartbeat(L1, ms(177), L1, 0, &p);
         }
-        assert!(d.probe_end(ms(184), &p).is_empty(), "FAST_TOUT after the first answer not yet over");
+        assert!(
+            d.probe_end(ms(184), &p).is_empty(),
+            "FAST_TOUT after the first answer not yet over"
+        );
         let failed = d.probe_end(ms(185), &p).failed;
         assert_eq!(failed, if l1_answers { 0 } else { 1 << L1 });
     }
@@ -286,7 +327,10 @@ fn a_healthy_link_silent_for_a_while_before_a_stop_is_held() {
         d.data(L0, ms(t), &p);
     }
     for _ in 0..30 {
-        assert!(d.data(L0, ms(360), &p).is_empty(), "L1 silent 160 ms, 120 of them the stop's");
+        assert!(
+            d.data(L0, ms(360), &p).is_empty(),
+            "L1 silent 160 ms, 120 of them the stop's"
+        );
     }
     assert!(d.data(L1, ms(361), &p).is_empty());
 }
@@ -310,7 +354,8 @@ fn the_run_clock_wraps() {
     let p = Params::default();
     let start = (1u64 << 32) - 50;
     let mut d = Detector::new(2, ms(start));
-    let (t, failed) = first_failure(&mut d, L0, start, start + 300, &p).expect("L1 failed by the counters");
+    let (t, failed) =
+        first_failure(&mut d, L0, start, start + 300, &p).expect("L1 failed by the counters");
     assert_eq!(failed, 1 << L1);
     let t = t - start;
     assert!((100..=111).contains(&t), "failed {t} ms after the start");
@@ -328,7 +373,10 @@ fn slow_tout_filters_bursts() {
     }
     assert!(t.is_empty(), "L1 received within SLOW_TOUT: not failed");
     assert_eq!(d.usable(), 0b11);
-    assert_eq!(d.endpoints[L0].counter, 0, "judged anyway: counters restart");
+    assert_eq!(
+        d.endpoints[L0].counter, 0,
+        "judged anyway: counters restart"
+    );
 }
 
 #[test]
@@ -395,7 +443,10 @@ fn data_alone_never_recovers_a_failed_endpoint() {
     let mut d = Detector::new(2, ms(0));
     run(&mut d, L0, 0, 200, &p);
     d.data(L1, ms(300), &p);
-    assert!(d.endpoints[L1].failed, "only a heartbeat proves recovery (§5.7)");
+    assert!(
+        d.endpoints[L1].failed,
+        "only a heartbeat proves recovery (§5.7)"
+    );
 }
 
 #[test]
@@ -435,14 +486,26 @@ fn a_link_the_peer_reports_down_is_judged_by_its_retries_not_its_data() {
     let last = 8 * retry;
     let (t, f) = first_failure(&mut d, L0, last + 1, last + 1000, &p).expect("L1 failed");
     assert_eq!(f, 1 << L1);
-    assert!((last + 2 * retry + 100..=last + 2 * retry + 115).contains(&t), "failed at {} ms after the last retry", t - last);
+    assert!(
+        (last + 2 * retry + 100..=last + 2 * retry + 115).contains(&t),
+        "failed at {} ms after the last retry",
+        t - last
+    );
 }
 
 /// An idle peer that cannot use our `down` link: its heartbeats on the
 /// others every HBSPAN from `from` to `to` ms (none on `dead`), its retries
 /// on `down` every HBSPAN / 8, each saying so. Returns the first verdict:
 /// when, and which links failed.
-fn idle_peer_retrying(d: &mut Detector, n: usize, down: usize, dead: Option<usize>, from: u64, to: u64, p: &Params) -> Option<(u64, u8)> {
+fn idle_peer_retrying(
+    d: &mut Detector,
+    n: usize,
+    down: usize,
+    dead: Option<usize>,
+    from: u64,
+    to: u64,
+    p: &Params,
+) -> Option<(u64, u8)> {
     let retry = p.hbspan().as_ms() / 8;
     for t in (from..to).step_by(retry as usize) {
         let mut f = d.heartbeat(down, ms(t), down, 1 << down, p).failed;
@@ -476,11 +539,16 @@ fn the_retries_on_a_link_the_peer_reports_down_judge_no_other_link() {
     const L2: usize = 2;
     let mut d = Detector::new(3, ms(0));
     assert_eq!(idle_peer_retrying(&mut d, 3, L2, None, 0, 30_000, &p), None);
-    let (t, f) = idle_peer_retrying(&mut d, 3, L2, Some(L0), 30_000, 60_000, &p).expect("dead L0 found");
+    let (t, f) =
+        idle_peer_retrying(&mut d, 3, L2, Some(L0), 30_000, 60_000, &p).expect("dead L0 found");
     assert_eq!(f, 1 << L0);
     // A verdict every fourth heartbeat (FT_HTHRESH / HBWEIGHT): the first
     // after L0 died may still count its last one; the second fails it.
-    assert!(t <= 30_000 + 8 * p.hbspan().as_ms(), "found after {} ms", t - 30_000);
+    assert!(
+        t <= 30_000 + 8 * p.hbspan().as_ms(),
+        "found after {} ms",
+        t - 30_000
+    );
     assert_eq!(d.endpoints[L2].fails, 0);
 }
 
@@ -509,7 +577,11 @@ fn heartbeats_faster_than_hbspan_on_one_link_judge_no_other_link() {
         t += LOSS_PROBE_MS;
     }
     assert_eq!(f, 1 << L0);
-    assert!(t <= 30_000 + 4 * p.hbspan().as_ms(), "found after {} ms", t - 30_000);
+    assert!(
+        t <= 30_000 + 4 * p.hbspan().as_ms(),
+        "found after {} ms",
+        t - 30_000
+    );
 }
 
 #[test]
@@ -569,9 +641,16 @@ fn a_heartbeat_overtaken_by_a_later_one_does_not_undo_its_news() {
     let t = d.heartbeat_numbered(L1, ms(8000), L1, 0, Seq(500), &p);
     assert_eq!(t.peer_recovered, 1 << L1);
     let t = d.heartbeat_numbered(L0, ms(8050), L0, 1 << L1, Seq(2), &p);
-    assert!(t.is_empty(), "within SLOW_TOUT it is taken for a late one: {t:?}");
+    assert!(
+        t.is_empty(),
+        "within SLOW_TOUT it is taken for a late one: {t:?}"
+    );
     let t = d.heartbeat_numbered(L0, ms(8100), L0, 1 << L1, Seq(3), &p);
-    assert_eq!(t.peer_failed, 1 << L1, "SLOW_TOUT after the newest, it is news");
+    assert_eq!(
+        t.peer_failed,
+        1 << L1,
+        "SLOW_TOUT after the newest, it is news"
+    );
     let t = d.heartbeat_numbered(L1, ms(10100), L1, 0, Seq(4), &p);
     assert_eq!(t.peer_recovered, 1 << L1);
     // Numbers wrap.
@@ -628,7 +707,11 @@ fn changed_marks_going_out_of_use_and_back_not_every_flag() {
     assert_eq!(d.endpoints[L1].changed, ms(5));
     run(&mut d, L0, 5, 700, &p);
     assert!(d.endpoints[L1].failed && d.endpoints[L1].peer_failed);
-    assert_eq!(d.endpoints[L1].changed, ms(5), "failing an endpoint already out of use");
+    assert_eq!(
+        d.endpoints[L1].changed,
+        ms(5),
+        "failing an endpoint already out of use"
+    );
     // Its heartbeat recovers our side; the peer still says down.
     d.heartbeat(L1, ms(800), L1, 1 << L1, &p);
     assert!(!d.endpoints[L1].failed);
@@ -656,7 +739,10 @@ fn a_down_bit_for_an_unlearned_link_changes_nothing() {
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
     let t = d.heartbeat(L0, ms(0), L0, 1 << 1, &p);
-    assert!(t.peer_failed == 0, "peer link 1 not yet mapped to one of ours");
+    assert!(
+        t.peer_failed == 0,
+        "peer link 1 not yet mapped to one of ours"
+    );
     assert_eq!(d.usable(), 0b11);
 }
 
@@ -677,14 +763,24 @@ fn a_link_that_dies_while_traffic_stalls_is_found_by_a_probe_round() {
     }
     // Not before L1 has been silent for SLOW_TOUT.
     assert_eq!(d.probe_due(ms(100), BOTH, &p), 0);
-    assert_eq!(d.probe_due(ms(110), BOTH, &p), BOTH, "L1 silent 101 ms, L0 delivered 58 ms ago");
+    assert_eq!(
+        d.probe_due(ms(110), BOTH, &p),
+        BOTH,
+        "L1 silent 101 ms, L0 delivered 58 ms ago"
+    );
     assert_eq!(d.probe_due(ms(111), BOTH, &p), 0, "one round at a time");
     // L0 answers; L1 does not. Nothing is decided before FAST_TOUT from
     // that answer.
     assert!(d.heartbeat(L0, ms(111), L0, 0, &p).is_empty());
     assert!(d.probe_end(ms(130), &p).is_empty());
     let t = d.probe_end(ms(131), &p);
-    assert_eq!(t, Transitions { failed: 1 << L1, ..Default::default() });
+    assert_eq!(
+        t,
+        Transitions {
+            failed: 1 << L1,
+            ..Default::default()
+        }
+    );
     assert_eq!(d.usable(), 1 << L0);
     // A heartbeat on L1 brings it back, as always.
     assert_eq!(d.heartbeat(L1, ms(2000), L1, 0, &p).recovered, 1 << L1);
@@ -719,7 +815,10 @@ fn a_link_that_delivered_just_before_the_round_is_not_failed_for_a_late_answer()
     d.data(L0, ms(80), &p);
     assert_eq!(d.probe_due(ms(110), BOTH, &p), BOTH);
     d.heartbeat(L1, ms(115), L1, 0, &p);
-    assert!(d.probe_end(ms(135), &p).is_empty(), "L0 was silent 30 ms when the round opened, not SLOW_TOUT");
+    assert!(
+        d.probe_end(ms(135), &p).is_empty(),
+        "L0 was silent 30 ms when the round opened, not SLOW_TOUT"
+    );
     assert_eq!(d.usable(), BOTH);
     // Its answer arrives late; had L0 died instead, the next round (L0
     // silent for SLOW_TOUT by then) finds it.
@@ -771,7 +870,11 @@ fn failed_links_are_probed_every_eighth_of_hbspan() {
     run(&mut d, L0, 0, 210, &p);
     assert_eq!(d.failed(), 1 << L1);
     assert_eq!(d.retry_due(ms(260), BOTH, &p), 1 << L1);
-    assert_eq!(d.retry_due(ms(300), BOTH, &p), 0, "HBSPAN 2000 / 8 = 250 ms apart");
+    assert_eq!(
+        d.retry_due(ms(300), BOTH, &p),
+        0,
+        "HBSPAN 2000 / 8 = 250 ms apart"
+    );
     assert_eq!(d.retry_due(ms(510), 1 << L0, &p), 0, "not without carrier");
     assert_eq!(d.retry_due(ms(510), BOTH, &p), 1 << L1);
     // The answer recovers it; no more retries.
@@ -791,7 +894,11 @@ fn a_vacated_link_starts_afresh_and_a_new_one_is_judged() {
     d.set_links(2, 1 << L1, ms(300));
     assert!(!d.endpoints[L1].failed, "nothing of the old NIC's state");
     assert_eq!(d.endpoints[L1].fails, 0);
-    assert_eq!(d.endpoints[L1].last_rx, ms(300), "SLOW_TOUT counts from now");
+    assert_eq!(
+        d.endpoints[L1].last_rx,
+        ms(300),
+        "SLOW_TOUT counts from now"
+    );
     assert_eq!(d.usable(), 0b11);
     assert_eq!(d.endpoints[L0].rx_heartbeats, 1, "other links untouched");
     // A third link is added: usable at once, and judged like the others.
@@ -819,13 +926,30 @@ struct Peer {
 /// We send `n` data frames on `link`, `lost` of them lost, then a
 /// heartbeat that arrives; the peer answers with one. Returns what its
 /// echo made of our link.
-fn round(d: &mut Detector, peer: &mut Peer, link: usize, n: u32, lost: u32, t: u64, p: &Params) -> Transitions {
+fn round(
+    d: &mut Detector,
+    peer: &mut Peer,
+    link: usize,
+    n: u32,
+    lost: u32,
+    t: u64,
+    p: &Params,
+) -> Transitions {
     round_down(d, peer, link, n, lost, t, 0, p)
 }
 
 /// [`round`], the peer's heartbeat saying its links `down` are unusable.
 #[allow(clippy::too_many_arguments)]
-fn round_down(d: &mut Detector, peer: &mut Peer, link: usize, n: u32, lost: u32, t: u64, down: u8, p: &Params) -> Transitions {
+fn round_down(
+    d: &mut Detector,
+    peer: &mut Peer,
+    link: usize,
+    n: u32,
+    lost: u32,
+    t: u64,
+    down: u8,
+    p: &Params,
+) -> Transitions {
     for _ in 0..n {
         d.sent(link);
     }
@@ -834,7 +958,11 @@ fn round_down(d: &mut Detector, peer: &mut Peer, link: usize, n: u32, lost: u32,
     d.sent(link);
     peer.echo = (c.tx, peer.got);
     peer.got += 1;
-    let answer = Counts { tx: peer.sent, echo_tx: peer.echo.0, echo_rx: peer.echo.1 };
+    let answer = Counts {
+        tx: peer.sent,
+        echo_tx: peer.echo.0,
+        echo_rx: peer.echo.1,
+    };
     peer.sent += 1;
     let tr = d.report(link, answer, ms(t), p);
     d.heartbeat(link, ms(t), link, down, p);
@@ -863,18 +991,29 @@ fn a_lossy_link_goes_out_of_use_and_comes_back() {
         assert_eq!(round(&mut d, &mut peer, L1, 1100, 2, 100 + i, &p).lossy, 0);
     }
     assert_ne!(d.usable() & (1 << L1), 0);
-    assert!(d.endpoints[L1].loss_bp > 10 && d.endpoints[L1].loss_bp <= 20, "about 0.2 %: {}", d.endpoints[L1].loss_bp);
+    assert!(
+        d.endpoints[L1].loss_bp > 10 && d.endpoints[L1].loss_bp <= 20,
+        "about 0.2 %: {}",
+        d.endpoints[L1].loss_bp
+    );
     // 20 % loss: out at the third sample in a row over the margin (the
     // first: mean of 20 % and 0.2 %, > 2 x 0 % + 0.5 %).
     for i in 0..ri2n_core::detector::LOSS_STRIKES as u64 - 1 {
         assert_eq!(round(&mut d, &mut peer0, L0, 1100, 0, 200 + i, &p).lossy, 0);
-        assert_eq!(round(&mut d, &mut peer, L1, 1100, 220, 200 + i, &p).lossy, 0);
+        assert_eq!(
+            round(&mut d, &mut peer, L1, 1100, 220, 200 + i, &p).lossy,
+            0
+        );
     }
     round(&mut d, &mut peer0, L0, 1100, 0, 210, &p);
     let t = round(&mut d, &mut peer, L1, 1100, 220, 210, &p);
     assert_eq!(t.lossy, 1 << L1);
     assert_eq!(d.usable() & (1 << L1), 0);
-    assert_ne!(d.active() & (1 << L1), 0, "the peer still sends to us on it");
+    assert_ne!(
+        d.active() & (1 << L1),
+        0,
+        "the peer still sends to us on it"
+    );
     assert_eq!(d.endpoints[L1].lossy_count, 1);
     // Probes (heartbeats alone) keep measuring: one lost in every 100,
     // never LOSS_CLEAN_BACK in a row: it stays out. From here on the peer
@@ -928,13 +1067,25 @@ fn broadcasts_are_not_in_the_counts() {
 fn reports_are_asked_for_busy_and_lossy_links_only() {
     let p = lossy_params();
     let mut d = Detector::new(2, ms(0));
-    assert_eq!(d.report_due(ms(1000), 0b11, &p), 0, "nothing sent: nothing to ask");
+    assert_eq!(
+        d.report_due(ms(1000), 0b11, &p),
+        0,
+        "nothing sent: nothing to ask"
+    );
     for _ in 0..ri2n_core::detector::LOSS_SAMPLE {
         d.sent(L0);
     }
     assert_eq!(d.report_due(ms(1000), 0b11, &p), 1 << L0);
-    assert_eq!(d.report_due(ms(1050), 0b11, &p), 0, "at most every REPORT_MS");
-    assert_eq!(d.report_due(ms(1100), 0b10, &p), 0, "only links that are up");
+    assert_eq!(
+        d.report_due(ms(1050), 0b11, &p),
+        0,
+        "at most every REPORT_MS"
+    );
+    assert_eq!(
+        d.report_due(ms(1100), 0b10, &p),
+        0,
+        "only links that are up"
+    );
 }
 
 #[test]
@@ -953,7 +1104,14 @@ fn loss_thresh_0_never_takes_a_link_out() {
 
 /// Rounds of `n` frames on every link of `d` at `t`, link l losing
 /// `lost[l]`; the transitions of all.
-fn rounds(d: &mut Detector, peers: &mut [Peer], n: u32, lost: &[u32], t: u64, p: &Params) -> Transitions {
+fn rounds(
+    d: &mut Detector,
+    peers: &mut [Peer],
+    n: u32,
+    lost: &[u32],
+    t: u64,
+    p: &Params,
+) -> Transitions {
     let mut all = Transitions::default();
     for (l, peer) in peers.iter_mut().enumerate() {
         let tr = round(d, peer, l, n, lost[l], t, p);
@@ -1004,7 +1162,12 @@ fn congestion_on_every_link_takes_none_out() {
     let bursts = [[10, 30], [40, 20], [0, 35], [25, 0], [30, 30], [45, 15]];
     for (i, lost) in bursts.iter().enumerate() {
         let t = rounds(&mut d, &mut peers, 1100, lost, 100 * (i as u64 + 1), &p);
-        assert_eq!(t.lossy, 0, "round {i}: {:?} bp", (d.endpoints[L0].loss_bp, d.endpoints[L1].loss_bp));
+        assert_eq!(
+            t.lossy,
+            0,
+            "round {i}: {:?} bp",
+            (d.endpoints[L0].loss_bp, d.endpoints[L1].loss_bp)
+        );
     }
     assert_eq!(d.usable(), BOTH);
 }
@@ -1023,7 +1186,11 @@ fn one_burst_on_one_link_is_one_strike_not_three() {
     assert_eq!(t.lossy, 0);
     for i in 0..5 {
         let t = rounds(&mut d, &mut peers, 1100, &[0, 0], 300 + 100 * i, &p);
-        assert_eq!(t.lossy, 0, "clean sample {i}: {} bp on L1", d.endpoints[L1].loss_bp);
+        assert_eq!(
+            t.lossy, 0,
+            "clean sample {i}: {} bp on L1",
+            d.endpoints[L1].loss_bp
+        );
     }
     assert_eq!(d.usable(), BOTH);
 }
@@ -1034,7 +1201,20 @@ fn the_last_usable_link_is_never_taken_out_for_loss() {
     let (mut d, mut peers) = two_links(&p);
     // L0 reported down by the peer: L1 is all there is.
     for i in 0..5 {
-        assert_eq!(round_down(&mut d, &mut peers[L1], L1, 1100, 220, 100 * (i + 1), 1 << L0, &p).lossy, 0);
+        assert_eq!(
+            round_down(
+                &mut d,
+                &mut peers[L1],
+                L1,
+                1100,
+                220,
+                100 * (i + 1),
+                1 << L0,
+                &p
+            )
+            .lossy,
+            0
+        );
     }
     assert!(d.endpoints[L1].loss_bp > 1000);
     assert_eq!(d.usable(), 1 << L1);
@@ -1065,9 +1245,15 @@ fn a_link_is_only_compared_with_fresh_measurements() {
     rounds(&mut d, &mut peers, 1100, &[0, 0], 100, &p);
     // Seconds later a burst on L1 alone, before L0's sample of the same
     // period: L0's clean figure is stale, nothing to compare with yet.
-    assert_eq!(round(&mut d, &mut peers[L1], L1, 1100, 40, 5000, &p).lossy, 0);
+    assert_eq!(
+        round(&mut d, &mut peers[L1], L1, 1100, 40, 5000, &p).lossy,
+        0
+    );
     // L0 measured now, as lossy under the same congestion: still none out.
-    assert_eq!(round(&mut d, &mut peers[L0], L0, 1100, 30, 5010, &p).lossy, 0);
+    assert_eq!(
+        round(&mut d, &mut peers[L0], L0, 1100, 30, 5010, &p).lossy,
+        0
+    );
 }
 
 #[test]
@@ -1076,7 +1262,10 @@ fn a_peer_with_a_lossy_link_is_swept_every_time_to_probe_it() {
     use ri2n_core::peers::{Peer as PeerState, SweepNeed};
     let p = lossy_params();
     let d = l1_lossy(&p);
-    let mut peer = PeerState::<u32, Buf<u32>> { det: d, ..Default::default() };
+    let mut peer = PeerState::<u32, Buf<u32>> {
+        det: d,
+        ..Default::default()
+    };
     // Long after the last data: only the lossy link's probes (every
     // LOSS_PROBE_MS) need the sweep, and every sweep, not every HBSPAN / 8.
     let t = ms(60_000);
@@ -1099,7 +1288,11 @@ fn a_lossy_link_is_found_at_a_few_hundred_frames_a_second() {
             out_at = Some(i);
         }
     }
-    assert_eq!(out_at, Some(LOSS_STRIKES as u64), "out at the third sample, 1.5 s");
+    assert_eq!(
+        out_at,
+        Some(LOSS_STRIKES as u64),
+        "out at the third sample, 1.5 s"
+    );
 }
 
 #[test]
@@ -1114,7 +1307,7 @@ fn what_a_dead_link_lost_does_not_make_it_lossy() {
         d.sent(L1);
     }
     d.sent(L1); // our heartbeat, lost too
-    // The peer says L1 is down (its heartbeat on L0).
+                // The peer says L1 is down (its heartbeat on L0).
     round_down(&mut d, &mut peers[L0], L0, 300, 0, 300, 1 << L1, &p);
     assert_eq!(d.usable(), 1 << L0);
     // Probes on L1 while it is dead, lost: counted as sent.
@@ -1123,7 +1316,11 @@ fn what_a_dead_link_lost_does_not_make_it_lossy() {
     }
     // Lifted: the peer's heartbeat on L1 still echoes what it heard
     // before the blackhole, and tells us L1 is fine again.
-    let echo = Counts { tx: peers[L1].sent, echo_tx: peers[L1].echo.0, echo_rx: peers[L1].echo.1 };
+    let echo = Counts {
+        tx: peers[L1].sent,
+        echo_tx: peers[L1].echo.0,
+        echo_rx: peers[L1].echo.1,
+    };
     peers[L1].sent += 1;
     assert!(d.report(L1, echo, ms(400), &p).is_empty());
     d.heartbeat(L1, ms(400), L1, 0, &p);
@@ -1133,7 +1330,11 @@ fn what_a_dead_link_lost_does_not_make_it_lossy() {
         let t = rounds(&mut d, &mut peers, 300, &[0, 0], 500 + 100 * i, &p);
         assert_eq!(t.lossy, 0, "round {i}: {} bp", d.endpoints[L1].loss_bp);
     }
-    assert!(d.endpoints[L1].loss_bp < 10, "{} bp", d.endpoints[L1].loss_bp);
+    assert!(
+        d.endpoints[L1].loss_bp < 10,
+        "{} bp",
+        d.endpoints[L1].loss_bp
+    );
 }
 
 #[test]
@@ -1168,7 +1369,11 @@ fn an_echo_of_frames_never_sent_is_no_sample() {
     let before = d.endpoints[L1].loss_bp;
     // A forged echo claiming 10 000 frames of ours that we never sent.
     let tx = d.endpoints[L1].tx_frames;
-    let forged = Counts { tx: 5, echo_tx: tx.wrapping_add(10_000), echo_rx: tx.wrapping_add(10_000) };
+    let forged = Counts {
+        tx: 5,
+        echo_tx: tx.wrapping_add(10_000),
+        echo_rx: tx.wrapping_add(10_000),
+    };
     assert!(d.report(L1, forged, ms(150), &p).is_empty());
     assert_eq!(d.endpoints[L1].loss_bp, before);
 }
@@ -1176,8 +1381,14 @@ fn an_echo_of_frames_never_sent_is_no_sample() {
 #[test]
 fn loss_probes_stay_within_a_budget_however_many_peers() {
     use ri2n_core::detector::{loss_probe_every, LOSS_PROBE_MS};
-    assert_eq!(loss_probe_every(0), ri2n_core::time::Duration::from_ms(LOSS_PROBE_MS));
-    assert_eq!(loss_probe_every(16), ri2n_core::time::Duration::from_ms(LOSS_PROBE_MS));
+    assert_eq!(
+        loss_probe_every(0),
+        ri2n_core::time::Duration::from_ms(LOSS_PROBE_MS)
+    );
+    assert_eq!(
+        loss_probe_every(16),
+        ri2n_core::time::Duration::from_ms(LOSS_PROBE_MS)
+    );
     // One bad cable toward 4096 peers: each probed every 1.28 s, so about
     // 3,200 probes a second in all, not 800,000.
     let every = loss_probe_every(4096);
@@ -1224,7 +1435,12 @@ fn one_heartbeat_alone_never_takes_every_link_out() {
 /// our loss probes every LOSS_PROBE_MS; probes asked on L0 are answered
 /// while it lives; a sweep every FAST_TOUT / 4. Returns when L0 failed
 /// and how many probe rounds began, until `to`.
-fn last_usable_beside_lossy(ping_ms: Option<u64>, dies_at: u64, to: u64, p: &Params) -> (Option<u64>, u32) {
+fn last_usable_beside_lossy(
+    ping_ms: Option<u64>,
+    dies_at: u64,
+    to: u64,
+    p: &Params,
+) -> (Option<u64>, u32) {
     use ri2n_core::detector::LOSS_PROBE_MS;
     let mut d = l1_lossy(p);
     let (mut failed, mut rounds_begun) = (None, 0);
@@ -1271,7 +1487,10 @@ fn the_last_usable_link_beside_a_lossy_one_is_found_dead_by_a_probe_round() {
     let after = failed.expect("L0 never failed") - 5_000;
     // Silent SLOW_TOUT, then a round of FAST_TOUT after SLOW_TOUT.
     let bound = 2 * p.slow_tout().as_ms() + 2 * p.fast_tout().as_ms() + 10;
-    assert!(after <= bound, "L0 failed {after} ms after it died (bound {bound})");
+    assert!(
+        after <= bound,
+        "L0 failed {after} ms after it died (bound {bound})"
+    );
 }
 
 #[test]
@@ -1297,20 +1516,32 @@ fn the_last_usable_link_answering_behind_other_peers_data_is_not_failed() {
     let p = lossy_params();
     let mut d = l1_lossy(&p);
     busy_then_witnessed(&mut d, 1000, &p);
-    assert_eq!(d.probe_due(ms(1101), BOTH, &p), BOTH, "L0 busy, silent 101 ms; L1 witnesses");
+    assert_eq!(
+        d.probe_due(ms(1101), BOTH, &p),
+        BOTH,
+        "L0 busy, silent 101 ms; L1 witnesses"
+    );
     let (c1, c0) = (d.counts(L1).unwrap(), d.counts(L0).unwrap());
     d.sent(L1);
     d.sent(L0);
     d.heartbeat_echoed(L1, ms(1102), L1, 0, Seq(0), Some(c1.tx), &p);
-    assert!(d.probe_end(ms(1122), &p).is_empty(), "FAST_TOUT after the witness's answer");
-    assert!(d.heartbeat_echoed(L0, ms(1126), L0, 0, Seq(0), Some(c0.tx), &p).is_empty());
+    assert!(
+        d.probe_end(ms(1122), &p).is_empty(),
+        "FAST_TOUT after the witness's answer"
+    );
+    assert!(d
+        .heartbeat_echoed(L0, ms(1126), L0, 0, Seq(0), Some(c0.tx), &p)
+        .is_empty());
     assert!(d.probe_end(ms(1300), &p).is_empty());
     assert_eq!(d.usable(), 1 << L0);
     // Silent still at the next round: failed FAST_TOUT after SLOW_TOUT.
     busy_then_witnessed(&mut d, 1400, &p);
     assert_eq!(d.probe_due(ms(1501), BOTH, &p), BOTH);
     d.heartbeat(L1, ms(1502), L1, 0, &p);
-    assert!(d.probe_end(ms(1620), &p).is_empty(), "within SLOW_TOUT + FAST_TOUT");
+    assert!(
+        d.probe_end(ms(1620), &p).is_empty(),
+        "within SLOW_TOUT + FAST_TOUT"
+    );
     assert_eq!(d.probe_end(ms(1621), &p).failed, 1 << L0);
 }
 
@@ -1327,7 +1558,10 @@ fn a_witness_that_leaves_lossy_mid_round_keeps_the_round_long() {
     // L1 answers, saying the peer cannot use it toward us.
     d.heartbeat(L1, ms(1102), L1, 1 << L1, &p);
     assert_eq!(d.lossy_only(), 0, "L1 reported down: no longer lossy only");
-    assert!(d.probe_end(ms(1122), &p).is_empty(), "the round began with a witness");
+    assert!(
+        d.probe_end(ms(1122), &p).is_empty(),
+        "the round began with a witness"
+    );
     assert!(d.heartbeat(L0, ms(1126), L0, 1 << L1, &p).is_empty());
     assert!(d.probe_end(ms(1300), &p).is_empty());
     assert_eq!(d.usable(), 1 << L0);
@@ -1336,14 +1570,30 @@ fn a_witness_that_leaves_lossy_mid_round_keeps_the_round_long() {
 #[test]
 fn loss_probe_shift_asks_no_more_probes_than_we_send() {
     use ri2n_core::detector::{loss_probe_every, loss_probe_shift, LOSS_PROBE_MS};
-    for (peers, shift) in [(1, 0), (16, 0), (17, 1), (320, 5), (1024, 6), (4096, 8), (8192, 9), (100_000, 9)] {
+    for (peers, shift) in [
+        (1, 0),
+        (16, 0),
+        (17, 1),
+        (320, 5),
+        (1024, 6),
+        (4096, 8),
+        (8192, 9),
+        (100_000, 9),
+    ] {
         let every = loss_probe_every(peers);
-        assert_eq!(loss_probe_shift(every), shift, "{peers} peers with a lossy link");
+        assert_eq!(
+            loss_probe_shift(every),
+            shift,
+            "{peers} peers with a lossy link"
+        );
         // As slow as our own probes, and no slower than twice that (up to
         // the largest shift).
         let asked = LOSS_PROBE_MS << shift;
         if peers <= 8192 {
-            assert!(asked >= every.as_ms() && asked < 2 * every.as_ms().max(LOSS_PROBE_MS), "{peers}: {asked} ms for {every:?}");
+            assert!(
+                asked >= every.as_ms() && asked < 2 * every.as_ms().max(LOSS_PROBE_MS),
+                "{peers}: {asked} ms for {every:?}"
+            );
         }
     }
 }
@@ -1375,7 +1625,10 @@ fn the_peers_probe_shift_slows_our_loss_probes_on_its_lossy_link() {
         asks
     };
     let asks = count(&mut d, 1_000, 11_000, LOSS_PROBE_MS << shift);
-    assert!((30..=32).contains(&asks), "{asks} loss probes in 10 s, every 320 ms");
+    assert!(
+        (30..=32).contains(&asks),
+        "{asks} loss probes in 10 s, every 320 ms"
+    );
     // A peer that asks nothing (0, as every one before the field): every
     // 5 ms again, one step a heartbeat (its probes, which came at the old
     // rate, still count within the bound meanwhile).
@@ -1415,7 +1668,10 @@ fn a_lossy_link_probed_seconds_apart_is_not_failed_between_its_probes() {
     let bound = 11_520 + p.slow_tout().as_ms() + LOSSY_SILENT_PROBES * gap;
     let at = (12_000..bound + 200).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0);
     let at = at.expect("a dead lossy link fails");
-    assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
+    assert!(
+        at >= bound && at <= bound + 20,
+        "failed at {at} ms, bound {bound}"
+    );
 }
 
 #[test]
@@ -1433,8 +1689,13 @@ fn a_lossy_link_probed_every_5_ms_that_dies_fails_soon() {
         assert_eq!(d.data(L0, ms(t), &p).failed, 0, "at {t} ms");
     }
     let bound = 1_995 + p.slow_tout().as_ms() + LOSSY_SILENT_PROBES * 5;
-    let at = (2_000..3_000).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0).expect("fails");
-    assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
+    let at = (2_000..3_000)
+        .find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0)
+        .expect("fails");
+    assert!(
+        at >= bound && at <= bound + 20,
+        "failed at {at} ms, bound {bound}"
+    );
 }
 
 /// L1 lossy beside L0, which streams data every ms from `from` to `to`,
@@ -1484,8 +1745,13 @@ fn a_lossy_link_carrying_the_peers_data_is_judged_by_slow_tout() {
         assert_eq!(d.data(L0, ms(t), &p).failed, 0, "at {t} ms");
     }
     let bound = 1_999 + p.slow_tout().as_ms();
-    let at = (2_000..8_000).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0).expect("fails");
-    assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
+    let at = (2_000..8_000)
+        .find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0)
+        .expect("fails");
+    assert!(
+        at >= bound && at <= bound + 20,
+        "failed at {at} ms, bound {bound}"
+    );
 }
 
 #[test]
@@ -1516,7 +1782,12 @@ fn data_then_peer_lossy(flagged: bool, asked: u8, at: u64, p: &Params) -> Detect
 
 /// L0 streams data every ms over `ts`, while L1 brings the peer's HB_LOSSY
 /// heartbeats at the times `probe` picks; the first time L1 failed.
-fn peer_probes_beside_data(d: &mut Detector, ts: std::ops::Range<u64>, probe: impl Fn(u64) -> bool, p: &Params) -> Option<u64> {
+fn peer_probes_beside_data(
+    d: &mut Detector,
+    ts: std::ops::Range<u64>,
+    probe: impl Fn(u64) -> bool,
+    p: &Params,
+) -> Option<u64> {
     let mut failed_at = None;
     for t in ts {
         if probe(t) {
@@ -1537,7 +1808,14 @@ fn peer_probes_beside_data(d: &mut Detector, ts: std::ops::Range<u64>, probe: im
 /// stays on L0, while L1 brings only its loss probes, `gap` ms apart (as
 /// our `probe_shift`, `asked`, asks). Runs to `to` ms, the probes ending
 /// at `last`; the first time L1 failed, and the probe rounds begun.
-fn probed_by_the_peer(flagged: bool, asked: u8, gap: u64, last: u64, to: u64, p: &Params) -> (Option<u64>, u32) {
+fn probed_by_the_peer(
+    flagged: bool,
+    asked: u8,
+    gap: u64,
+    last: u64,
+    to: u64,
+    p: &Params,
+) -> (Option<u64>, u32) {
     let mut d = data_then_peer_lossy(flagged, asked, 999, p);
     let (mut failed_at, mut rounds) = (None, 0);
     for t in 1_000..to {
@@ -1584,10 +1862,16 @@ fn a_link_the_peer_probes_us_on_seconds_apart_is_neither_failed_nor_probed_betwe
     assert_eq!((failed, rounds), (None, 0));
     let (failed, _) = probed_by_the_peer(true, asked, gap, 11_520, 40_000, &p);
     let bound = 11_520 + p.slow_tout().as_ms() + LOSSY_SILENT_PROBES * gap;
-    assert!(failed.is_some_and(|at| at >= bound && at <= bound + 20), "failed at {failed:?}, bound {bound}");
+    assert!(
+        failed.is_some_and(|at| at >= bound && at <= bound + 20),
+        "failed at {failed:?}, bound {bound}"
+    );
     // Without the flag: what receivers before it did.
     let (failed, rounds) = probed_by_the_peer(false, asked, gap, 11_520, 12_000, &p);
-    assert!(failed.is_some() || rounds > 50, "unflagged: failed {failed:?}, {rounds} rounds");
+    assert!(
+        failed.is_some() || rounds > 50,
+        "unflagged: failed {failed:?}, {rounds} rounds"
+    );
 }
 
 #[test]
@@ -1596,9 +1880,17 @@ fn the_peers_that_probe_us_count_toward_the_shift_we_ask() {
     // toward anyone, but 1,024 peers have theirs lossy toward B. Counting
     // only the first (before HB_LOSSY), B asked nothing and each peer
     // probed it every 5 ms: 205,000 probes a second to answer (ri2n-sim).
-    use ri2n_core::detector::{loss_probe_every, loss_probe_shift, node_probe_shift, ProbingPeers, PROBING_WINDOW_MS};
-    assert_eq!(node_probe_shift(1024, 0), loss_probe_shift(loss_probe_every(1024)));
-    assert_eq!(node_probe_shift(0, 1024), loss_probe_shift(loss_probe_every(1024)));
+    use ri2n_core::detector::{
+        loss_probe_every, loss_probe_shift, node_probe_shift, ProbingPeers, PROBING_WINDOW_MS,
+    };
+    assert_eq!(
+        node_probe_shift(1024, 0),
+        loss_probe_shift(loss_probe_every(1024))
+    );
+    assert_eq!(
+        node_probe_shift(0, 1024),
+        loss_probe_shift(loss_probe_every(1024))
+    );
     assert_eq!(node_probe_shift(16, 4096), node_probe_shift(4096, 16));
     let w = PROBING_WINDOW_MS;
     let mut probing = ProbingPeers::default();
@@ -1648,15 +1940,24 @@ fn a_falling_shift_still_covers_the_probes_sent_at_the_old_rate() {
     let p = lossy_params();
     let mut d = data_then_peer_lossy(true, 8, 1_000, &p);
     let every_1280 = |t: u64| t.is_multiple_of(1_280);
-    assert_eq!(peer_probes_beside_data(&mut d, 1_001..3_000, every_1280, &p), None);
+    assert_eq!(
+        peer_probes_beside_data(&mut d, 1_001..3_000, every_1280, &p),
+        None
+    );
     d.asked_probe_shift(0);
-    assert_eq!(peer_probes_beside_data(&mut d, 3_000..12_000, every_1280, &p), None);
+    assert_eq!(
+        peer_probes_beside_data(&mut d, 3_000..12_000, every_1280, &p),
+        None
+    );
     // Each heartbeat of ours a step: the peer's probes speed up behind them.
     for _ in 0..8 {
         d.asked_probe_shift(0);
     }
     let failed_at = peer_probes_beside_data(&mut d, 12_000..13_000, |_| false, &p);
-    assert!(failed_at.is_some(), "at 5 ms probes, 1.3 s of silence is a death");
+    assert!(
+        failed_at.is_some(),
+        "at 5 ms probes, 1.3 s of silence is a death"
+    );
 }
 
 #[test]
@@ -1675,8 +1976,13 @@ fn what_we_ask_of_the_peers_probes_does_not_stretch_the_bound_of_our_own_lossy_l
         assert_eq!(d.data(L0, ms(t), &p).failed, 0, "at {t} ms");
     }
     let bound = 1_995 + p.slow_tout().as_ms() + LOSSY_SILENT_PROBES * 5;
-    let at = (2_000..3_000).find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0).expect("fails");
-    assert!(at >= bound && at <= bound + 20, "failed at {at} ms, bound {bound}");
+    let at = (2_000..3_000)
+        .find(|&t| d.data(L0, ms(t), &p).failed & (1 << L1) != 0)
+        .expect("fails");
+    assert!(
+        at >= bound && at <= bound + 20,
+        "failed at {at} ms, bound {bound}"
+    );
 }
 
 #[test]
@@ -1699,7 +2005,10 @@ fn a_link_the_peer_fell_back_to_is_judged_by_its_probes_once_its_data_left() {
     }
     // Its probe on L1 right after its last data there, then every 1.28 s.
     let probe = |t: u64| t == 1_000 || t.is_multiple_of(1_280);
-    assert_eq!(peer_probes_beside_data(&mut d, 1_000..12_000, probe, &p), None);
+    assert_eq!(
+        peer_probes_beside_data(&mut d, 1_000..12_000, probe, &p),
+        None
+    );
 }
 
 #[test]
@@ -1721,7 +2030,14 @@ fn a_restarted_peer_tells_its_links_loss_afresh() {
 /// them; B receives all of them, `late` of those on `L1` after the window
 /// gave their numbers up, and answers with a heartbeat on each link.
 /// Returns what A's measurement of B's echoes brought.
-fn exchange(a: &mut Detector, b: &mut Detector, n: u32, late: u32, t: u64, p: &Params) -> Transitions {
+fn exchange(
+    a: &mut Detector,
+    b: &mut Detector,
+    n: u32,
+    late: u32,
+    t: u64,
+    p: &Params,
+) -> Transitions {
     let mut tr = Transitions::default();
     for link in [L0, L1] {
         a.sent_n(link, n);
@@ -1763,8 +2079,16 @@ fn frames_that_come_too_late_count_as_lost_to_their_sender() {
             break;
         }
     }
-    assert_eq!(out, Some(ri2n_core::detector::LOSS_STRIKES as u64 - 1), "out at the third sample");
-    assert!(a.endpoints[L1].loss_bp > 2500, "{} bp", a.endpoints[L1].loss_bp);
+    assert_eq!(
+        out,
+        Some(ri2n_core::detector::LOSS_STRIKES as u64 - 1),
+        "out at the third sample"
+    );
+    assert!(
+        a.endpoints[L1].loss_bp > 2500,
+        "{} bp",
+        a.endpoints[L1].loss_bp
+    );
     // Everything was received: the receiver's own counts say so.
     assert_eq!(b.endpoints[L1].rx_packets, b.endpoints[L0].rx_packets);
     // On time again (its probes, here 20 a round): back after a clean run.

@@ -19,7 +19,13 @@ fn pair(seed: u64) -> Pair {
 /// Runs in steps of `step` ns for `span` ns, node 0 sending a 1500-byte
 /// packet at each step if `load`; returns when `cond` first held (ns
 /// after the start), checked after each step.
-fn watch(pr: &mut Pair, step: u64, span: u64, load: bool, cond: impl Fn(&Pair) -> bool) -> Option<u64> {
+fn watch(
+    pr: &mut Pair,
+    step: u64,
+    span: u64,
+    load: bool,
+    cond: impl Fn(&Pair) -> bool,
+) -> Option<u64> {
     let start = pr.now;
     let until = start + span;
     let mut seen = None;
@@ -49,12 +55,26 @@ fn carrier_loss_is_told_at_once() {
         let mut pr = pair(seed);
         pr.stream(0, MS / 4, 3000 * MS);
         pr.set_carrier(0, 1, false);
-        assert_eq!(pr.nodes[0].sendable() & 2, 0, "seed {seed}: A still sends on its dead port");
-        let b_stops = watch(&mut pr, MS / 10, 1000 * MS, true, |p| p.nodes[1].sendable() & 2 == 0);
-        assert!(b_stops.is_some_and(|t| t <= MS), "seed {seed}: B stopped after {b_stops:?} ns");
+        assert_eq!(
+            pr.nodes[0].sendable() & 2,
+            0,
+            "seed {seed}: A still sends on its dead port"
+        );
+        let b_stops = watch(&mut pr, MS / 10, 1000 * MS, true, |p| {
+            p.nodes[1].sendable() & 2 == 0
+        });
+        assert!(
+            b_stops.is_some_and(|t| t <= MS),
+            "seed {seed}: B stopped after {b_stops:?} ns"
+        );
         pr.set_carrier(0, 1, true);
-        let back = watch(&mut pr, MS / 10, 1000 * MS, true, |p| p.nodes[0].sendable() & p.nodes[1].sendable() & 2 != 0);
-        assert!(back.is_some_and(|t| t <= MS), "seed {seed}: back in use after {back:?} ns");
+        let back = watch(&mut pr, MS / 10, 1000 * MS, true, |p| {
+            p.nodes[0].sendable() & p.nodes[1].sendable() & 2 != 0
+        });
+        assert!(
+            back.is_some_and(|t| t <= MS),
+            "seed {seed}: back in use after {back:?} ns"
+        );
     }
 }
 
@@ -69,21 +89,36 @@ fn blackhole_under_load() {
         pr.stream(0, MS / 4, 3000 * MS);
         let cut = pr.now;
         blackhole(&mut pr, 1, true);
-        let stop = watch(&mut pr, MS / 4, 2000 * MS, true, |p| p.nodes[0].sendable() & 2 == 0);
+        let stop = watch(&mut pr, MS / 4, 2000 * MS, true, |p| {
+            p.nodes[0].sendable() & 2 == 0
+        });
         let stop = stop.unwrap_or_else(|| panic!("seed {seed}: A never stopped using link 1"));
-        assert!(stop <= 200 * MS, "seed {seed}: A stopped after {} ms", stop / MS);
+        assert!(
+            stop <= 200 * MS,
+            "seed {seed}: A stopped after {} ms",
+            stop / MS
+        );
         // B's verdict reaches A in the heartbeat it sends at once.
         if let Some(b) = pr.nodes[1].first(cut, 1, |t| t.failed) {
             let a = pr.nodes[0].first(b, 1, |t| t.peer_failed);
-            assert!(a.is_some_and(|a| a - b <= MS), "seed {seed}: B failed link 1 at {b}, A heard at {a:?}");
+            assert!(
+                a.is_some_and(|a| a - b <= MS),
+                "seed {seed}: B failed link 1 at {b}, A heard at {a:?}"
+            );
         }
         blackhole(&mut pr, 1, false);
-        let back = watch(&mut pr, MS / 4, 3000 * MS, true, |p| p.nodes[0].sendable() & 2 != 0);
+        let back = watch(&mut pr, MS / 4, 3000 * MS, true, |p| {
+            p.nodes[0].sendable() & 2 != 0
+        });
         let back = back.unwrap_or_else(|| panic!("seed {seed}: link 1 never back"));
         assert!(back <= 300 * MS, "seed {seed}: back after {} ms", back / MS);
         worst = (worst.0.max(stop), worst.1.max(back));
     }
-    eprintln!("blackhole under load: out of use within {} ms, back within {} ms", worst.0 / MS, worst.1 / MS);
+    eprintln!(
+        "blackhole under load: out of use within {} ms, back within {} ms",
+        worst.0 / MS,
+        worst.1 / MS
+    );
 }
 
 /// Rule: idle, a link whose heartbeat is missing while another's arrived
@@ -99,13 +134,23 @@ fn idle_blackhole_is_probed() {
         let cut = pr.now;
         blackhole(&mut pr, 1, true);
         pr.run_ms(5000);
-        let fail = pr.nodes[0].first(cut, 1, |t| t.failed | t.peer_failed).map(|t| t - cut);
-        assert!(fail.is_some_and(|t| t <= p.hbspan().0 + 300 * MS), "seed {seed}: idle link failed after {fail:?} ns");
+        let fail = pr.nodes[0]
+            .first(cut, 1, |t| t.failed | t.peer_failed)
+            .map(|t| t - cut);
+        assert!(
+            fail.is_some_and(|t| t <= p.hbspan().0 + 300 * MS),
+            "seed {seed}: idle link failed after {fail:?} ns"
+        );
         let heal = pr.now;
         blackhole(&mut pr, 1, false);
         pr.run_ms(5000);
-        let back = pr.nodes[0].first(heal, 1, |t| t.recovered | t.peer_recovered).map(|t| t - heal);
-        assert!(back.is_some_and(|t| t <= 300 * MS), "seed {seed}: idle link back after {back:?} ns");
+        let back = pr.nodes[0]
+            .first(heal, 1, |t| t.recovered | t.peer_recovered)
+            .map(|t| t - heal);
+        assert!(
+            back.is_some_and(|t| t <= 300 * MS),
+            "seed {seed}: idle link back after {back:?} ns"
+        );
         assert_eq!(pr.nodes[0].peer.det.usable() & 2, 2, "seed {seed}");
     }
 }
@@ -119,11 +164,20 @@ fn one_way_loss_stops_the_sender() {
         let mut pr = pair(seed);
         pr.stream(0, MS / 4, 3000 * MS);
         pr.faults[0][1].blackhole = true;
-        let stop = watch(&mut pr, MS / 4, 2000 * MS, true, |p| p.nodes[0].sendable() & 2 == 0);
-        assert!(stop.is_some_and(|t| t <= 200 * MS), "seed {seed}: A stopped after {stop:?} ns");
+        let stop = watch(&mut pr, MS / 4, 2000 * MS, true, |p| {
+            p.nodes[0].sendable() & 2 == 0
+        });
+        assert!(
+            stop.is_some_and(|t| t <= 200 * MS),
+            "seed {seed}: A stopped after {stop:?} ns"
+        );
         // And stays out of use while the fault lasts.
         watch(&mut pr, MS / 4, 2000 * MS, true, |_| false);
-        assert_eq!(pr.nodes[0].sendable() & 2, 0, "seed {seed}: A went back to a one-way link");
+        assert_eq!(
+            pr.nodes[0].sendable() & 2,
+            0,
+            "seed {seed}: A went back to a one-way link"
+        );
     }
 }
 
@@ -140,15 +194,29 @@ fn lossy_link_out_and_back() {
         pr.faults[1][1].loss = 0.2;
         pr.stream(0, MS / 4, cut + 5000 * MS);
         let out = pr.nodes[0].first(cut, 1, |t| t.lossy).map(|t| t - cut);
-        assert!(out.is_some_and(|t| t <= 2000 * MS), "seed {seed}: out of use after {out:?} ns");
-        assert_eq!(pr.nodes[0].sendable() & 2, 0, "seed {seed}: lossy link in use");
+        assert!(
+            out.is_some_and(|t| t <= 2000 * MS),
+            "seed {seed}: out of use after {out:?} ns"
+        );
+        assert_eq!(
+            pr.nodes[0].sendable() & 2,
+            0,
+            "seed {seed}: lossy link in use"
+        );
         let heal = pr.now;
         pr.faults[0][1].loss = 0.0;
         pr.faults[1][1].loss = 0.0;
         pr.stream(0, MS / 4, heal + 5000 * MS);
         let back = pr.nodes[0].first(heal, 1, |t| t.lossless).map(|t| t - heal);
-        assert!(back.is_some_and(|t| t <= 2000 * MS), "seed {seed}: back after {back:?} ns");
-        assert_eq!(pr.nodes[0].first(0, 0, |t| t.lossy | t.failed), None, "seed {seed}: link 0 blamed");
+        assert!(
+            back.is_some_and(|t| t <= 2000 * MS),
+            "seed {seed}: back after {back:?} ns"
+        );
+        assert_eq!(
+            pr.nodes[0].first(0, 0, |t| t.lossy | t.failed),
+            None,
+            "seed {seed}: link 0 blamed"
+        );
     }
 }
 
@@ -165,14 +233,26 @@ fn late_link_counts_as_lossy() {
         pr.faults[0][1].delay = 3 * Params::default().fast_tout().0;
         pr.stream(0, MS / 4, cut + 5000 * MS);
         let out = pr.nodes[0].first(cut, 1, |t| t.lossy).map(|t| t - cut);
-        assert!(out.is_some_and(|t| t <= 2000 * MS), "seed {seed}: late link out of use after {out:?} ns");
-        assert!(pr.nodes[1].peer.det.endpoints[1].rx_late > 0, "seed {seed}: no frame counted late");
-        assert_eq!(pr.nodes[1].peer.det.endpoints[0].rx_late, 0, "seed {seed}: the free link counted late");
+        assert!(
+            out.is_some_and(|t| t <= 2000 * MS),
+            "seed {seed}: late link out of use after {out:?} ns"
+        );
+        assert!(
+            pr.nodes[1].peer.det.endpoints[1].rx_late > 0,
+            "seed {seed}: no frame counted late"
+        );
+        assert_eq!(
+            pr.nodes[1].peer.det.endpoints[0].rx_late, 0,
+            "seed {seed}: the free link counted late"
+        );
         let heal = pr.now;
         pr.faults[0][1].delay = 0;
         pr.stream(0, MS / 4, heal + 5000 * MS);
         let back = pr.nodes[0].first(heal, 1, |t| t.lossless).map(|t| t - heal);
-        assert!(back.is_some_and(|t| t <= 3000 * MS), "seed {seed}: back after {back:?} ns");
+        assert!(
+            back.is_some_and(|t| t <= 3000 * MS),
+            "seed {seed}: back after {back:?} ns"
+        );
     }
 }
 
@@ -189,13 +269,31 @@ fn restart_resynchronises_at_once() {
         let first_new = pr.sent(1);
         pr.stream(1, MS / 4, cut + 1000 * MS);
         let taken = pr.nodes[0].restarts.first().map(|r| r.0 - cut);
-        assert!(taken.is_some_and(|t| t <= MS), "seed {seed}: restart taken after {taken:?} ns");
-        let new: Vec<u64> = pr.nodes[0].up.iter().copied().filter(|&x| x >= first_new).collect();
-        assert!(new.windows(2).all(|w| w[0] < w[1]), "seed {seed}: the new numbering went up out of order");
+        assert!(
+            taken.is_some_and(|t| t <= MS),
+            "seed {seed}: restart taken after {taken:?} ns"
+        );
+        let new: Vec<u64> = pr.nodes[0]
+            .up
+            .iter()
+            .copied()
+            .filter(|&x| x >= first_new)
+            .collect();
+        assert!(
+            new.windows(2).all(|w| w[0] < w[1]),
+            "seed {seed}: the new numbering went up out of order"
+        );
         // All but what is still on the wire.
         let sent = pr.sent(1) - first_new;
-        assert!(new.len() as u64 + 2 >= sent, "seed {seed}: {} of {sent} went up", new.len());
-        assert_eq!(pr.nodes[0].peer.rx.window.stats.timeout, 0, "seed {seed}: a packet waited FAST_TOUT");
+        assert!(
+            new.len() as u64 + 2 >= sent,
+            "seed {seed}: {} of {sent} went up",
+            new.len()
+        );
+        assert_eq!(
+            pr.nodes[0].peer.rx.window.stats.timeout, 0,
+            "seed {seed}: a packet waited FAST_TOUT"
+        );
     }
 }
 
@@ -208,7 +306,12 @@ fn replayed_heartbeats_do_not_keep_a_link_alive() {
         let mut pr = pair(seed).keyed();
         pr.tap = true;
         pr.stream(0, MS / 4, 5000 * MS);
-        let recorded: Vec<_> = pr.tapped.iter().filter(|t| t.from == 1 && t.link == 1 && matches!(t.frame, Frame::Heartbeat(_))).copied().collect();
+        let recorded: Vec<_> = pr
+            .tapped
+            .iter()
+            .filter(|t| t.from == 1 && t.link == 1 && matches!(t.frame, Frame::Heartbeat(_)))
+            .copied()
+            .collect();
         assert!(!recorded.is_empty(), "seed {seed}: nothing recorded");
         pr.tap = false;
         blackhole(&mut pr, 1, true);
@@ -221,8 +324,16 @@ fn replayed_heartbeats_do_not_keep_a_link_alive() {
             pr.inject(0, 1, r.frame, None, r.sealed);
             i += 1;
         }
-        assert!(pr.nodes[0].refused.replays >= 900, "seed {seed}: {} replays refused", pr.nodes[0].refused.replays);
-        assert_eq!(pr.nodes[0].sendable() & 2, 0, "seed {seed}: replays kept a dead link in use");
+        assert!(
+            pr.nodes[0].refused.replays >= 900,
+            "seed {seed}: {} replays refused",
+            pr.nodes[0].refused.replays
+        );
+        assert_eq!(
+            pr.nodes[0].sendable() & 2,
+            0,
+            "seed {seed}: replays kept a dead link in use"
+        );
     }
 }
 
@@ -237,17 +348,35 @@ fn older_epoch_is_refused_from_a_live_peer() {
         pr.stream(1, MS / 4, 3000 * MS);
         // Numbers just ahead of where the new numbering will stand: the
         // window would take them, but for their epoch.
-        let old: Vec<_> =
-            pr.tapped.iter().filter(|t| t.from == 1 && matches!(t.frame, Frame::Data(_))).copied().skip(450).take(200).collect();
+        let old: Vec<_> = pr
+            .tapped
+            .iter()
+            .filter(|t| t.from == 1 && matches!(t.frame, Frame::Data(_)))
+            .copied()
+            .skip(450)
+            .take(200)
+            .collect();
         pr.restart(1);
         pr.stream(1, MS / 4, pr.now + 100 * MS);
         let (up, replays) = (pr.nodes[0].up.len(), pr.nodes[0].refused.replays);
         for r in &old {
             pr.inject(0, r.link, r.frame, r.pkt, r.sealed);
         }
-        assert_eq!(pr.nodes[0].up.len(), up, "seed {seed}: an old epoch's packet went up");
-        assert_eq!(pr.nodes[0].refused.replays - replays, old.len() as u64, "seed {seed}");
-        assert_eq!(pr.nodes[0].restarts.len(), 1, "seed {seed}: the old epoch restarted the window");
+        assert_eq!(
+            pr.nodes[0].up.len(),
+            up,
+            "seed {seed}: an old epoch's packet went up"
+        );
+        assert_eq!(
+            pr.nodes[0].refused.replays - replays,
+            old.len() as u64,
+            "seed {seed}"
+        );
+        assert_eq!(
+            pr.nodes[0].restarts.len(),
+            1,
+            "seed {seed}: the old epoch restarted the window"
+        );
     }
 }
 
@@ -268,6 +397,8 @@ fn probe_is_answered_at_once() {
     };
     pr.inject(0, 1, Frame::Heartbeat(hb), None, None);
     pr.run_until(pr.now + 1);
-    let answered = pr.tapped.iter().any(|t| t.at == at && t.from == 0 && t.link == 1 && matches!(t.frame, Frame::Heartbeat(_)));
+    let answered = pr.tapped.iter().any(|t| {
+        t.at == at && t.from == 0 && t.link == 1 && matches!(t.frame, Frame::Heartbeat(_))
+    });
     assert!(answered, "no answer on link 1 at once");
 }

@@ -2,8 +2,8 @@
 
 use ri2n_core::dedup::Dedup;
 use ri2n_core::header::*;
-use ri2n_core::params::{Param, ParamError, Params, SPECS};
 use ri2n_core::heap::table;
+use ri2n_core::params::{Param, ParamError, Params, SPECS};
 use ri2n_core::peers::SlotQueue;
 use ri2n_core::sched::{stripe_block, RoundRobin};
 use ri2n_core::seq::Seq;
@@ -11,7 +11,11 @@ use ri2n_core::time::{Duration, Instant};
 
 #[test]
 fn header_round_trips_big_endian() {
-    let h = Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(0x01020304) };
+    let h = Header {
+        kind: Kind::Data,
+        protocol: 0x0800,
+        seq: Seq(0x01020304),
+    };
     let mut b = [0u8; 8];
     h.encode(&mut b);
     assert_eq!(b, [1, 1, 0x08, 0x00, 1, 2, 3, 4]);
@@ -20,23 +24,80 @@ fn header_round_trips_big_endian() {
 
 #[test]
 fn header_rejects_short_unknown_version_and_kind() {
-    assert_eq!(Header::decode(&[1, 1, 8, 0, 0, 0, 0]), Err(DecodeError::Short));
-    assert_eq!(Header::decode(&[5, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Version(5)));
-    assert_eq!(Header::decode(&[2, 1, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Short), "sealed: 24 bytes");
-    assert_eq!(Header::decode(&[1, 9, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Kind(9)));
-    assert_eq!(Header::decode(&[1, 0, 8, 0, 0, 0, 0, 0]), Err(DecodeError::Kind(0)));
+    assert_eq!(
+        Header::decode(&[1, 1, 8, 0, 0, 0, 0]),
+        Err(DecodeError::Short)
+    );
+    assert_eq!(
+        Header::decode(&[5, 1, 8, 0, 0, 0, 0, 0]),
+        Err(DecodeError::Version(5))
+    );
+    assert_eq!(
+        Header::decode(&[2, 1, 8, 0, 0, 0, 0, 0]),
+        Err(DecodeError::Short),
+        "sealed: 24 bytes"
+    );
+    assert_eq!(
+        Header::decode(&[1, 9, 8, 0, 0, 0, 0, 0]),
+        Err(DecodeError::Kind(9))
+    );
+    assert_eq!(
+        Header::decode(&[1, 0, 8, 0, 0, 0, 0, 0]),
+        Err(DecodeError::Kind(0))
+    );
     assert_eq!(DecodeError::Short.reason(), "short");
 }
 
 #[test]
 fn heartbeat_round_trips_and_rejects_short() {
-    let counts = Counts { tx: 0x01020304, echo_tx: 5, echo_rx: 6 };
-    let hb = Heartbeat { epoch: 0xdeadbeef, flags: HB_PROBE, link: 1, down: 0b10, probe_shift: 3, counts: Some(counts), counter: None };
+    let counts = Counts {
+        tx: 0x01020304,
+        echo_tx: 5,
+        echo_rx: 6,
+    };
+    let hb = Heartbeat {
+        epoch: 0xdeadbeef,
+        flags: HB_PROBE,
+        link: 1,
+        down: 0b10,
+        probe_shift: 3,
+        counts: Some(counts),
+        counter: None,
+    };
     let mut b = [0xffu8; 20];
     assert_eq!(hb.encode(&mut b), 20);
-    assert_eq!(b, [0xde, 0xad, 0xbe, 0xef, 1 | 2, 1, 2, 3, 1, 2, 3, 4, 0, 0, 0, 5, 0, 0, 0, 6], "HB_COUNTS set, counts after");
+    assert_eq!(
+        b,
+        [
+            0xde,
+            0xad,
+            0xbe,
+            0xef,
+            1 | 2,
+            1,
+            2,
+            3,
+            1,
+            2,
+            3,
+            4,
+            0,
+            0,
+            0,
+            5,
+            0,
+            0,
+            0,
+            6
+        ],
+        "HB_COUNTS set, counts after"
+    );
     assert_eq!(Heartbeat::decode(&b), Ok(hb));
-    assert_eq!(Heartbeat::decode(&b[..19]), Err(DecodeError::Short), "HB_COUNTS without its counts");
+    assert_eq!(
+        Heartbeat::decode(&b[..19]),
+        Err(DecodeError::Short),
+        "HB_COUNTS without its counts"
+    );
     assert_eq!(Heartbeat::decode(&b[..7]), Err(DecodeError::Short));
     // A sender without counts: 8 bytes, no HB_COUNTS.
     let old = Heartbeat { counts: None, ..hb };
@@ -49,24 +110,53 @@ fn heartbeat_round_trips_and_rejects_short() {
     c[7] = 0;
     assert_eq!(Heartbeat::decode(&c).map(|h| h.probe_shift), Ok(0));
     c[7] = 200;
-    assert_eq!(Heartbeat::decode(&c).map(|h| h.probe_shift), Ok(MAX_PROBE_SHIFT));
+    assert_eq!(
+        Heartbeat::decode(&c).map(|h| h.probe_shift),
+        Ok(MAX_PROBE_SHIFT)
+    );
 }
 
 #[test]
 fn params_default_to_table_2() {
     let p = Params::default();
     assert_eq!(
-        (p.ft_hthresh(), p.ft_lthresh(), p.slow_tout(), p.hbspan(), p.hbweight(), p.fast_tout(), p.maxbuf()),
-        (10, 1, Duration::from_ms(100), Duration::from_ms(2000), 3, Duration::from_ms(20), 300)
+        (
+            p.ft_hthresh(),
+            p.ft_lthresh(),
+            p.slow_tout(),
+            p.hbspan(),
+            p.hbweight(),
+            p.fast_tout(),
+            p.maxbuf()
+        ),
+        (
+            10,
+            1,
+            Duration::from_ms(100),
+            Duration::from_ms(2000),
+            3,
+            Duration::from_ms(20),
+            300
+        )
     );
 }
 
 #[test]
 fn params_are_validated() {
     let mut p = Params::default();
-    assert_eq!(p.set(Param::FtLthresh, 10), Err(ParamError::LthreshNotBelowHthresh));
-    assert_eq!(p.set(Param::FtHthresh, 1), Err(ParamError::LthreshNotBelowHthresh));
-    assert_eq!(p.set(Param::Maxbuf, 512), Err(ParamError::TooLarge), "MAXBUF within the window");
+    assert_eq!(
+        p.set(Param::FtLthresh, 10),
+        Err(ParamError::LthreshNotBelowHthresh)
+    );
+    assert_eq!(
+        p.set(Param::FtHthresh, 1),
+        Err(ParamError::LthreshNotBelowHthresh)
+    );
+    assert_eq!(
+        p.set(Param::Maxbuf, 512),
+        Err(ParamError::TooLarge),
+        "MAXBUF within the window"
+    );
     assert_eq!(p.set(Param::FastTout, 0), Err(ParamError::TooSmall));
     assert_eq!(p, Params::default(), "a refused value changes nothing");
     assert_eq!(p.set(Param::FastTout, 5), Ok(()));
@@ -77,7 +167,11 @@ fn params_are_validated() {
     assert_eq!(Param::by_name("hbspan"), Ok(Param::Hbspan));
     assert_eq!(Param::by_name("nope"), Err(ParamError::UnknownName));
     for s in SPECS.iter() {
-        assert!(s.min <= s.default && s.default <= s.max, "{} default in range", s.name);
+        assert!(
+            s.min <= s.default && s.default <= s.max,
+            "{} default in range",
+            s.name
+        );
     }
 }
 
@@ -96,22 +190,54 @@ fn round_robin_skips_unusable_links() {
 #[test]
 fn stripe_blocks_keep_small_packets_whole_and_spread_long_ones() {
     // (segments, most kept whole) -> block
-    for (segs, whole, block) in [(1, 8, 1), (3, 8, 3), (8, 8, 8), (9, 8, 1), (44, 8, 1), (44, 1, 1), (44, 64, 44), (65, 64, 1), (0, 8, 1), (3, 0, 1)] {
-        assert_eq!(stripe_block(segs, whole), block, "{segs} segments, at most {whole} whole");
+    for (segs, whole, block) in [
+        (1, 8, 1),
+        (3, 8, 3),
+        (8, 8, 8),
+        (9, 8, 1),
+        (44, 8, 1),
+        (44, 1, 1),
+        (44, 64, 44),
+        (65, 64, 1),
+        (0, 8, 1),
+        (3, 0, 1),
+    ] {
+        assert_eq!(
+            stripe_block(segs, whole),
+            block,
+            "{segs} segments, at most {whole} whole"
+        );
     }
 }
 
 /// Links of a packet of `segs` frames of 1000 bytes, kept whole if `whole`.
 fn blocks(rr: &mut RoundRobin, usable: u8, segs: u32, whole: bool) -> Vec<usize> {
-    let first = if whole { (segs, segs * 1000) } else { (1, 1000) };
-    (0..segs).map(|i| rr.pick_block(usable, 0xff, (i == 0).then_some(first), 1000).unwrap()).collect()
+    let first = if whole {
+        (segs, segs * 1000)
+    } else {
+        (1, 1000)
+    };
+    (0..segs)
+        .map(|i| {
+            rr.pick_block(usable, 0xff, (i == 0).then_some(first), 1000)
+                .unwrap()
+        })
+        .collect()
 }
 
 #[test]
 fn pick_block_keeps_a_block_on_one_link_and_balances_bytes() {
     let mut rr = RoundRobin::default();
-    assert_eq!(blocks(&mut rr, 0b11, 3, true), [1, 1, 1], "a small packet stays whole");
-    assert_eq!(blocks(&mut rr, 0b11, 3, true), [0, 0, 0], "the next packet takes the other link");
+    assert_eq!(
+        blocks(&mut rr, 0b11, 3, true),
+        [1, 1, 1],
+        "a small packet stays whole"
+    );
+    assert_eq!(
+        blocks(&mut rr, 0b11, 3, true),
+        [0, 0, 0],
+        "the next packet takes the other link"
+    );
     // Spread, one frame at a time: turn by turn, as the paper's.
     assert_eq!(blocks(&mut rr, 0b11, 4, false), [1, 0, 1, 0]);
     // A whole packet of 4 on link 1 leaves it 4000 bytes ahead: the next
@@ -141,7 +267,9 @@ fn a_link_whose_queue_stopped_keeps_its_count() {
     let mut rr = RoundRobin::default();
     assert_eq!(rr.pick_bytes(0b11, 0xff, 64_000), Some(1));
     assert_eq!(rr.pick_bytes(0b11, 0b01, 1000), Some(0));
-    let next: Vec<_> = (0..64).map(|_| rr.pick_bytes(0b11, 0xff, 1000).unwrap()).collect();
+    let next: Vec<_> = (0..64)
+        .map(|_| rr.pick_bytes(0b11, 0xff, 1000).unwrap())
+        .collect();
     assert!(next[..60].iter().all(|&l| l == 0), "{next:?}");
     // No link with room: a stopped one still serves (its qdisc queues).
     assert!(rr.pick_bytes(0b11, 0, 1000).is_some());
@@ -170,10 +298,17 @@ fn by_bytes_the_links_stay_level_within_one_packet() {
     let mut x: u32 = 12345;
     for i in 0..10_000 {
         x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        let len = if i % 3 == 0 { 66 } else { 1514 + (x >> 16) % 64_000 };
+        let len = if i % 3 == 0 {
+            66
+        } else {
+            1514 + (x >> 16) % 64_000
+        };
         let l = rr.pick_bytes(0b011, 0xff, len).unwrap();
         bytes[l] += len as u64;
-        assert!(bytes[0].abs_diff(bytes[1]) <= 66_000, "after {i}: {bytes:?}");
+        assert!(
+            bytes[0].abs_diff(bytes[1]) <= 66_000,
+            "after {i}: {bytes:?}"
+        );
     }
     // Turn by turn, the same packets would leave the links far apart.
     let mut rr2 = RoundRobin::default();
@@ -192,7 +327,9 @@ fn by_bytes_a_link_back_in_use_is_not_given_its_absence() {
         rr.pick_bytes(0b001, 0xff, 64_000);
     }
     // Link 1 returns: the two alternate, link 1 is not sent 6.4 MB first.
-    let picks: Vec<_> = (0..6).map(|_| rr.pick_bytes(0b011, 0xff, 64_000).unwrap()).collect();
+    let picks: Vec<_> = (0..6)
+        .map(|_| rr.pick_bytes(0b011, 0xff, 64_000).unwrap())
+        .collect();
     assert_eq!(picks.iter().filter(|&&l| l == 1).count(), 3, "{picks:?}");
     assert_eq!(rr.pick_bytes(0, 0xff, 1), None);
 }
@@ -230,12 +367,20 @@ fn a_full_table_takes_newcomers_in_place_of_unheard_or_silent_peers() {
         t.touch(i, Instant(20 + i as u64), true);
         assert!(t.is_known(i));
     }
-    assert_eq!(t.victim(Instant(50), idle), None, "a table of live peers refuses");
+    assert_eq!(
+        t.victim(Instant(50), idle),
+        None,
+        "a table of live peers refuses"
+    );
     // Slot 1 falls silent; the others go on.
     for i in [0, 2, 3] {
         t.touch(i, Instant(200), true);
     }
-    assert_eq!(t.victim(Instant(250), idle), Some(1), "silent for the idle limit");
+    assert_eq!(
+        t.victim(Instant(250), idle),
+        Some(1),
+        "silent for the idle limit"
+    );
     assert_eq!(t.remove(1), Some(1));
     assert_eq!(t.lookup(&mac(1)), None);
     assert_eq!(t.insert(&mac(9), Instant(250), 9), Ok(1));
@@ -258,7 +403,11 @@ fn silent_peers_age_out_oldest_first() {
     assert_eq!(t.aged(Instant(500), age), None);
     assert_eq!(t.aged(Instant(1005), age), Some(0), "slot 0, heard at 0");
     t.remove(0);
-    assert_eq!(t.aged(Instant(1015), age), Some(1), "then the unheard one, heard at 10");
+    assert_eq!(
+        t.aged(Instant(1015), age),
+        Some(1),
+        "then the unheard one, heard at 10"
+    );
     t.remove(1);
     assert_eq!(t.aged(Instant(1015), age), None, "slot 2 heard at 20");
     assert_eq!(t.aged(Instant(1020), age), Some(2));
@@ -286,26 +435,49 @@ fn slot_queue_is_fifo_and_bounded() {
     assert!(!q.push(8), "full");
     assert_eq!(q.pop(), Some(5));
     assert!(q.push(8));
-    assert_eq!((q.pop(), q.pop(), q.pop(), q.pop()), (Some(6), Some(7), Some(8), None));
+    assert_eq!(
+        (q.pop(), q.pop(), q.pop(), q.pop()),
+        (Some(6), Some(7), Some(8), None)
+    );
 }
 
 #[test]
 fn a_one_switch_header_carries_the_origin_before_the_seal() {
-    let h = Header { kind: Kind::Data, protocol: 0x0800, seq: Seq(9) };
-    let origin = Origin { mac: [2, 0, 0, 0, 0, 7], link: 1 };
+    let h = Header {
+        kind: Kind::Data,
+        protocol: 0x0800,
+        seq: Seq(9),
+    };
+    let origin = Origin {
+        mac: [2, 0, 0, 0, 0, 7],
+        link: 1,
+    };
     let mut b = [0xffu8; MAX_HEADER_LEN];
     assert_eq!(h.encode_full(Some(&origin), None, &mut b), 16);
     assert_eq!(&b[..16], &[3, 1, 8, 0, 0, 0, 0, 9, 2, 0, 0, 0, 0, 7, 1, 0]);
     let d = Header::decode_full(&b[..16]).unwrap();
-    assert_eq!((d.header, d.origin, d.seal, d.len), (h, Some(origin), None, 16));
-    assert_eq!(Header::decode(&b[..16]), Err(DecodeError::Version(3)), "two-switch decoding refuses it");
+    assert_eq!(
+        (d.header, d.origin, d.seal, d.len),
+        (h, Some(origin), None, 16)
+    );
+    assert_eq!(
+        Header::decode(&b[..16]),
+        Err(DecodeError::Version(3)),
+        "two-switch decoding refuses it"
+    );
     assert_eq!(Header::decode_full(&b[..15]), Err(DecodeError::Short));
     // Sealed: origin, then epoch and tag.
-    assert_eq!(h.encode_full(Some(&origin), Some(0x0102_0304_0506_0708), &mut b), 32);
+    assert_eq!(
+        h.encode_full(Some(&origin), Some(0x0102_0304_0506_0708), &mut b),
+        32
+    );
     assert_eq!(b[0], 4);
     assert_eq!(&b[16..24], &[1, 2, 3, 4, 5, 6, 7, 8]);
     let d = Header::decode_full(&b).unwrap();
-    assert_eq!((d.origin, d.seal.map(|s| s.epoch), d.len), (Some(origin), Some(0x0102_0304_0506_0708), 32));
+    assert_eq!(
+        (d.origin, d.seal.map(|s| s.epoch), d.len),
+        (Some(origin), Some(0x0102_0304_0506_0708), 32)
+    );
     assert_eq!(header_len_for(true, true), 32);
     assert_eq!(header_len_for(false, true), 16);
     assert_eq!(header_len_for(true, false), 24);
@@ -329,7 +501,10 @@ fn short_frames_after_a_long_one_do_not_leave_a_link_silent() {
             let mut last = [0u64; 2];
             let mut silent = 0;
             for round in 0..20u64 {
-                for (i, len) in std::iter::once(1442).chain(std::iter::repeat_n(58, 24)).enumerate() {
+                for (i, len) in std::iter::once(1442)
+                    .chain(std::iter::repeat_n(58, 24))
+                    .enumerate()
+                {
                     let t = (round * 25 + i as u64) * gap;
                     if use_clock {
                         rr.at(Instant(t * 1_000_000), idle);
@@ -340,7 +515,10 @@ fn short_frames_after_a_long_one_do_not_leave_a_link_silent() {
                 }
             }
             if use_clock {
-                assert!(silent <= budget, "gap {gap} ms: a link silent for {silent} ms, over {budget}");
+                assert!(
+                    silent <= budget,
+                    "gap {gap} ms: a link silent for {silent} ms, over {budget}"
+                );
             } else if gap >= 10 {
                 assert!(silent >= 200, "without the clock: {silent} ms");
             }

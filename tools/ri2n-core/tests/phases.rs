@@ -9,9 +9,30 @@ use ri2n_core::phases::{Phases, Tick, PHASES};
 #[test]
 fn without_peers_the_timer_wakes_once_per_hbspan() {
     let mut p = Phases::default();
-    assert_eq!(p.tick(), Tick { first: 0, count: 1, wait: PHASES });
-    assert_eq!(p.tick(), Tick { first: 1, count: PHASES, wait: PHASES });
-    assert_eq!(p.tick(), Tick { first: 1, count: PHASES, wait: PHASES });
+    assert_eq!(
+        p.tick(),
+        Tick {
+            first: 0,
+            count: 1,
+            wait: PHASES
+        }
+    );
+    assert_eq!(
+        p.tick(),
+        Tick {
+            first: 1,
+            count: PHASES,
+            wait: PHASES
+        }
+    );
+    assert_eq!(
+        p.tick(),
+        Tick {
+            first: 1,
+            count: PHASES,
+            wait: PHASES
+        }
+    );
 }
 
 #[test]
@@ -19,10 +40,31 @@ fn one_peer_is_served_once_per_hbspan_in_its_phase() {
     let mut p = Phases::default();
     p.add(5 + 3 * PHASES);
     // The first tick (phase 0) finds it 5 phases on.
-    assert_eq!(p.tick(), Tick { first: 0, count: 1, wait: 5 });
+    assert_eq!(
+        p.tick(),
+        Tick {
+            first: 0,
+            count: 1,
+            wait: 5
+        }
+    );
     // Then it wakes for phase 5 and serves 1..=5, and sleeps a whole span.
-    assert_eq!(p.tick(), Tick { first: 1, count: 5, wait: PHASES });
-    assert_eq!(p.tick(), Tick { first: 6, count: PHASES, wait: PHASES });
+    assert_eq!(
+        p.tick(),
+        Tick {
+            first: 1,
+            count: 5,
+            wait: PHASES
+        }
+    );
+    assert_eq!(
+        p.tick(),
+        Tick {
+            first: 6,
+            count: PHASES,
+            wait: PHASES
+        }
+    );
     p.remove(5 + 3 * PHASES);
     assert!(!p.has(5));
 }
@@ -34,7 +76,14 @@ fn a_full_table_ticks_every_phase() {
         p.add(s);
     }
     for i in 0..3 * PHASES {
-        assert_eq!(p.tick(), Tick { first: i % PHASES, count: 1, wait: 1 });
+        assert_eq!(
+            p.tick(),
+            Tick {
+                first: i % PHASES,
+                count: 1,
+                wait: 1
+            }
+        );
     }
     p.clear();
     assert!((0..PHASES).all(|ph| !p.has(ph)));

@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 use ri2n_core::dedup::{Dedup, DEDUP_BITS};
 use ri2n_core::header::Header;
-use ri2n_core::params::{Param, Params};
 use ri2n_core::heap::{table, Buf, HeapBufs};
+use ri2n_core::params::{Param, Params};
 use ri2n_core::rx::PeerRx;
 use ri2n_core::seq::Seq;
 use ri2n_core::time::Instant;
@@ -24,8 +24,18 @@ struct Pkt {
 
 fn traffic(links: usize) -> impl Strategy<Value = Vec<Pkt>> {
     prop::collection::vec(
-        (0..links, prop::bool::weighted(0.1), 0u64..300, prop_oneof![3 => 0u64..500, 1 => 0u64..40_000])
-            .prop_map(|(link, lost, gap_us, jitter_us)| Pkt { link, lost, gap_us, jitter_us }),
+        (
+            0..links,
+            prop::bool::weighted(0.1),
+            0u64..300,
+            prop_oneof![3 => 0u64..500, 1 => 0u64..40_000],
+        )
+            .prop_map(|(link, lost, gap_us, jitter_us)| Pkt {
+                link,
+                lost,
+                gap_us,
+                jitter_us,
+            }),
         1..400,
     )
 }
@@ -63,7 +73,14 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params, strict: bool) -> Outc
     // lock too when the window would take them (no replay to count).
     rx.window.set_strict(strict);
     let mut bufs = HeapBufs::default();
-    let mut out = Outcome { delivered: Vec::new(), arrival: HashMap::new(), rx: PeerRx::default(), max_held: 0, prefix_late: 0, unpooled: 0 };
+    let mut out = Outcome {
+        delivered: Vec::new(),
+        arrival: HashMap::new(),
+        rx: PeerRx::default(),
+        max_held: 0,
+        prefix_late: 0,
+        unpooled: 0,
+    };
     let mut max_index: Option<u32> = None;
     let first = events.first().map_or(0, |e| e.2);
     let mut prefix_late = 0;
@@ -92,16 +109,40 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params, strict: bool) -> Outc
                 // sweep.
                 out.arrival.insert(i, now_us);
                 let had = rx.window.has_buf();
-                let dup = rx.data_unpooled(link, Seq(start.wrapping_add(i)), i, now, active, p, &mut |x| ups.push(x));
+                let dup = rx.data_unpooled(
+                    link,
+                    Seq(start.wrapping_add(i)),
+                    i,
+                    now,
+                    active,
+                    p,
+                    &mut |x| ups.push(x),
+                );
                 assert_eq!(dup, None, "no duplicates were sent");
-                assert_eq!(rx.window.has_buf(), had, "the window kept its buffer, or needed none");
-                assert_eq!(rx.window.stats.unbuffered, 0, "nothing went up for want of a buffer");
+                assert_eq!(
+                    rx.window.has_buf(),
+                    had,
+                    "the window kept its buffer, or needed none"
+                );
+                assert_eq!(
+                    rx.window.stats.unbuffered, 0,
+                    "nothing went up for want of a buffer"
+                );
                 assert_eq!(rx.window.stats.replays, 0, "a strict window took it");
                 out.unpooled += 1;
             }
             Some((_, link, i)) => {
                 out.arrival.insert(i, now_us);
-                let dup = rx.data(link, Seq(start.wrapping_add(i)), i, now, active, p, &mut bufs, &mut |x| ups.push(x));
+                let dup = rx.data(
+                    link,
+                    Seq(start.wrapping_add(i)),
+                    i,
+                    now,
+                    active,
+                    p,
+                    &mut bufs,
+                    &mut |x| ups.push(x),
+                );
                 assert_eq!(dup, None, "no duplicates were sent");
             }
             None => rx.sweep(now, active, p, &mut bufs, &mut |x| ups.push(x)),
@@ -117,8 +158,16 @@ fn run(links: usize, start: u32, pkts: &[Pkt], p: &Params, strict: bool) -> Outc
             match max_index {
                 Some(m) if i < m => {
                     // Out of order only as a late packet, at its own arrival.
-                    assert_eq!(arrival.map(|a| a.2), Some(i), "packet {i} went up after {m}, not at its arrival");
-                    assert_eq!(rx.window.stats.late, late_before + 1, "packet {i} out of order but not counted late");
+                    assert_eq!(
+                        arrival.map(|a| a.2),
+                        Some(i),
+                        "packet {i} went up after {m}, not at its arrival"
+                    );
+                    assert_eq!(
+                        rx.window.stats.late,
+                        late_before + 1,
+                        "packet {i} out of order but not counted late"
+                    );
                 }
                 _ => max_index = Some(i),
             }
@@ -139,7 +188,14 @@ fn params(fast_ms: u32, maxbuf: u32) -> Params {
 /// taken without the pool.
 #[test]
 fn in_order_traffic_needs_no_pool() {
-    let pkts: Vec<Pkt> = (0..100).map(|_| Pkt { link: 0, lost: false, gap_us: 10, jitter_us: 0 }).collect();
+    let pkts: Vec<Pkt> = (0..100)
+        .map(|_| Pkt {
+            link: 0,
+            lost: false,
+            gap_us: 10,
+            jitter_us: 0,
+        })
+        .collect();
     let o = run(1, 7, &pkts, &Params::default(), false);
     assert_eq!(o.delivered.len(), 100);
     assert_eq!(o.unpooled, 99);
@@ -150,7 +206,14 @@ fn in_order_traffic_needs_no_pool() {
 /// the pool, and all go up in order.
 #[test]
 fn a_window_that_has_a_buffer_holds_without_the_pool() {
-    let pkts: Vec<Pkt> = (0..200).map(|i| Pkt { link: i % 2, lost: false, gap_us: 50, jitter_us: if i % 2 == 1 { 1000 } else { 0 } }).collect();
+    let pkts: Vec<Pkt> = (0..200)
+        .map(|i| Pkt {
+            link: i % 2,
+            lost: false,
+            gap_us: 50,
+            jitter_us: if i % 2 == 1 { 1000 } else { 0 },
+        })
+        .collect();
     let o = run(2, 7, &pkts, &Params::default(), false);
     assert_eq!(o.delivered.len(), 200);
     assert!(o.delivered.windows(2).all(|w| w[0].0 < w[1].0), "in order");
@@ -303,7 +366,11 @@ impl PickBytesBefore {
         if usable == 0 {
             return None;
         }
-        let candidates = if usable & prefer != 0 { usable & prefer } else { usable };
+        let candidates = if usable & prefer != 0 {
+            usable & prefer
+        } else {
+            usable
+        };
         let mut best: Option<usize> = None;
         for k in 1..=8 {
             let l = (self.last as usize + k) % 8;
@@ -318,7 +385,11 @@ impl PickBytesBefore {
         let l = best?;
         self.last = l as u8;
         self.ahead[l] = self.ahead[l].saturating_add(len);
-        let least = (0..8).filter(|&i| usable & (1 << i) != 0).map(|i| self.ahead[i]).min().unwrap_or(0);
+        let least = (0..8)
+            .filter(|&i| usable & (1 << i) != 0)
+            .map(|i| self.ahead[i])
+            .min()
+            .unwrap_or(0);
         for (i, a) in self.ahead.iter_mut().enumerate() {
             if usable & (1 << i) != 0 {
                 *a -= least;
@@ -353,12 +424,31 @@ fn a_strict_window_takes_without_the_pool_only_what_it_would_take() {
     rx.window.set_strict(true);
     let mut bufs = HeapBufs::default();
     let mut ups = Vec::new();
-    assert!(!rx.unpooled(Seq(10), 1), "not started: the locked way starts it");
-    assert_eq!(rx.data(0, Seq(10), 10, Instant(1_000), 0b11, &p, &mut bufs, &mut |x| ups.push(x)), None);
+    assert!(
+        !rx.unpooled(Seq(10), 1),
+        "not started: the locked way starts it"
+    );
+    assert_eq!(
+        rx.data(
+            0,
+            Seq(10),
+            10,
+            Instant(1_000),
+            0b11,
+            &p,
+            &mut bufs,
+            &mut |x| ups.push(x)
+        ),
+        None
+    );
     assert!(rx.unpooled(Seq(11), 1), "the next number");
     assert!(!rx.unpooled(Seq(10), 1), "a replay of the last");
     assert!(!rx.unpooled(Seq(12), 1), "ahead, with no buffer: the pool");
-    assert_eq!(rx.data_unpooled(0, Seq(11), 11, Instant(2_000), 0b11, &p, &mut |x| ups.push(x)), None);
+    assert_eq!(
+        rx.data_unpooled(0, Seq(11), 11, Instant(2_000), 0b11, &p, &mut |x| ups
+            .push(x)),
+        None
+    );
     assert!(!rx.unpooled(Seq(11), 1), "a replay of what it just took");
     assert_eq!(rx.window.stats.replays, 0);
     assert_eq!(ups, vec![10, 11]);

@@ -37,7 +37,12 @@ struct Rx {
 
 impl Rx {
     fn new(links: usize) -> Rx {
-        Rx { rx: PeerRx::default(), bufs: HeapBufs::default(), p: Params::default(), active: ((1u16 << links) - 1) as u8 }
+        Rx {
+            rx: PeerRx::default(),
+            bufs: HeapBufs::default(),
+            p: Params::default(),
+            active: ((1u16 << links) - 1) as u8,
+        }
     }
 
     /// Run `first..first+n` arrives on `link` at `t_ms`; returns the
@@ -45,20 +50,37 @@ impl Rx {
     fn arrive(&mut self, link: usize, first: u32, n: u32, t_ms: u64) -> Vec<u32> {
         let mut up = Vec::new();
         let r = Run { first, n };
-        let dup = self.rx.data(link, Seq(first), r, Instant(t_ms * MS), self.active, &self.p, &mut self.bufs, &mut |x| up.push(x));
+        let dup = self.rx.data(
+            link,
+            Seq(first),
+            r,
+            Instant(t_ms * MS),
+            self.active,
+            &self.p,
+            &mut self.bufs,
+            &mut |x| up.push(x),
+        );
         assert!(dup.is_none(), "{r:?} dropped as a duplicate");
         numbers(&up)
     }
 
     fn sweep(&mut self, t_ms: u64) -> Vec<u32> {
         let mut up = Vec::new();
-        self.rx.sweep(Instant(t_ms * MS), self.active, &self.p, &mut self.bufs, &mut |x| up.push(x));
+        self.rx.sweep(
+            Instant(t_ms * MS),
+            self.active,
+            &self.p,
+            &mut self.bufs,
+            &mut |x| up.push(x),
+        );
         numbers(&up)
     }
 }
 
 fn numbers(runs: &[Run]) -> Vec<u32> {
-    runs.iter().flat_map(|r| (0..r.n).map(move |k| r.first.wrapping_add(k))).collect()
+    runs.iter()
+        .flat_map(|r| (0..r.n).map(move |k| r.first.wrapping_add(k)))
+        .collect()
 }
 
 #[test]
@@ -87,7 +109,11 @@ fn the_loss_rule_takes_a_runs_last_number_as_passed() {
     // 0..3 on link 0, 4..7 lost on link 1, 8..11 on link 0, 12..15 on link 1.
     let mut r = Rx::new(2);
     assert_eq!(r.arrive(0, 0, 4, 0), [0, 1, 2, 3]);
-    assert_eq!(r.arrive(0, 8, 4, 0), [] as [u32; 0], "link 1 may still bring 4..7");
+    assert_eq!(
+        r.arrive(0, 8, 4, 0),
+        [] as [u32; 0],
+        "link 1 may still bring 4..7"
+    );
     // Link 1 passed 15 and link 0 passed 11: 4..7 are lost.
     assert_eq!(r.arrive(1, 12, 4, 1), (8..16).collect::<Vec<_>>());
     assert_eq!(r.rx.window.stats.gaps, 4);
@@ -164,8 +190,22 @@ struct Gso {
 
 fn gso_traffic() -> impl Strategy<Value = Vec<Gso>> {
     prop::collection::vec(
-        (0usize..4, 1u32..=45, prop::bool::weighted(0.08), 0u64..300, prop_oneof![3 => 0u64..500, 1 => 0u64..40_000], any::<bool>())
-            .prop_map(|(link, segs, lost, gap_us, jitter_us, merge)| Gso { link, segs, lost, gap_us, jitter_us, merge }),
+        (
+            0usize..4,
+            1u32..=45,
+            prop::bool::weighted(0.08),
+            0u64..300,
+            prop_oneof![3 => 0u64..500, 1 => 0u64..40_000],
+            any::<bool>(),
+        )
+            .prop_map(|(link, segs, lost, gap_us, jitter_us, merge)| Gso {
+                link,
+                segs,
+                lost,
+                gap_us,
+                jitter_us,
+                merge,
+            }),
         1..200,
     )
 }
@@ -192,13 +232,20 @@ fn run(links: usize, start: u32, pkts: &[Gso], p: &Params, strict: bool) -> Outc
         send += k.gap_us;
         let t = (send + 100 + k.jitter_us).max(link_last[l]);
         link_last[l] = t;
-        let r = Run { first: next, n: k.segs };
+        let r = Run {
+            first: next,
+            n: k.segs,
+        };
         next = next.wrapping_add(k.segs);
         if k.lost {
             continue;
         }
         match per_link[l].last_mut() {
-            Some((_, prev)) if k.merge && prev.first.wrapping_add(prev.n) == r.first && prev.n + r.n <= MAX_SPAN => {
+            Some((_, prev))
+                if k.merge
+                    && prev.first.wrapping_add(prev.n) == r.first
+                    && prev.n + r.n <= MAX_SPAN =>
+            {
                 // Merged: arrives with the first part (GRO holds nothing
                 // across the napi poll that the model collapses to one instant).
                 prev.n += r.n;
@@ -206,8 +253,11 @@ fn run(links: usize, start: u32, pkts: &[Gso], p: &Params, strict: bool) -> Outc
             _ => per_link[l].push((t, r)),
         }
     }
-    let mut events: Vec<(u64, usize, Run)> =
-        per_link.iter().enumerate().flat_map(|(l, v)| v.iter().map(move |&(t, r)| (t, l, r))).collect();
+    let mut events: Vec<(u64, usize, Run)> = per_link
+        .iter()
+        .enumerate()
+        .flat_map(|(l, v)| v.iter().map(move |&(t, r)| (t, l, r)))
+        .collect();
     events.sort_by_key(|&(t, l, r)| (t, l, r.first.wrapping_sub(start)));
 
     let active = ((1u16 << links) - 1) as u8;
@@ -215,7 +265,11 @@ fn run(links: usize, start: u32, pkts: &[Gso], p: &Params, strict: bool) -> Outc
     let mut rx: PeerRx<Run, Buf<Run>> = PeerRx::default();
     rx.window.set_strict(strict);
     let mut bufs = HeapBufs::default();
-    let mut out = Outcome { up: Vec::new(), arrived: HashSet::new(), rx: PeerRx::default() };
+    let mut out = Outcome {
+        up: Vec::new(),
+        arrived: HashSet::new(),
+        rx: PeerRx::default(),
+    };
     let mut ev = events.into_iter().peekable();
     let mut now_prev = Instant(0);
     loop {
@@ -235,7 +289,9 @@ fn run(links: usize, start: u32, pkts: &[Gso], p: &Params, strict: bool) -> Outc
         match arrival {
             Some((_, l, r)) => {
                 out.arrived.extend(numbers(&[r]));
-                let dup = rx.data(l, Seq(r.first), r, now, active, p, &mut bufs, &mut |x| ups.push(x));
+                let dup = rx.data(l, Seq(r.first), r, now, active, p, &mut bufs, &mut |x| {
+                    ups.push(x)
+                });
                 assert_eq!(dup, None, "no duplicates were sent");
             }
             None => rx.sweep(now, active, p, &mut bufs, &mut |x| ups.push(x)),
@@ -366,7 +422,16 @@ fn a_strict_window_refuses_a_run_that_repeats_any_of_its_numbers() {
     r.rx.window.set_strict(true);
     let data = |r: &mut Rx, first: u32, n: u32| {
         let mut up = Vec::new();
-        let refused = r.rx.data(0, Seq(first), Run { first, n }, Instant(0), r.active, &r.p, &mut r.bufs, &mut |x| up.push(x));
+        let refused = r.rx.data(
+            0,
+            Seq(first),
+            Run { first, n },
+            Instant(0),
+            r.active,
+            &r.p,
+            &mut r.bufs,
+            &mut |x| up.push(x),
+        );
         (refused.is_some(), numbers(&up))
     };
     assert_eq!(data(&mut r, 0, 4), (false, vec![0, 1, 2, 3]));
@@ -374,7 +439,11 @@ fn a_strict_window_refuses_a_run_that_repeats_any_of_its_numbers() {
     // 10..14 held; a run reaching into it, or starting inside it, is refused.
     assert_eq!(data(&mut r, 10, 5), (false, vec![]));
     assert_eq!(data(&mut r, 8, 3), (true, vec![]), "10 is held");
-    assert_eq!(data(&mut r, 12, 1), (true, vec![]), "12 is held, inside a run");
+    assert_eq!(
+        data(&mut r, 12, 1),
+        (true, vec![]),
+        "12 is held, inside a run"
+    );
     assert_eq!(data(&mut r, 15, 2), (false, vec![]));
     assert_eq!(r.rx.window.stats.replays, 3);
     // 4..9 come: everything goes up once.
@@ -401,11 +470,28 @@ fn of_two_packets_starting_at_one_number_the_longer_run_stays() {
     r.arrive(0, 0, 1, 0);
     let mut up = Vec::new();
     let mut arrive = |r: &mut Rx, first, n| {
-        r.rx.data(1, Seq(first), Run { first, n }, Instant(0), r.active, &r.p, &mut r.bufs, &mut |x| up.push(x))
+        r.rx.data(
+            1,
+            Seq(first),
+            Run { first, n },
+            Instant(0),
+            r.active,
+            &r.p,
+            &mut r.bufs,
+            &mut |x| up.push(x),
+        )
     };
     assert_eq!(arrive(&mut r, 5, 2), None);
-    assert_eq!(arrive(&mut r, 5, 4), Some(Run { first: 5, n: 2 }), "the shorter one goes");
-    assert_eq!(arrive(&mut r, 5, 3), Some(Run { first: 5, n: 3 }), "a shorter one is the duplicate");
+    assert_eq!(
+        arrive(&mut r, 5, 4),
+        Some(Run { first: 5, n: 2 }),
+        "the shorter one goes"
+    );
+    assert_eq!(
+        arrive(&mut r, 5, 3),
+        Some(Run { first: 5, n: 3 }),
+        "a shorter one is the duplicate"
+    );
     assert_eq!(r.arrive(0, 1, 4, 0), [1, 2, 3, 4, 5, 6, 7, 8]);
 }
 

@@ -64,7 +64,10 @@ struct Node {
 
 impl Node {
     fn new(p: Params) -> Node {
-        let peer = Peer::<u32, Buf<u32>> { det: Detector::new(2, Instant(0)), ..Default::default() };
+        let peer = Peer::<u32, Buf<u32>> {
+            det: Detector::new(2, Instant(0)),
+            ..Default::default()
+        };
         Node {
             peer,
             bufs: HeapBufs::default(),
@@ -103,7 +106,9 @@ impl Node {
     /// What was sent reaches the detector (`PeerTx::fold`).
     fn fold(&mut self) {
         for l in 0..2 {
-            self.peer.det.sent_n(l, core::mem::take(&mut self.unfolded[l]));
+            self.peer
+                .det
+                .sent_n(l, core::mem::take(&mut self.unfolded[l]));
         }
     }
 
@@ -119,7 +124,16 @@ impl Node {
         self.failed_at = self.failed_at.or((tr.failed != 0).then_some(t));
         let active = self.peer.det.active();
         let up = &mut self.up;
-        let dup = self.peer.rx.data(link, Seq(seq), seq, t, active, &p, &mut self.bufs, &mut |x| up.push(x));
+        let dup = self.peer.rx.data(
+            link,
+            Seq(seq),
+            seq,
+            t,
+            active,
+            &p,
+            &mut self.bufs,
+            &mut |x| up.push(x),
+        );
         assert!(dup.is_none());
         self.pull(t);
     }
@@ -134,7 +148,11 @@ impl Node {
         let p = self.p;
         // It echoes everything we sent before (no loss on a live link).
         let echo = self.peer.det.counts(link).unwrap();
-        let counts = Counts { tx: self.peer_sent[link], echo_tx: echo.tx, echo_rx: self.peer_got[link] };
+        let counts = Counts {
+            tx: self.peer_sent[link],
+            echo_tx: echo.tx,
+            echo_rx: self.peer_got[link],
+        };
         self.peer.det.report(link, counts, t, &p);
         self.peer.det.heartbeat(link, t, link, 0, &p);
         self.pull(t);
@@ -148,7 +166,9 @@ impl Node {
         self.fold();
         let every = loss_probe_every(0);
         let was_probing = self.peer.det.probing();
-        let ask = self.peer.det.probe_due(t, BOTH, &p) | self.peer.det.retry_due(t, BOTH, &p) | self.peer.det.report_due_every(t, BOTH, &p, every);
+        let ask = self.peer.det.probe_due(t, BOTH, &p)
+            | self.peer.det.retry_due(t, BOTH, &p)
+            | self.peer.det.report_due_every(t, BOTH, &p, every);
         if !was_probing && self.peer.det.probing() {
             self.rounds.push(t);
         }
@@ -166,10 +186,24 @@ impl Node {
         }
         let active = self.peer.det.active();
         let up = &mut self.up;
-        self.peer.rx.sweep(t, active, &p, &mut self.bufs, &mut |x| up.push(x));
-        let next = self.peer.next_due(t, BOTH, &p, every).map_or(t.plus(SWEEP_MAX), |d| d.min(t.plus(SWEEP_MAX)));
+        self.peer
+            .rx
+            .sweep(t, active, &p, &mut self.bufs, &mut |x| up.push(x));
+        let next = self
+            .peer
+            .next_due(t, BOTH, &p, every)
+            .map_or(t.plus(SWEEP_MAX), |d| d.min(t.plus(SWEEP_MAX)));
         self.sweep_at = next.max(t.plus(period(&p)));
-        assert!(!due_at(&self.peer.det, self.peer.rx.window.deadline(t, p.fast_tout()), t, &p), "work left at {} µs", t.0 / US);
+        assert!(
+            !due_at(
+                &self.peer.det,
+                self.peer.rx.window.deadline(t, p.fast_tout()),
+                t,
+                &p
+            ),
+            "work left at {} µs",
+            t.0 / US
+        );
     }
 }
 
@@ -178,7 +212,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> u32 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) as u32
     }
 }
@@ -232,11 +269,21 @@ fn ping_pong(node: &mut Node, from: u64, until: u64, rng: &mut Lcg, cut: Option<
         }
         if node.sweep_at <= now {
             if let Some(d) = due_since {
-                assert!(now.since(d) <= period(&p), "due at {} µs, swept at {} µs", d.0 / US, t / US);
+                assert!(
+                    now.since(d) <= period(&p),
+                    "due at {} µs, swept at {} µs",
+                    d.0 / US,
+                    t / US
+                );
             }
             node.sweep(now);
             due_since = None;
-        } else if due_at(&node.peer.det, node.peer.rx.window.deadline(now, p.fast_tout()), now, &p) {
+        } else if due_at(
+            &node.peer.det,
+            node.peer.rx.window.deadline(now, p.fast_tout()),
+            now,
+            &p,
+        ) {
             due_since.get_or_insert(now);
         } else {
             due_since = None;
@@ -252,10 +299,21 @@ fn ping_pong_needs_the_sweep_a_tenth_as_often_and_nothing_waits_longer() {
     let mut rng = Lcg(1);
     ping_pong(&mut node, 0, 1000 * MS, &mut rng, None);
     // The periodic sweep ran 1000 ms / 5 ms = 200 times a second.
-    eprintln!("{} sweeps in a second of ping-pong, {} packets up", node.sweeps, node.up.len());
-    assert!(node.sweeps <= 25, "{} sweeps in a second of ping-pong", node.sweeps);
+    eprintln!(
+        "{} sweeps in a second of ping-pong, {} packets up",
+        node.sweeps,
+        node.up.len()
+    );
+    assert!(
+        node.sweeps <= 25,
+        "{} sweeps in a second of ping-pong",
+        node.sweeps
+    );
     assert!(node.up.len() > 700, "{} packets up", node.up.len());
-    assert!(node.rounds.is_empty() && node.failed_at.is_none(), "a healthy link probed or failed");
+    assert!(
+        node.rounds.is_empty() && node.failed_at.is_none(),
+        "a healthy link probed or failed"
+    );
 }
 
 #[test]
@@ -264,18 +322,39 @@ fn a_link_that_falls_silent_is_probed_at_slow_tout_and_failed_a_round_later() {
     let mut node = Node::new(p);
     let mut rng = Lcg(7);
     // L1 dead from 600 ms to 1200 ms (both ways), then healed.
-    ping_pong(&mut node, 0, 2000 * MS, &mut rng, Some((600 * MS, 1200 * MS)));
+    ping_pong(
+        &mut node,
+        0,
+        2000 * MS,
+        &mut rng,
+        Some((600 * MS, 1200 * MS)),
+    );
     let last_rx = 600 * MS;
     let first = node.rounds.first().expect("no probe round");
     // Its last frame came just before 600 ms: silent for SLOW_TOUT at 700.
     let silent = last_rx + p.slow_tout().0;
-    assert!(first.0 >= silent - 3 * MS && first.0 <= silent + period(&p).0, "round at {} ms", first.0 / MS);
+    assert!(
+        first.0 >= silent - 3 * MS && first.0 <= silent + period(&p).0,
+        "round at {} ms",
+        first.0 / MS
+    );
     let failed = node.failed_at.expect("never failed").0;
-    assert!(failed <= first.0 + p.fast_tout().0 + period(&p).0, "failed at {} ms", failed / MS);
+    assert!(
+        failed <= first.0 + p.fast_tout().0 + period(&p).0,
+        "failed at {} ms",
+        failed / MS
+    );
     // Back by a retry within HBSPAN / 8 of the heal (and its answer).
     assert!(!node.peer.det.endpoints[1].failed, "L1 still failed at 2 s");
-    eprintln!("{} sweeps in 2 s, round at {:?} failed at {:?}", node.sweeps, node.rounds, node.failed_at);
-    assert!(node.sweeps < 2 * 60, "{} sweeps in 2 s with a failure", node.sweeps);
+    eprintln!(
+        "{} sweeps in 2 s, round at {:?} failed at {:?}",
+        node.sweeps, node.rounds, node.failed_at
+    );
+    assert!(
+        node.sweeps < 2 * 60,
+        "{} sweeps in 2 s with a failure",
+        node.sweeps
+    );
 }
 
 proptest! {

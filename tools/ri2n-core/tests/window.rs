@@ -21,7 +21,10 @@ fn fig6_loss_detected_when_every_nic_has_passed_it() {
     assert_eq!(r.arrive(NIC2, 105, 0), [] as [u32; 0]);
     // NIC1 passed 103 too: it is lost; no FAST_TOUT wait.
     assert_eq!(r.arrive(NIC1, 106, 1), [104, 105, 106]);
-    assert_eq!(r.rx.window.stats.loss, 2, "104 and 105 released by loss detection");
+    assert_eq!(
+        r.rx.window.stats.loss, 2,
+        "104 and 105 released by loss detection"
+    );
     assert_eq!(r.rx.window.stats.gaps, 1, "103 given up");
     assert_eq!(r.rx.window.stats.timeout, 0);
     assert_eq!(r.held(), 0);
@@ -34,8 +37,16 @@ fn fig6_tail_loss_needs_fast_tout() {
     let mut r = Rx::new(2);
     assert_eq!(r.arrive(NIC1, 103, 0), [103]);
     assert_eq!(r.arrive(NIC2, 104, 0), [104]);
-    assert_eq!(r.arrive(NIC2, 107, 1), [] as [u32; 0], "NIC1 has not passed 105");
-    assert_eq!(r.sweep(20), [] as [u32; 0], "19 ms after arrival: still held");
+    assert_eq!(
+        r.arrive(NIC2, 107, 1),
+        [] as [u32; 0],
+        "NIC1 has not passed 105"
+    );
+    assert_eq!(
+        r.sweep(20),
+        [] as [u32; 0],
+        "19 ms after arrival: still held"
+    );
     assert_eq!(r.sweep(21), [107], "FAST_TOUT (20 ms) after arrival");
     assert_eq!(r.rx.window.stats.timeout, 1);
     assert_eq!(r.rx.window.stats.gaps, 2, "105 and 106 given up");
@@ -75,16 +86,29 @@ fn a_late_packet_tells_whether_the_loss_detector_gave_it_up() {
     // 11 waited FAST_TOUT: a late 11 is a slow link, not a loss-rule error.
     assert_eq!(r.sweep(20), [12]);
     assert_eq!(r.arrive(NIC1, 11, 21), [11]);
-    assert_eq!((r.rx.window.stats.late, r.rx.window.stats.late_loss), (1, 0));
+    assert_eq!(
+        (r.rx.window.stats.late, r.rx.window.stats.late_loss),
+        (1, 0)
+    );
     // Both links pass 13: it is lost. If it then arrives anyway (a link that
     // reordered, or one failed while it still carried packets), that is the
     // loss detector's doing, and counted as such, once.
     r.arrive(NIC2, 14, 22);
     assert_eq!(r.arrive(NIC1, 15, 22), [14, 15]);
     assert_eq!(r.arrive(NIC1, 13, 23), [13]);
-    assert_eq!((r.rx.window.stats.late, r.rx.window.stats.late_loss), (2, 1));
-    assert_eq!(r.arrive(NIC2, 13, 23), [13], "a second copy is late, but no longer the detector's");
-    assert_eq!((r.rx.window.stats.late, r.rx.window.stats.late_loss), (3, 1));
+    assert_eq!(
+        (r.rx.window.stats.late, r.rx.window.stats.late_loss),
+        (2, 1)
+    );
+    assert_eq!(
+        r.arrive(NIC2, 13, 23),
+        [13],
+        "a second copy is late, but no longer the detector's"
+    );
+    assert_eq!(
+        (r.rx.window.stats.late, r.rx.window.stats.late_loss),
+        (3, 1)
+    );
 }
 
 #[test]
@@ -129,7 +153,10 @@ fn sequence_numbers_wrap() {
     assert_eq!(r.arrive(NIC1, base, 0), [base]);
     assert_eq!(r.arrive(NIC1, base.wrapping_add(2), 0), [] as [u32; 0]);
     assert_eq!(r.arrive(NIC1, base.wrapping_add(3), 0), [] as [u32; 0]);
-    assert_eq!(r.arrive(NIC2, base.wrapping_add(1), 0), [u32::MAX - 1, u32::MAX, 0]);
+    assert_eq!(
+        r.arrive(NIC2, base.wrapping_add(1), 0),
+        [u32::MAX - 1, u32::MAX, 0]
+    );
     assert_eq!(r.rx.window.next_expected(), Seq(1));
 }
 
@@ -140,7 +167,10 @@ fn a_duplicate_of_a_held_packet_is_dropped() {
     r.arrive(NIC1, 2, 0);
     let mut up = Vec::new();
     let p = r.p;
-    let dup = r.rx.data(NIC2, Seq(2), 2, r.now, 0, &p, &mut r.bufs, &mut |x| up.push(x));
+    let dup =
+        r.rx.data(NIC2, Seq(2), 2, r.now, 0, &p, &mut r.bufs, &mut |x| {
+            up.push(x)
+        });
     assert_eq!(dup, Some(2));
     assert_eq!(r.rx.window.stats.duplicates, 1);
 }
@@ -180,10 +210,21 @@ fn a_link_that_just_left_takes_part_for_fast_tout() {
     // there, or we judged NIC2 failed) while 2 was on its way on it.
     let mut r = Rx::new(2);
     nic2_leaves_after_1(&mut r, 0);
-    assert_eq!(r.arrive(NIC1, 3, 1), [] as [u32; 0], "NIC2 may still bring 2");
+    assert_eq!(
+        r.arrive(NIC1, 3, 1),
+        [] as [u32; 0],
+        "NIC2 may still bring 2"
+    );
     assert_eq!(r.arrive(NIC1, 4, 2), [] as [u32; 0]);
-    assert_eq!(r.arrive(NIC2, 2, 3), [2, 3, 4], "in order, not given up then late");
-    assert_eq!((r.rx.window.stats.loss, r.rx.window.stats.late_loss), (0, 0));
+    assert_eq!(
+        r.arrive(NIC2, 2, 3),
+        [2, 3, 4],
+        "in order, not given up then late"
+    );
+    assert_eq!(
+        (r.rx.window.stats.loss, r.rx.window.stats.late_loss),
+        (0, 0)
+    );
 }
 
 #[test]
@@ -221,7 +262,11 @@ fn a_second_departure_does_not_bring_back_a_link_whose_grace_ran_out() {
     // Nothing calls between (an idle peer): NIC2's grace ran out unseen.
     r.active = 0b001; // the third leaves at 100 ms, its frame 4 on its way
     r.sweep(100);
-    assert_eq!(r.arrive(NIC1, 5, 101), [] as [u32; 0], "the third may still bring 4");
+    assert_eq!(
+        r.arrive(NIC1, 5, 101),
+        [] as [u32; 0],
+        "the third may still bring 4"
+    );
     // 3 was on NIC2, out of use for 99 ms: given up once the third passed it.
     assert_eq!(r.arrive(2, 4, 102), [4, 5]);
     assert_eq!(r.rx.window.stats.loss, 1);
@@ -237,7 +282,16 @@ fn a_link_that_leaves_in_a_heartbeat_takes_part_for_fast_tout() {
     r.arrive(NIC1, 3, 1);
     r.active = 1 << NIC1;
     let (mut up, p) = (Vec::new(), r.p);
-    r.rx.heartbeat(NIC1, Seq(4), 7, Instant(2 * MS), r.active, &p, &mut r.bufs, &mut |x| up.push(x));
+    r.rx.heartbeat(
+        NIC1,
+        Seq(4),
+        7,
+        Instant(2 * MS),
+        r.active,
+        &p,
+        &mut r.bufs,
+        &mut |x| up.push(x),
+    );
     assert!(up.is_empty(), "2 may still come on NIC2");
     assert_eq!(r.arrive(NIC2, 2, 3), [2, 3]);
     assert_eq!(r.rx.window.stats.late_loss, 0);
@@ -249,7 +303,11 @@ fn the_grace_survives_the_millisecond_clock_wrapping() {
     let t0 = (1u64 << 32) - 2; // ms: 2 before the 32-bit clock wraps
     nic2_leaves_after_1(&mut r, t0);
     assert_eq!(r.arrive(NIC1, 3, t0 + 1), [] as [u32; 0]);
-    assert_eq!(r.arrive(NIC1, 4, t0 + 5), [] as [u32; 0], "3 ms after the wrap, within FAST_TOUT");
+    assert_eq!(
+        r.arrive(NIC1, 4, t0 + 5),
+        [] as [u32; 0],
+        "3 ms after the wrap, within FAST_TOUT"
+    );
     assert_eq!(r.arrive(NIC2, 2, t0 + 6), [2, 3, 4]);
 }
 
@@ -263,7 +321,16 @@ fn a_heartbeat_passes_its_link() {
     assert_eq!(r.arrive(NIC2, 5, 0), [] as [u32; 0]);
     let mut up = Vec::new();
     let p = r.p;
-    r.rx.heartbeat(NIC1, Seq(6), 7, r.now, r.active, &p, &mut r.bufs, &mut |x| up.push(x));
+    r.rx.heartbeat(
+        NIC1,
+        Seq(6),
+        7,
+        r.now,
+        r.active,
+        &p,
+        &mut r.bufs,
+        &mut |x| up.push(x),
+    );
     assert_eq!(up, [3, 5], "2 and 4 (on NIC1) are lost");
 }
 
@@ -272,14 +339,36 @@ fn a_new_epoch_resyncs_the_window() {
     let mut r = Rx::new(2);
     let p = r.p;
     let mut up = Vec::new();
-    r.rx.heartbeat(NIC1, Seq(0), 111, r.now, r.active, &p, &mut r.bufs, &mut |x| up.push(x));
+    r.rx.heartbeat(
+        NIC1,
+        Seq(0),
+        111,
+        r.now,
+        r.active,
+        &p,
+        &mut r.bufs,
+        &mut |x| up.push(x),
+    );
     r.arrive(NIC1, 5000, 0);
     r.arrive(NIC1, 5002, 0);
     // The peer reboots: epoch 222, numbering from 0.
-    let e = r.rx.heartbeat(NIC1, Seq(0), 222, r.now, r.active, &p, &mut r.bufs, &mut |x| up.push(x));
+    let e = r.rx.heartbeat(
+        NIC1,
+        Seq(0),
+        222,
+        r.now,
+        r.active,
+        &p,
+        &mut r.bufs,
+        &mut |x| up.push(x),
+    );
     assert_eq!(e, ri2n_core::rx::Epoch::Restarted);
     assert_eq!(up, [5002], "held packets of the old incarnation go up");
-    assert_eq!(r.arrive(NIC1, 0, 1), [0], "the new numbering is in order at once");
+    assert_eq!(
+        r.arrive(NIC1, 0, 1),
+        [0],
+        "the new numbering is in order at once"
+    );
     assert_eq!(r.rx.window.stats.resyncs, 1);
 }
 
@@ -290,11 +379,19 @@ fn a_restart_without_heartbeat_is_recognised_by_a_run_far_behind() {
     r.arrive(NIC2, 1_000_001, 0);
     for s in 0..8u32 {
         let nic = s as usize % 2;
-        assert_eq!(r.arrive(nic, s, 1), [s], "far behind: handed up, never held or dropped");
+        assert_eq!(
+            r.arrive(nic, s, 1),
+            [s],
+            "far behind: handed up, never held or dropped"
+        );
     }
     assert_eq!(r.rx.window.stats.resyncs, 1);
     // The loss marks of the old numbering are gone: NIC2 must pass 8 first.
-    assert_eq!(r.arrive(NIC1, 10, 2), [] as [u32; 0], "resynced: 8 and 9 are missing");
+    assert_eq!(
+        r.arrive(NIC1, 10, 2),
+        [] as [u32; 0],
+        "resynced: 8 and 9 are missing"
+    );
     assert_eq!(r.arrive(NIC2, 8, 2), [8]);
     assert_eq!(r.arrive(NIC2, 9, 2), [9, 10]);
 }
@@ -347,7 +444,10 @@ fn late_loss_is_told_after_the_buffer_went_back() {
     assert_eq!(r.arrive(NIC2, 4, 0), [3, 4], "both links passed 2");
     assert_eq!(r.bufs.out, 0);
     assert_eq!(r.arrive(NIC2, 2, 1), [2]);
-    assert_eq!((r.rx.window.stats.late, r.rx.window.stats.late_loss), (1, 1));
+    assert_eq!(
+        (r.rx.window.stats.late, r.rx.window.stats.late_loss),
+        (1, 1)
+    );
 }
 
 #[test]
@@ -365,7 +465,11 @@ fn a_packet_held_after_the_clock_was_read_has_not_waited() {
     let mut up = Vec::new();
     r.rx.sweep(r.now, r.active, &r.p, &mut r.bufs, &mut |x| up.push(x));
     assert_eq!(up, [] as [u32; 0]);
-    assert!(r.rx.window.deadline(r.now, r.fast_tout()).is_some_and(|d| d.0 >= (9 * MS + MS * 9 / 10) + r.fast_tout().0));
+    assert!(r
+        .rx
+        .window
+        .deadline(r.now, r.fast_tout())
+        .is_some_and(|d| d.0 >= (9 * MS + MS * 9 / 10) + r.fast_tout().0));
     assert_eq!(r.rx.window.stats.timeout, 0);
     assert_eq!(r.arrive(NIC1, 103, 11), [103, 104]);
 }
@@ -396,13 +500,18 @@ fn what_comes_fast_tout_after_the_window_passed_it_is_late() {
             }
             // A merged run counts the numbers the mark had passed, each
             // as a frame of its own would.
-            let each = (0..8).filter(|&i| r.rx.late_frames(Seq(s + i), 1, now, &p) == 1).count() as u32;
+            let each = (0..8)
+                .filter(|&i| r.rx.late_frames(Seq(s + i), 1, now, &p) == 1)
+                .count() as u32;
             assert_eq!(r.rx.late_frames(Seq(s), 8, now, &p), each, "run from {s}");
             slow += 1;
             r.arrive(NIC2, s, t);
         }
     }
-    assert!(late * 2 >= slow && lagging * 2 >= slow, "{late} and {lagging} of {slow}");
+    assert!(
+        late * 2 >= slow && lagging * 2 >= slow,
+        "{late} and {lagging} of {slow}"
+    );
     // Frames 8 ms behind NIC1's: given up when the window filled (MAXBUF
     // 4), but none comes FAST_TOUT after.
     let mut r = Rx::new(2);

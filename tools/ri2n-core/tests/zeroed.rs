@@ -23,7 +23,11 @@ impl Buffers<Buf> for Zeroed {
     fn get(&mut self) -> Option<Buf> {
         // SAFETY: what is under test: `Option<NonNull>` is None when zero,
         // the rest are integers.
-        Some(self.0.pop().unwrap_or_else(|| unsafe { Box::new_zeroed().assume_init() }))
+        Some(
+            self.0
+                .pop()
+                .unwrap_or_else(|| unsafe { Box::new_zeroed().assume_init() }),
+        )
     }
     fn put(&mut self, b: Buf) {
         self.0.push(b);
@@ -35,12 +39,38 @@ fn drive(peer: &mut Peer<Pkt, Buf>) -> Vec<usize> {
     let mut bufs = Zeroed(Vec::new());
     let mut out = Vec::new();
     let rx = &mut peer.rx;
-    for (n, (link, seq)) in [(0, 10u32), (0, 12), (1, 11), (1, 14), (0, 13), (1, 40), (0, 16)].iter().enumerate() {
+    for (n, (link, seq)) in [
+        (0, 10u32),
+        (0, 12),
+        (1, 11),
+        (1, 14),
+        (0, 13),
+        (1, 40),
+        (0, 16),
+    ]
+    .iter()
+    .enumerate()
+    {
         let now = Instant(n as u64 * 5_000_000);
-        rx.data(*link, Seq(*seq), pkt(*seq as usize), now, 0b11, &p, &mut bufs, &mut |x| out.push(x.as_ptr() as usize - 1));
+        rx.data(
+            *link,
+            Seq(*seq),
+            pkt(*seq as usize),
+            now,
+            0b11,
+            &p,
+            &mut bufs,
+            &mut |x| out.push(x.as_ptr() as usize - 1),
+        );
     }
-    rx.sweep(Instant(1_000_000_000), 0b11, &p, &mut bufs, &mut |x| out.push(x.as_ptr() as usize - 1));
-    assert_eq!(bufs.0.len(), 1, "the buffer went back once nothing was held");
+    rx.sweep(Instant(1_000_000_000), 0b11, &p, &mut bufs, &mut |x| {
+        out.push(x.as_ptr() as usize - 1)
+    });
+    assert_eq!(
+        bufs.0.len(),
+        1,
+        "the buffer went back once nothing was held"
+    );
     out
 }
 
@@ -55,5 +85,8 @@ fn a_zeroed_peer_is_a_new_one() {
     assert_eq!(a, b);
     assert_eq!(fresh.rx.window.stats, zeroed.rx.window.stats);
     assert_eq!(a, [10, 11, 12, 13, 14, 16, 40]);
-    assert_eq!((fresh.hb_pending, fresh.hb_probe), (zeroed.hb_pending, zeroed.hb_probe));
+    assert_eq!(
+        (fresh.hb_pending, fresh.hb_probe),
+        (zeroed.hb_pending, zeroed.hb_probe)
+    );
 }

@@ -74,7 +74,11 @@ fn show_cursor() {
 /// quietly, as for other tools.
 fn emit(text: &str) {
     let mut out = std::io::stdout().lock();
-    if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
         exit(0);
     }
 }
@@ -128,7 +132,10 @@ fn parse_args() -> (String, Opts) {
         args: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
-    let num = |v: Option<String>, what: &str| -> u64 { v.and_then(|v| v.parse().ok()).unwrap_or_else(|| die(&format!("{what} needs a number\n{USAGE}"))) };
+    let num = |v: Option<String>, what: &str| -> u64 {
+        v.and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| die(&format!("{what} needs a number\n{USAGE}")))
+    };
     let mut interval_set = false;
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -139,10 +146,22 @@ fn parse_args() -> (String, Opts) {
             }
             "--peer" => o.peer = Some(it.next().unwrap_or_else(|| die(USAGE))),
             "--slave" => o.slave = Some(it.next().unwrap_or_else(|| die(USAGE))),
-            "--state" => o.states = Some(it.next().unwrap_or_else(|| die(USAGE)).split(['|', ',']).map(String::from).collect()),
+            "--state" => {
+                o.states = Some(
+                    it.next()
+                        .unwrap_or_else(|| die(USAGE))
+                        .split(['|', ','])
+                        .map(String::from)
+                        .collect(),
+                )
+            }
             "--initial" => o.initial = true,
             "--count" => o.count = Some(num(it.next(), "--count")),
-            "--timeout" => o.timeout = Some(Duration::from_millis(num(it.next(), "--timeout").saturating_mul(1000))),
+            "--timeout" => {
+                o.timeout = Some(Duration::from_millis(
+                    num(it.next(), "--timeout").saturating_mul(1000),
+                ))
+            }
             "--proc" => o.proc_dir = it.next().unwrap_or_else(|| die(USAGE)),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -165,13 +184,26 @@ fn parse_args() -> (String, Opts) {
 /// The devices to read: `DEV`, or every one there is.
 fn devices(o: &Opts, dev: Option<&str>) -> Vec<String> {
     let Ok(dir) = std::fs::read_dir(&o.proc_dir) else {
-        die(&format!("no ri2n device: {} is missing (is the ri2n module loaded?)", o.proc_dir))
+        die(&format!(
+            "no ri2n device: {} is missing (is the ri2n module loaded?)",
+            o.proc_dir
+        ))
     };
-    let mut names: Vec<String> = dir.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> = dir
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
     match dev {
         Some(d) if names.iter().any(|n| n == d) => vec![d.to_string()],
-        Some(d) => die(&format!("no ri2n device {d} (ri2n devices here: {})", if names.is_empty() { "none".into() } else { names.join(" ") })),
+        Some(d) => die(&format!(
+            "no ri2n device {d} (ri2n devices here: {})",
+            if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(" ")
+            }
+        )),
         None if names.is_empty() => die("no ri2n device (none in this network namespace)"),
         None => names,
     }
@@ -226,19 +258,29 @@ fn age(ms: u64) -> String {
 
 /// Per second, from two readings `dt` apart.
 fn rate(now: u64, before: Option<u64>, dt: f64) -> Option<f64> {
-    before.filter(|_| dt > 0.0).map(|b| now.wrapping_sub(b) as f64 / dt)
+    before
+        .filter(|_| dt > 0.0)
+        .map(|b| now.wrapping_sub(b) as f64 / dt)
 }
 
 /// [`rate`] of a count that wraps at 32 bits (an endpoint's `tx`).
 fn rate32(now: u64, before: Option<u64>, dt: f64) -> Option<f64> {
-    before.filter(|_| dt > 0.0).map(|b| (now as u32).wrapping_sub(b as u32) as f64 / dt)
+    before
+        .filter(|_| dt > 0.0)
+        .map(|b| (now as u32).wrapping_sub(b as u32) as f64 / dt)
 }
 
 /// Counters that are 0 on a healthy device, and what each one points at:
 /// `show` names those that are not.
 const TROUBLE: &[(&str, &str)] = &[
-    ("rx_auth_fail", "tags that failed: a key another node does not have?"),
-    ("rx_replays", "sealed frames replayed or from before a restart"),
+    (
+        "rx_auth_fail",
+        "tags that failed: a key another node does not have?",
+    ),
+    (
+        "rx_replays",
+        "sealed frames replayed or from before a restart",
+    ),
     ("rx_mode_mismatch", "frames of the other one_switch mode"),
     ("tx_queue_full", "packets dropped at a full slave queue"),
     ("tx_loop", "packets that came back to ri2n0"),
@@ -265,47 +307,86 @@ impl Previous {
         }
         for p in &s.peers {
             for e in &p.endpoints {
-                values.insert(format!("{} {} rx", p.mac(), e.str("slave")), e.num("rx") + e.num("hb"));
+                values.insert(
+                    format!("{} {} rx", p.mac(), e.str("slave")),
+                    e.num("rx") + e.num("hb"),
+                );
                 values.insert(format!("{} {} tx", p.mac(), e.str("slave")), e.num("tx"));
             }
         }
-        Previous { clock_ms: s.clock_ms, values }
+        Previous {
+            clock_ms: s.clock_ms,
+            values,
+        }
     }
 }
 
 /// The text of `show` (and of each `watch` frame, with rates).
-fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<String, u64>) -> String {
+fn render(
+    s: &State,
+    paint: &Paint,
+    prev: Option<&Previous>,
+    recent: &HashMap<String, u64>,
+) -> String {
     let mut o = String::new();
-    let dt = prev.map_or(0.0, |p| s.clock_ms.saturating_sub(p.clock_ms) as f64 / 1000.0);
+    let dt = prev.map_or(0.0, |p| {
+        s.clock_ms.saturating_sub(p.clock_ms) as f64 / 1000.0
+    });
     let before = |k: &str| prev.and_then(|p| p.values.get(k).copied());
     let d = &s.device;
     o += &format!("{}: {}\n", paint.bold("device"), paint.bold(s.name()));
-    o += &format!("  mac: {}  mtu: {}  state: {}  epoch: {}\n", d.str("mac"), d.str("mtu"), paint.state(d.str("state")), d.str("epoch"));
-    let params: Vec<String> = s.params.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    o += &format!(
+        "  mac: {}  mtu: {}  state: {}  epoch: {}\n",
+        d.str("mac"),
+        d.str("mtu"),
+        paint.state(d.str("state")),
+        d.str("epoch")
+    );
+    let params: Vec<String> = s
+        .params
+        .pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     o += &format!("  parameters: {}\n", params.join(" "));
     if let Some(a) = &s.auth {
         o += &match a.str("state") {
-            "on" => format!("  keys: on, key id {}, also accepted {}\n", a.str("key_id"), a.str("accept_id")),
+            "on" => format!(
+                "  keys: on, key id {}, also accepted {}\n",
+                a.str("key_id"),
+                a.str("accept_id")
+            ),
             st => format!("  keys: {st}\n"),
         };
     }
     let sm = &s.peers_summary;
     o += &format!(
         "  peers: {} of {}, reorder buffers {} of {}, held {} bytes\n",
-        sm.str("count"), sm.str("capacity"), sm.str("bufs"), sm.str("bufs_max"), sm.str("held_bytes")
+        sm.str("count"),
+        sm.str("capacity"),
+        sm.str("bufs"),
+        sm.str("bufs_max"),
+        sm.str("held_bytes")
     );
     // Older modules have no such keys.
     if sm.get("probing_peers").is_some() && (sm.num("lossy_peers") | sm.num("probing_peers")) != 0 {
         let peers = |n: u64| format!("{n} peer{}", if n == 1 { "" } else { "s" });
         o += &format!(
             "  loss probes: to {}, from {}, asked no faster than every {} ms\n",
-            peers(sm.num("lossy_peers")), peers(sm.num("probing_peers")), 5u64 << sm.num("probe_shift").min(9)
+            peers(sm.num("lossy_peers")),
+            peers(sm.num("probing_peers")),
+            5u64 << sm.num("probe_shift").min(9)
         );
     }
     let c = &s.counters;
     o += &format!(
         "  packets: rx {} tx {}  dropped: rx {} tx {} (no link {})  malformed {}\n",
-        c.num("rx_packets"), c.num("tx_packets"), c.num("rx_dropped"), c.num("tx_dropped"), c.num("tx_no_link"), c.num("rx_malformed")
+        c.num("rx_packets"),
+        c.num("tx_packets"),
+        c.num("rx_dropped"),
+        c.num("tx_dropped"),
+        c.num("tx_no_link"),
+        c.num("rx_malformed")
     );
     for (k, why) in TROUBLE {
         if c.num(k) != 0 {
@@ -316,12 +397,25 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
         let name = sl.str("name");
         let mut line = format!(
             "  {} {} (link {}): carrier {}, changed {} ago, tx {} rx {} packets",
-            paint.bold("slave"), paint.bold(name), sl.str("link"), paint.state(sl.str("carrier")), age(sl.num("changed_ms")),
-            sl.num("tx_packets"), sl.num("rx_packets")
+            paint.bold("slave"),
+            paint.bold(name),
+            sl.str("link"),
+            paint.state(sl.str("carrier")),
+            age(sl.num("changed_ms")),
+            sl.num("tx_packets"),
+            sl.num("rx_packets")
         );
         if let (Some(tx), Some(rx)) = (
-            rate(sl.num("tx_packets"), before(&format!("slave {name} tx_packets")), dt),
-            rate(sl.num("rx_packets"), before(&format!("slave {name} rx_packets")), dt),
+            rate(
+                sl.num("tx_packets"),
+                before(&format!("slave {name} tx_packets")),
+                dt,
+            ),
+            rate(
+                sl.num("rx_packets"),
+                before(&format!("slave {name} rx_packets")),
+                dt,
+            ),
         ) {
             line += &format!(", now tx {tx:.0}/s rx {rx:.0}/s");
         }
@@ -334,7 +428,13 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
     for p in &s.peers {
         let r = &p.rec;
         o += &format!("\n{}: {}\n", paint.bold("peer"), paint.bold(p.mac()));
-        o += &format!("  epoch {}  tx_next {}  rx_next {}  held {}\n", r.str("epoch"), r.str("tx_next"), r.str("rx_next"), r.str("held"));
+        o += &format!(
+            "  epoch {}  tx_next {}  rx_next {}  held {}\n",
+            r.str("epoch"),
+            r.str("tx_next"),
+            r.str("rx_next"),
+            r.str("held")
+        );
         o += &format!(
             "  released: in order {}, timeout {}, loss {}, flushes {}; gaps {}, late {} (after the loss rule {}), restarts {}\n",
             r.num("in_order"), r.num("timeout"), r.num("loss"), r.num("flushes"), r.num("gaps"), r.num("late"), r.num("late_loss"), r.num("restarts")
@@ -343,7 +443,11 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
             let slave = e.str("slave");
             let key = format!("{} {slave}", p.mac());
             let state = paint.state(e.str("state"));
-            let state = if recent.contains_key(&key) { paint.wrap("7", &state) } else { state };
+            let state = if recent.contains_key(&key) {
+                paint.wrap("7", &state)
+            } else {
+                state
+            };
             // Frames that came too late to count: shown once there are any.
             let late = match e.num("late") {
                 0 => String::new(),
@@ -363,7 +467,10 @@ fn render(s: &State, paint: &Paint, prev: Option<&Previous>, recent: &HashMap<St
             if e.num("peer_lossy") != 0 {
                 line += ", the peer has it out of use for loss toward us";
             }
-            if let Some(m) = e.get("peer_slave_mac").filter(|m| *m != "none" && *m != "00:00:00:00:00:00") {
+            if let Some(m) = e
+                .get("peer_slave_mac")
+                .filter(|m| *m != "none" && *m != "00:00:00:00:00:00")
+            {
                 line += &format!(", the peer's slave {m}");
             }
             o += &line;
@@ -397,7 +504,10 @@ fn show(o: &Opts) {
         emit(&to_json(&states));
     } else {
         let paint = Paint(std::io::stdout().is_terminal());
-        let texts: Vec<String> = states.iter().map(|s| render(s, &paint, None, &HashMap::new())).collect();
+        let texts: Vec<String> = states
+            .iter()
+            .map(|s| render(s, &paint, None, &HashMap::new()))
+            .collect();
         emit(&texts.join("\n"));
     }
     if unreadable {
@@ -418,11 +528,17 @@ struct Event {
 fn states_of(s: &State) -> HashMap<String, (String, u64)> {
     let mut m = HashMap::new();
     for sl in &s.slaves {
-        m.insert(format!("slave {} carrier", sl.str("name")), (sl.str("carrier").to_string(), sl.num("changed_ms")));
+        m.insert(
+            format!("slave {} carrier", sl.str("name")),
+            (sl.str("carrier").to_string(), sl.num("changed_ms")),
+        );
     }
     for p in &s.peers {
         for e in &p.endpoints {
-            m.insert(format!("peer {} {}", p.mac(), e.str("slave")), (e.str("state").to_string(), e.num("changed_ms")));
+            m.insert(
+                format!("peer {} {}", p.mac(), e.str("slave")),
+                (e.str("state").to_string(), e.num("changed_ms")),
+            );
         }
     }
     m
@@ -433,12 +549,20 @@ fn states_of(s: &State) -> HashMap<String, (String, u64)> {
 /// reading's.
 fn when(s: &State, prev_ms: u64, changed_ms: u64) -> u64 {
     let t = s.clock_ms.saturating_sub(changed_ms);
-    if t >= prev_ms { t } else { s.clock_ms }
+    if t >= prev_ms {
+        t
+    } else {
+        s.clock_ms
+    }
 }
 
 fn wanted(o: &Opts, key: &str, state: &str) -> bool {
     let mut parts = key.split(' ');
-    let (kind, a, b) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let (kind, a, b) = (
+        parts.next().unwrap_or(""),
+        parts.next().unwrap_or(""),
+        parts.next().unwrap_or(""),
+    );
     if let Some(p) = &o.peer {
         if kind != "peer" || !a.eq_ignore_ascii_case(p) {
             return false;
@@ -450,10 +574,19 @@ fn wanted(o: &Opts, key: &str, state: &str) -> bool {
             return false;
         }
     }
-    o.states.as_ref().is_none_or(|ss| ss.iter().any(|s| s == state))
+    o.states
+        .as_ref()
+        .is_none_or(|ss| ss.iter().any(|s| s == state))
 }
 
-fn diff(o: &Opts, dev: &str, s: &State, before: &HashMap<String, (String, u64)>, prev_ms: u64, first: bool) -> Vec<Event> {
+fn diff(
+    o: &Opts,
+    dev: &str,
+    s: &State,
+    before: &HashMap<String, (String, u64)>,
+    prev_ms: u64,
+    first: bool,
+) -> Vec<Event> {
     let mut out = Vec::new();
     let now = states_of(s);
     let mut keys: Vec<&String> = now.keys().collect();
@@ -461,11 +594,19 @@ fn diff(o: &Opts, dev: &str, s: &State, before: &HashMap<String, (String, u64)>,
     for k in keys {
         let (state, changed) = &now[k];
         let old = before.get(k).map(|v| v.0.as_str());
-        let changed_now = if first { o.initial } else { old != Some(state.as_str()) };
+        let changed_now = if first {
+            o.initial
+        } else {
+            old != Some(state.as_str())
+        };
         if !changed_now || !wanted(o, k, state) {
             continue;
         }
-        let at_ms = if first { s.clock_ms.saturating_sub(*changed) } else { when(s, prev_ms, *changed) };
+        let at_ms = if first {
+            s.clock_ms.saturating_sub(*changed)
+        } else {
+            when(s, prev_ms, *changed)
+        };
         let what = match old {
             Some(old) if !first => format!("{dev} {k} {old} -> {state}"),
             _ => format!("{dev} {k} {state}"),
@@ -516,8 +657,21 @@ fn watch(o: &Opts) {
     while !STOP.load(Ordering::Relaxed) {
         let Some(s) = read(o, &dev) else { gone(&dev) };
         if !first {
-            for e in diff(o, &dev, &s, &before, prev.as_ref().map_or(0, |p| p.clock_ms), false) {
-                let key = e.what.split(' ').skip(2).take(2).collect::<Vec<_>>().join(" ");
+            for e in diff(
+                o,
+                &dev,
+                &s,
+                &before,
+                prev.as_ref().map_or(0, |p| p.clock_ms),
+                false,
+            ) {
+                let key = e
+                    .what
+                    .split(' ')
+                    .skip(2)
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 recent.insert(key, s.clock_ms);
                 log.push(format!("{} {}", clock_text(e.at_ms), e.what));
             }
@@ -525,7 +679,11 @@ fn watch(o: &Opts) {
         recent.retain(|_, t| s.clock_ms.saturating_sub(*t) < 5_000);
         let keep = log.len().saturating_sub(8);
         log.drain(..keep);
-        let mut frame = format!("\x1b[H\x1b[2J{}  (every {} ms; Ctrl-C ends)\n\n", clock_text(s.clock_ms), o.interval.as_millis());
+        let mut frame = format!(
+            "\x1b[H\x1b[2J{}  (every {} ms; Ctrl-C ends)\n\n",
+            clock_text(s.clock_ms),
+            o.interval.as_millis()
+        );
         frame += &render(&s, &paint, prev.as_ref(), &recent);
         frame += &format!("\n{}\n", paint.bold("transitions"));
         for l in &log {
@@ -543,12 +701,20 @@ fn watch(o: &Opts) {
 /// `HH:MM:SS.mmm` UTC of a time in ms since the epoch.
 fn clock_text(ms: u64) -> String {
     let s = ms / 1000;
-    format!("{:02}:{:02}:{:02}.{:03}", s / 3600 % 24, s / 60 % 60, s % 60, ms % 1000)
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        s / 3600 % 24,
+        s / 60 % 60,
+        s % 60,
+        ms % 1000
+    )
 }
 
 fn get(o: &Opts) {
     let a: Vec<&str> = o.args.iter().map(String::as_str).collect();
-    let Some((&dev, what)) = a.split_first() else { die(USAGE) };
+    let Some((&dev, what)) = a.split_first() else {
+        die(USAGE)
+    };
     devices(o, Some(dev));
     let Some(s) = read(o, dev) else { gone(dev) };
     let rec_val = |r: Option<&Record>, k: &str| r.and_then(|r| r.get(k)).map(String::from);
@@ -561,8 +727,23 @@ fn get(o: &Opts) {
         ["slave", sl, k] => rec_val(s.slaves.iter().find(|r| r.get("name") == Some(sl)), k),
         ["peer", mac, k] => rec_val(s.peer(mac).map(|p| &p.rec), k),
         ["endpoint", mac, sl, k] => rec_val(s.peer(mac).and_then(|p| p.endpoint(sl)), k),
-        ["endpoints", mac, k] => s.peer(mac).filter(|p| p.endpoints.iter().any(|e| e.get(k).is_some())).map(|p| p.endpoints.iter().map(|e| e.num(k)).sum::<u64>().to_string()),
-        ["peer-list"] => Some(s.peers.iter().map(|p| p.mac().to_string()).collect::<Vec<_>>().join("\n")),
+        ["endpoints", mac, k] => s
+            .peer(mac)
+            .filter(|p| p.endpoints.iter().any(|e| e.get(k).is_some()))
+            .map(|p| {
+                p.endpoints
+                    .iter()
+                    .map(|e| e.num(k))
+                    .sum::<u64>()
+                    .to_string()
+            }),
+        ["peer-list"] => Some(
+            s.peers
+                .iter()
+                .map(|p| p.mac().to_string())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
         _ => die(USAGE),
     };
     match v {
@@ -575,7 +756,9 @@ fn get(o: &Opts) {
 /// write-only sysfs file, so that it never shows on a command line or in
 /// the process list.
 fn key(o: &Opts) {
-    let [dev, what, src] = o.args.as_slice() else { die(USAGE) };
+    let [dev, what, src] = o.args.as_slice() else {
+        die(USAGE)
+    };
     let attr = match what.as_str() {
         "set" => "key",
         "accept" => "key_accept",

@@ -24,7 +24,10 @@ pub struct Record {
 impl Record {
     /// The value of `key`, if present.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The value of `key` as a number; 0 if absent (an older kernel).
@@ -52,7 +55,9 @@ impl Peer {
 
     /// The endpoint on slave `slave`.
     pub fn endpoint(&self, slave: &str) -> Option<&Record> {
-        self.endpoints.iter().find(|e| e.get("slave") == Some(slave))
+        self.endpoints
+            .iter()
+            .find(|e| e.get("slave") == Some(slave))
     }
 }
 
@@ -86,7 +91,9 @@ impl State {
     }
 
     pub fn peer(&self, mac: &str) -> Option<&Peer> {
-        self.peers.iter().find(|p| p.mac().eq_ignore_ascii_case(mac))
+        self.peers
+            .iter()
+            .find(|p| p.mac().eq_ignore_ascii_case(mac))
     }
 }
 
@@ -111,10 +118,17 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseError::Empty => write!(f, "empty state"),
-            ParseError::NotState => write!(f, "not a ri2n state file (no \"ri2n-state version=N\" first line)"),
+            ParseError::NotState => write!(
+                f,
+                "not a ri2n state file (no \"ri2n-state version=N\" first line)"
+            ),
             ParseError::Version(v) => {
                 let speaks: Vec<String> = VERSIONS.iter().map(|v| v.to_string()).collect();
-                write!(f, "state format version {v} is newer than this tool, which speaks version {}", speaks.join(", "))
+                write!(
+                    f,
+                    "state format version {v} is newer than this tool, which speaks version {}",
+                    speaks.join(", ")
+                )
             }
             ParseError::Malformed { line, why } => write!(f, "malformed state, line {line}: {why}"),
             ParseError::Missing(what) => write!(f, "malformed state: no \"{what}\" record"),
@@ -128,42 +142,67 @@ impl std::error::Error for ParseError {}
 fn record(line: &str, n: usize) -> Result<Record, ParseError> {
     let mut words = line.split(' ');
     let kind = words.next().unwrap_or("");
-    if kind.is_empty() || !kind.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
-        return Err(ParseError::Malformed { line: n, why: format!("bad record kind {kind:?}") });
+    if kind.is_empty()
+        || !kind
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(ParseError::Malformed {
+            line: n,
+            why: format!("bad record kind {kind:?}"),
+        });
     }
     let mut pairs = Vec::new();
     for w in words {
         let Some((k, v)) = w.split_once('=') else {
-            return Err(ParseError::Malformed { line: n, why: format!("{w:?} is not key=value") });
+            return Err(ParseError::Malformed {
+                line: n,
+                why: format!("{w:?} is not key=value"),
+            });
         };
         if k.is_empty() {
-            return Err(ParseError::Malformed { line: n, why: format!("{w:?} has no key") });
+            return Err(ParseError::Malformed {
+                line: n,
+                why: format!("{w:?} has no key"),
+            });
         }
         pairs.push((k.to_string(), v.to_string()));
     }
-    Ok(Record { kind: kind.to_string(), pairs })
+    Ok(Record {
+        kind: kind.to_string(),
+        pairs,
+    })
 }
 
 /// Parses one device's state file.
 pub fn parse(text: &str) -> Result<State, ParseError> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
-    let Some((_, first)) = lines.next() else { return Err(ParseError::Empty) };
+    let Some((_, first)) = lines.next() else {
+        return Err(ParseError::Empty);
+    };
     let head = record(first, 1).map_err(|_| ParseError::NotState)?;
     if head.kind != "ri2n-state" {
         return Err(ParseError::NotState);
     }
-    let version: u32 = head.get("version").and_then(|v| v.parse().ok()).ok_or(ParseError::NotState)?;
+    let version: u32 = head
+        .get("version")
+        .and_then(|v| v.parse().ok())
+        .ok_or(ParseError::NotState)?;
     if !VERSIONS.contains(&version) {
         return Err(ParseError::Version(version));
     }
-    let (mut clock, mut device, mut params, mut counters, mut summary, mut auth) = (None, None, None, None, None, None);
+    let (mut clock, mut device, mut params, mut counters, mut summary, mut auth) =
+        (None, None, None, None, None, None);
     let mut slaves = Vec::new();
     let mut others = Vec::new();
     let mut peers: Vec<Peer> = Vec::new();
     let mut ended = false;
     for (n, line) in lines {
         if ended {
-            return Err(ParseError::Malformed { line: n, why: "text after \"end\"".into() });
+            return Err(ParseError::Malformed {
+                line: n,
+                why: "text after \"end\"".into(),
+            });
         }
         let r = record(line, n)?;
         match r.kind.as_str() {
@@ -176,13 +215,22 @@ pub fn parse(text: &str) -> Result<State, ParseError> {
             "peers" => summary = Some(r),
             "peer" => {
                 if r.get("mac").is_none() {
-                    return Err(ParseError::Malformed { line: n, why: "peer without mac".into() });
+                    return Err(ParseError::Malformed {
+                        line: n,
+                        why: "peer without mac".into(),
+                    });
                 }
-                peers.push(Peer { rec: r, endpoints: Vec::new() });
+                peers.push(Peer {
+                    rec: r,
+                    endpoints: Vec::new(),
+                });
             }
             "endpoint" => {
                 let Some(p) = peers.last_mut().filter(|p| Some(p.mac()) == r.get("peer")) else {
-                    return Err(ParseError::Malformed { line: n, why: "endpoint outside its peer".into() });
+                    return Err(ParseError::Malformed {
+                        line: n,
+                        why: "endpoint outside its peer".into(),
+                    });
                 };
                 p.endpoints.push(r);
             }
@@ -233,12 +281,26 @@ fn json_str(out: &mut String, s: &str) {
 
 /// Keys whose values are names or hex, strings whatever they look like
 /// (an epoch may be all decimal digits, or 00000000).
-const STRING_KEYS: &[&str] = &["name", "mac", "peer", "slave", "epoch", "state", "carrier", "key_id", "accept_id", "peer_slave_mac"];
+const STRING_KEYS: &[&str] = &[
+    "name",
+    "mac",
+    "peer",
+    "slave",
+    "epoch",
+    "state",
+    "carrier",
+    "key_id",
+    "accept_id",
+    "peer_slave_mac",
+];
 
 /// Whether `v` is a JSON number as written: decimal digits, no leading
 /// zero, within u64.
 fn json_number(v: &str) -> bool {
-    !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) && (v == "0" || !v.starts_with('0')) && v.parse::<u64>().is_ok()
+    !v.is_empty()
+        && v.bytes().all(|b| b.is_ascii_digit())
+        && (v == "0" || !v.starts_with('0'))
+        && v.parse::<u64>().is_ok()
 }
 
 /// A record's pairs as a JSON object: decimal values as numbers, the rest
@@ -274,7 +336,10 @@ pub fn to_json(states: &[State]) -> String {
         if i > 0 {
             o.push(',');
         }
-        o.push_str(&format!("{{\"state_version\":{},\"clock_ms\":{},\"device\":", s.version, s.clock_ms));
+        o.push_str(&format!(
+            "{{\"state_version\":{},\"clock_ms\":{},\"device\":",
+            s.version, s.clock_ms
+        ));
         json_record(&mut o, &s.device, &[]);
         o.push_str(",\"params\":");
         json_record(&mut o, &s.params, &[]);

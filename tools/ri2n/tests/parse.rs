@@ -39,7 +39,12 @@ fn json_is_versioned_and_carries_every_pair() {
 
 #[test]
 fn unknown_keys_and_records_pass_through() {
-    let t = TWO_LINKS.replace("\nend\n", "\nfuture thing=1\nend\n").replace("counters rx_packets=285", "counters new_key=7 rx_packets=285");
+    let t = TWO_LINKS
+        .replace("\nend\n", "\nfuture thing=1\nend\n")
+        .replace(
+            "counters rx_packets=285",
+            "counters new_key=7 rx_packets=285",
+        );
     let s = parse(&t).unwrap();
     assert_eq!(s.counters.num("new_key"), 7);
     assert!(to_json(&[s]).contains("\"new_key\":7"));
@@ -68,7 +73,11 @@ fn a_cut_at_a_line_end_says_truncated() {
 #[test]
 fn garbage_and_bad_lines_are_named() {
     assert_eq!(parse(""), Err(ParseError::Empty));
-    assert_eq!(parse("RI2N/DRV: protocol version 1\n"), Err(ParseError::NotState), "the human file is not the state");
+    assert_eq!(
+        parse("RI2N/DRV: protocol version 1\n"),
+        Err(ParseError::NotState),
+        "the human file is not the state"
+    );
     let bad = TWO_LINKS.replace("held_bytes=0", "held_bytes");
     match parse(&bad) {
         Err(ParseError::Malformed { line, why }) => {
@@ -77,14 +86,22 @@ fn garbage_and_bad_lines_are_named() {
         }
         other => panic!("{other:?}"),
     }
-    let orphan = TWO_LINKS.replace("endpoint peer=d2:98:39:35:26:99 link=0", "endpoint peer=00:00:00:00:00:01 link=0");
+    let orphan = TWO_LINKS.replace(
+        "endpoint peer=d2:98:39:35:26:99 link=0",
+        "endpoint peer=00:00:00:00:00:01 link=0",
+    );
     assert!(matches!(parse(&orphan), Err(ParseError::Malformed { .. })));
     let after_end = format!("{TWO_LINKS}peer mac=x\n");
-    assert!(matches!(parse(&after_end), Err(ParseError::Malformed { .. })));
+    assert!(matches!(
+        parse(&after_end),
+        Err(ParseError::Malformed { .. })
+    ));
     let no_clock = TWO_LINKS.replace("clock ms=1795526137254 mono_ms=20123\n", "");
     assert_eq!(parse(&no_clock), Err(ParseError::Missing("clock")));
     // Bytes that are not a state at all.
-    let noise: String = (0..2000u32).map(|i| char::from_u32(32 + (i * 7919) % 95).unwrap()).collect();
+    let noise: String = (0..2000u32)
+        .map(|i| char::from_u32(32 + (i * 7919) % 95).unwrap())
+        .collect();
     assert!(parse(&noise).is_err());
 }
 
@@ -94,14 +111,20 @@ fn a_newer_version_says_which_versions_the_tool_speaks() {
     let e = parse(&t).unwrap_err();
     assert_eq!(e, ParseError::Version(9));
     assert_eq!(VERSIONS, &[1]);
-    assert_eq!(e.to_string(), "state format version 9 is newer than this tool, which speaks version 1");
+    assert_eq!(
+        e.to_string(),
+        "state format version 9 is newer than this tool, which speaks version 1"
+    );
 }
 
 #[test]
 fn json_keeps_hex_and_zero_padded_values_strings() {
     // An epoch of 0 (a peer never heard in a heartbeat), one of decimal
     // digits only, a counter with a leading zero: valid JSON each time.
-    let t = TWO_LINKS.replace("epoch=646dbaae", "epoch=00000000").replace("epoch=61e15813", "epoch=12345678").replace("hb_sent=56", "hb_sent=056");
+    let t = TWO_LINKS
+        .replace("epoch=646dbaae", "epoch=00000000")
+        .replace("epoch=61e15813", "epoch=12345678")
+        .replace("hb_sent=56", "hb_sent=056");
     let j = to_json(&[parse(&t).unwrap()]);
     assert!(j.contains("\"epoch\":\"00000000\""), "{j}");
     assert!(j.contains("\"epoch\":\"12345678\""));
@@ -121,11 +144,19 @@ fn keys_clock_and_unknown_records_reach_the_json() {
     assert_eq!(s.others.len(), 1);
     assert_eq!(s.clock.num("mono_ms"), 20123);
     let j = to_json(&[s]);
-    assert!(j.contains("\"auth\":{\"state\":\"on\",\"key_id\":\"0123abcd\",\"accept_id\":\"none\"}"), "{j}");
+    assert!(
+        j.contains("\"auth\":{\"state\":\"on\",\"key_id\":\"0123abcd\",\"accept_id\":\"none\"}"),
+        "{j}"
+    );
     assert!(j.contains("\"clock\":{\"ms\":1795526137254,\"mono_ms\":20123}"));
     assert!(j.contains("\"format\":{\"protocol\":1}"));
     // Its own pairs whole, a `kind` among them too.
-    assert!(j.contains("\"other_records\":[{\"kind\":\"future\",\"pairs\":{\"thing\":1,\"kind\":\"x\"}}]"), "{j}");
+    assert!(
+        j.contains(
+            "\"other_records\":[{\"kind\":\"future\",\"pairs\":{\"thing\":1,\"kind\":\"x\"}}]"
+        ),
+        "{j}"
+    );
     assert_eq!(j.matches('{').count(), j.matches('}').count());
     // Without them, neither key.
     let j = to_json(&[parse(TWO_LINKS).unwrap()]);

@@ -79,7 +79,14 @@ fn admitted(n: usize, p: &Params) -> (usize, usize) {
         .count();
     let mut evicted_live = 0;
     for i in 0..10 * n {
-        let m = [0x06, 0x66, (i >> 24) as u8, (i >> 16) as u8, (i >> 8) as u8, i as u8];
+        let m = [
+            0x06,
+            0x66,
+            (i >> 24) as u8,
+            (i >> 16) as u8,
+            (i >> 8) as u8,
+            i as u8,
+        ];
         if t.lookup(&m).is_none() && t.len() >= t.capacity() {
             match t.victim(now, idle_limit(p)) {
                 Some(v) if t.is_known(v) => {
@@ -108,11 +115,15 @@ fn ns_per_packet(n: usize, k: usize, packets: usize, p: &Params) -> (f64, usize)
     let mut bufs = HeapBufs::new(nbufs);
     let mut seqs = vec![0u32; n];
     for i in 0..n {
-        t.insert(&mac(i), Instant(0), new_peer(k, Instant(0))).map_err(|_| ()).expect("room");
+        t.insert(&mac(i), Instant(0), new_peer(k, Instant(0)))
+            .map_err(|_| ())
+            .expect("room");
     }
     let macs: Vec<[u8; 6]> = (0..n).map(mac).collect();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let order: Vec<(usize, bool)> = (0..packets / 2).map(|_| (rng.below(n as u64) as usize, rng.below(4) == 0)).collect();
+    let order: Vec<(usize, bool)> = (0..packets / 2)
+        .map(|_| (rng.below(n as u64) as usize, rng.below(4) == 0))
+        .collect();
     let mut delivered = 0u64;
     let mut probing = ProbingPeers::default();
     let all = ((1u16 << k) - 1) as u8;
@@ -124,10 +135,29 @@ fn ns_per_packet(n: usize, k: usize, packets: usize, p: &Params) -> (f64, usize)
         let peer = t.get_mut(slot).expect("state");
         let seq = seqs[who];
         seqs[who] = seq.wrapping_add(2);
-        let pair = if swap { [seq.wrapping_add(1), seq] } else { [seq, seq.wrapping_add(1)] };
+        let pair = if swap {
+            [seq.wrapping_add(1), seq]
+        } else {
+            [seq, seq.wrapping_add(1)]
+        };
         for s in pair {
-            let a = Arrival { link: s as usize % k, now, carrier: all, credit: true, sealed: None, frames: 1 };
-            let got = peer.receive(&a, Frame::Data(Seq(s)), Some(s as u64), &mut probing, p, &mut bufs, &mut |_| delivered += 1);
+            let a = Arrival {
+                link: s as usize % k,
+                now,
+                carrier: all,
+                credit: true,
+                sealed: None,
+                frames: 1,
+            };
+            let got = peer.receive(
+                &a,
+                Frame::Data(Seq(s)),
+                Some(s as u64),
+                &mut probing,
+                p,
+                &mut bufs,
+                &mut |_| delivered += 1,
+            );
             if !matches!(got.left, ri2n_core::node::Left::Nothing) {
                 delivered += 1;
             }
@@ -150,7 +180,13 @@ fn hb_frames_per_s(n: usize, k: usize, busy: usize, p: &Params) -> f64 {
 /// Steps `pr` by `step` for `span` ns, node 0 sending a packet at each
 /// step if `load`; the first time (ns from the start) `cond` held after a
 /// step.
-fn watch(pr: &mut Pair, step: u64, span: u64, load: bool, mut cond: impl FnMut(&Pair) -> bool) -> Option<u64> {
+fn watch(
+    pr: &mut Pair,
+    step: u64,
+    span: u64,
+    load: bool,
+    mut cond: impl FnMut(&Pair) -> bool,
+) -> Option<u64> {
     let (start, mut seen) = (pr.now, None);
     while pr.now < start + span {
         pr.run_until(pr.now + step);
@@ -173,16 +209,35 @@ fn blackhole(pr: &mut Pair, link: usize, on: bool) {
 /// heartbeats only) over `k` links; link 1 goes dead both ways at a random
 /// time and heals 10 s later. Returns how long until node 1 stops using
 /// link 1 toward node 0 and uses it again, and node 1's sweeps per second.
-fn trial(k: usize, gap: Option<Duration>, rng: &mut Rng, p: &Params) -> (Option<u64>, Option<u64>, f64) {
+fn trial(
+    k: usize,
+    gap: Option<Duration>,
+    rng: &mut Rng,
+    p: &Params,
+) -> (Option<u64>, Option<u64>, f64) {
     let mut pr = Pair::new(k, *p, rng.next_u64());
     let step = gap.map_or(MS, |g| g.0);
     let load = gap.is_some();
-    watch(&mut pr, step, 10_000 * MS + rng.below(p.hbspan().0), load, |_| false);
+    watch(
+        &mut pr,
+        step,
+        10_000 * MS + rng.below(p.hbspan().0),
+        load,
+        |_| false,
+    );
     blackhole(&mut pr, 1, true);
-    let detected = watch(&mut pr, step, 10_000 * MS, load, |pr| pr.nodes[1].sendable() & 2 == 0);
+    let detected = watch(&mut pr, step, 10_000 * MS, load, |pr| {
+        pr.nodes[1].sendable() & 2 == 0
+    });
     blackhole(&mut pr, 1, false);
-    let recovered = watch(&mut pr, step, 10_000 * MS, load, |pr| pr.nodes[1].sendable() & 2 != 0);
-    (detected, recovered, pr.nodes[1].sweeps as f64 * 1e9 / pr.now as f64)
+    let recovered = watch(&mut pr, step, 10_000 * MS, load, |pr| {
+        pr.nodes[1].sendable() & 2 != 0
+    });
+    (
+        detected,
+        recovered,
+        pr.nodes[1].sweeps as f64 * 1e9 / pr.now as f64,
+    )
 }
 
 /// One lossy-link trial: link 1 of `k` loses `loss` of its frames (both
@@ -191,7 +246,14 @@ fn trial(k: usize, gap: Option<Duration>, rng: &mut Rng, p: &Params) -> (Option<
 /// Returns when A took link 1 out of use after the loss began, when it was
 /// back after it ended, and how many times A took any link for lossy
 /// outside the loss and a second after (false alarms).
-fn lossy_trial(k: usize, loss: f64, base: f64, gap: Duration, rng: &mut Rng, p: &Params) -> (Option<u64>, Option<u64>, u32) {
+fn lossy_trial(
+    k: usize,
+    loss: f64,
+    base: f64,
+    gap: Duration,
+    rng: &mut Rng,
+    p: &Params,
+) -> (Option<u64>, Option<u64>, u32) {
     let mut pr = Pair::new(k, *p, rng.next_u64());
     pr.delay = Duration::from_us(100).0;
     for side in 0..2 {
@@ -199,17 +261,27 @@ fn lossy_trial(k: usize, loss: f64, base: f64, gap: Duration, rng: &mut Rng, p: 
             pr.faults[side][l].loss = base;
         }
     }
-    watch(&mut pr, gap.0, 5_000 * MS + rng.below(p.hbspan().0), true, |_| false);
+    watch(
+        &mut pr,
+        gap.0,
+        5_000 * MS + rng.below(p.hbspan().0),
+        true,
+        |_| false,
+    );
     let cut = pr.now;
     for side in 0..2 {
         pr.faults[side][1].loss = base + loss;
     }
-    let out = watch(&mut pr, gap.0, 5_000 * MS, true, |pr| pr.nodes[0].peer.det.lossy() & 2 != 0);
+    let out = watch(&mut pr, gap.0, 5_000 * MS, true, |pr| {
+        pr.nodes[0].peer.det.lossy() & 2 != 0
+    });
     let heal = pr.now;
     for side in 0..2 {
         pr.faults[side][1].loss = base;
     }
-    let back = watch(&mut pr, gap.0, 5_000 * MS, true, |pr| out.is_some() && pr.nodes[0].peer.det.usable() & 2 != 0);
+    let back = watch(&mut pr, gap.0, 5_000 * MS, true, |pr| {
+        out.is_some() && pr.nodes[0].peer.det.usable() & 2 != 0
+    });
     let mut false_alarms = 0;
     for (t, tr) in &pr.nodes[0].transitions {
         for l in 0..k {
@@ -296,7 +368,11 @@ fn lossy_load(
             for (b, n) in back.iter_mut().zip(&pr.nodes) {
                 if b.is_none() && n.peer.det.usable() & 2 != 0 {
                     // u64::MAX: in use when the cable healed.
-                    *b = Some(if t - warm <= sweep { u64::MAX } else { t - warm });
+                    *b = Some(if t - warm <= sweep {
+                        u64::MAX
+                    } else {
+                        t - warm
+                    });
                 }
             }
             if back.iter().all(|b| b.is_some()) {
@@ -310,9 +386,20 @@ fn lossy_load(
         }
     }
     let secs = (pr.now - warm) as f64 / 1e9;
-    let extra = |s: usize| (pr.nodes[s].hb_sent - sent0[s]).saturating_sub((pr.nodes[s].hb_ticks - ticks0[s]) * k as u64) as f64 / secs;
-    let fails = pr.nodes[0].peer.det.endpoints[1].fails + pr.nodes[1].peer.det.endpoints[1].fails - fails0;
-    ([extra(0), extra(1)], rounds as f64 / secs, held, fails, back)
+    let extra = |s: usize| {
+        (pr.nodes[s].hb_sent - sent0[s])
+            .saturating_sub((pr.nodes[s].hb_ticks - ticks0[s]) * k as u64) as f64
+            / secs
+    };
+    let fails =
+        pr.nodes[0].peer.det.endpoints[1].fails + pr.nodes[1].peer.det.endpoints[1].fails - fails0;
+    (
+        [extra(0), extra(1)],
+        rounds as f64 / secs,
+        held,
+        fails,
+        back,
+    )
 }
 
 /// One restart trial: node 1 sends node 0 a packet every ms and restarts
@@ -369,7 +456,9 @@ fn main() {
         for &k in &ks {
             let (t, peak) = ns_per_packet(adm, k, packets, &p);
             let hb = hb_frames_per_s(adm, k, adm / 10, &p);
-            println!("| {n} | {k} | {adm} | {evicted} | {idle} | {busy} | {t:.0} | {peak} | {hb:.0} |");
+            println!(
+                "| {n} | {k} | {adm} | {evicted} | {idle} | {busy} | {t:.0} | {peak} | {hb:.0} |"
+            );
         }
     }
     println!("\nGoal (issue 10): at most 2048 bytes per idle peer, cost per packet flat from 16 to 4096 peers, every");
@@ -382,7 +471,11 @@ fn main() {
     println!("|---|---|---|---|---|");
     let mut rng = Rng(42);
     for &k in &ks {
-        for (name, gap) in [("idle (heartbeats only)", None), ("1 packet / ms", Some(Duration::from_ms(1))), ("10 packets / ms", Some(Duration::from_us(100)))] {
+        for (name, gap) in [
+            ("idle (heartbeats only)", None),
+            ("1 packet / ms", Some(Duration::from_ms(1))),
+            ("10 packets / ms", Some(Duration::from_us(100))),
+        ] {
             let (mut det, mut rec, mut runs) = (Vec::new(), Vec::new(), 0.0);
             for _ in 0..trials {
                 let (a, b, r) = trial(k, gap, &mut rng, &p);
@@ -390,16 +483,26 @@ fn main() {
                 rec.extend(b);
                 runs += r / trials as f64;
             }
-            println!("| {k} | {name} | {} | {} | {runs:.0} |", dist(&mut det), dist(&mut rec));
+            println!(
+                "| {k} | {name} | {} | {} | {runs:.0} |",
+                dist(&mut det),
+                dist(&mut rec)
+            );
         }
     }
 
     let lp = p;
-    println!("\n## Lossy links (loss_thresh {} %), {} trials, ms: median / p90 / max\n", lp.loss_thresh_bp() as f64 / 100.0, trials / 4);
+    println!(
+        "\n## Lossy links (loss_thresh {} %), {} trials, ms: median / p90 / max\n",
+        lp.loss_thresh_bp() as f64 / 100.0,
+        trials / 4
+    );
     println!("Two nodes, each running the engine (core/node.rs) for the other; one data frame every 0.25 ms from A");
     println!("(about 50 Mbit/s of MTU frames); link 1 loses frames both ways for 5 s; \"base\" is loss on every link");
     println!("throughout, as a congested bottleneck gives. False alarms: links taken for lossy that were not.\n");
-    println!("| K | link 1 loss | every link | out of use after | back after loss ends | false alarms |");
+    println!(
+        "| K | link 1 loss | every link | out of use after | back after loss ends | false alarms |"
+    );
     println!("|---|---|---|---|---|---|");
     let mut rng = Rng(7);
     for &k in &ks {
@@ -412,7 +515,13 @@ fn main() {
                 alarms += f;
             }
             let pct = |v: f64| format!("{:.0} %", v * 100.0);
-            println!("| {k} | {} | {} | {} | {} | {alarms} |", pct(loss), pct(base), dist(&mut out), dist(&mut back));
+            println!(
+                "| {k} | {} | {} | {} | {} | {alarms} |",
+                pct(loss),
+                pct(base),
+                dist(&mut out),
+                dist(&mut back)
+            );
         }
     }
 
@@ -440,8 +549,12 @@ fn main() {
         ("1 frame / ms", 1, Some(Duration::from_ms(1))),
     ];
     // Which of A's and B's frames link 1 loses.
-    let cables: [(&str, [bool; 2]); 4] =
-        [("lossy", [true, true]), ("healthy", [false, false]), ("lossy toward B", [true, false]), ("lossy from B", [false, true])];
+    let cables: [(&str, [bool; 2]); 4] = [
+        ("lossy", [true, true]),
+        ("healthy", [false, false]),
+        ("lossy toward B", [true, false]),
+        ("lossy from B", [false, true]),
+    ];
     for n in [16usize, 320, 1024, 4096] {
         for (cable, lossy) in cables {
             let one_way = lossy[0] != lossy[1];
@@ -452,7 +565,8 @@ fn main() {
                 if one_way && burst == 10 {
                     continue;
                 }
-                let (f, r, held, fails, _) = lossy_load(lossy, false, burst, period, [1, n], &mut hb_rng, &p);
+                let (f, r, held, fails, _) =
+                    lossy_load(lossy, false, burst, period, [1, n], &mut hb_rng, &p);
                 println!("| {n} | {cable} | {name} | {:.1} | {:.1} | {r:.2} | {:.0} | {:.0} | {} | {fails} |",
                     f[0], f[1], f[1] * n as f64, f[0] * n as f64,
                     if lossy[0] { if held { "yes" } else { "no" } } else { "–" });
