@@ -2,7 +2,10 @@
 #
 #   make demo     two nodes, ri2n0 over two links, a TCP transfer with one link
 #                 cut and restored; prints the throughput timeline and state
-#   make check    userspace unit tests, then every lab test
+#   make check    the style gate (scripts/style.sh), userspace unit tests,
+#                 then every lab test
+#   make style    rustfmt, clippy (module and userspace, warnings denied)
+#                 and shellcheck
 #   make tool     the ri2n command, tools/target/release/ri2n (show, watch,
 #                 events, get; the lab's guests carry it)
 #   make module   ri2n.ko against KDIR (a Rust-enabled kernel build directory;
@@ -27,7 +30,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all tool module demo check check-debug unit lab-test bench insns hostprof bench-core bench-sim fuzz setup clean
+.PHONY: all tool module demo check check-debug style unit lab-test bench insns hostprof bench-core bench-sim fuzz setup clean
 
 all: module
 
@@ -45,13 +48,16 @@ module:
 tool:
 	cd tools && $(CARGO) build --release -p ri2n
 
+style: setup
+	scripts/style.sh $(KDIR)
+
 unit:
 	cd tools && $(CARGO) test --release
 
 lab-test:
 	scripts/lab test
 
-check: setup unit lab-test
+check: setup style unit lab-test
 
 check-debug: setup
 	scripts/lab test --debug

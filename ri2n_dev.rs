@@ -209,7 +209,7 @@ impl Driver for Ri2n {
     const SYSFS_ATTRS: &'static [&'static CStr] = &PARAM_FILES;
     const SYSFS_SECRETS: &'static [&'static CStr] = &KEY_FILES;
 
-    fn setup(dev: &Setup<'_>) {
+    fn setup(dev: &mut Setup<'_>) {
         dev.set_virtual(true);
         // Room for the RI2N header (the longest), so transmit rarely
         // reallocates.
@@ -427,7 +427,7 @@ impl Driver for Ri2n {
         }
         // The low 32 bits, what heartbeats carry.
         msg.put_u32(ifla::EPOCH, dev.data().epoch as u32)?;
-        msg.put_u32(ifla::VERSION, crate::proto::header::VERSION as u32)?;
+        msg.put_u32(ifla::VERSION, u32::from(crate::proto::header::VERSION))?;
         msg.put_u32(ifla::SLAVES, nslaves as u32)?;
         msg.put_u32(ifla::PEERS, npeers as u32)
     }
@@ -441,7 +441,7 @@ impl Driver for Ri2n {
             (l, st.carrier() & (1 << l) != 0, st.link_peer_counts(l))
         };
         msg.put_u32(ifla::SLAVE_LINK, link as u32)?;
-        msg.put_u32(ifla::SLAVE_CARRIER, carrier as u32)?;
+        msg.put_u32(ifla::SLAVE_CARRIER, u32::from(carrier))?;
         msg.put_u32(ifla::SLAVE_PEERS_UP, up)?;
         msg.put_u32(ifla::SLAVE_PEERS_DOWN, down)
     }
@@ -496,7 +496,7 @@ impl Driver for Ri2n {
         // The heartbeat timer may sleep for up to the old HBSPAN: a shorter
         // one wakes it within a phase of the new (under the lock, as `stop`
         // is, so that a device going down stays unarmed).
-        if p == Param::Hbspan && (v as u64) < hbspan && st.is_up() {
+        if p == Param::Hbspan && u64::from(v) < hbspan && st.is_up() {
             dev.data()
                 .hb_timer
                 .reduce_ms(v / crate::ri2n_state::HB_PHASES as u32);

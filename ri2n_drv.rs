@@ -158,7 +158,7 @@ fn create_from_param(link: &Registration<Ri2n>) -> Result {
             pr_err!("slave name '{}' is not an interface name\n", name);
             return Err(EINVAL);
         }
-        if names.iter().any(|n| *n == name) {
+        if names.contains(&name) {
             pr_err!("slave {} listed twice\n", name);
             return Err(EINVAL);
         }

@@ -31,7 +31,7 @@ use kernel::sync::Arc;
 impl Span for Skb {
     fn span(&self) -> u32 {
         if self.is_gso() && !self.gso_dodgy() {
-            self.gso_segs().max(1) as u32
+            u32::from(self.gso_segs().max(1))
         } else {
             1
         }

@@ -35,7 +35,7 @@ use crate::proto::time::{Duration, Instant};
 use crate::proto::window::span_of;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
-use crate::ri2n_state::{ends_gro_run, hand_up, ms_until, sweep_period, Sealed, Wire};
+use crate::ri2n_state::{ends_gro_run, hand_up, ms_until, sweep_period, RxIn, RxOut, Sealed, Wire};
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
 use kernel::sync::rcu;
@@ -224,20 +224,20 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
             to_port,
         });
         let short_max = dev.mtu() / 2;
-        let after = st.rx_frame(
-            dev.name_str(),
+        let frame = RxIn {
             link,
-            &src,
+            src,
             wire,
             kind,
             sealed,
             skb,
-            short_max,
-            &d.gro,
-            &mut up,
-            &mut done,
-            &mut garbage,
-        );
+        };
+        let out = RxOut {
+            up: &mut up,
+            done: &mut done,
+            garbage: &mut garbage,
+        };
+        let after = st.rx_frame(dev.name_str(), frame, short_max, &d.gro, out);
         if let Some(ms) = after.pull_ms {
             // Under the lock, as the sweep re-arms: never later than
             // armed, and never once ri2n0 is down (`rx_frame` pulls only
@@ -410,10 +410,11 @@ fn lockless(
         dev.count_rx(packets, bytes);
     }
     let r = &slots.link_rx[l];
-    r.packets.fetch_add(frames as u64, Ordering::Relaxed);
+    r.packets.fetch_add(u64::from(frames), Ordering::Relaxed);
     if frames > 1 {
         r.merged.fetch_add(1, Ordering::Relaxed);
-        r.merged_frames.fetch_add(frames as u64, Ordering::Relaxed);
+        r.merged_frames
+            .fetch_add(u64::from(frames), Ordering::Relaxed);
     }
     if let Some(claim) = claim {
         for s in up {

@@ -265,7 +265,7 @@ fn stable_mac(port: &Device) -> Mac {
     }
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in base {
-        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
     let b = h.to_be_bytes();
     let mut m: Mac = [b[2], b[3], b[4], b[5], b[6], b[7]];

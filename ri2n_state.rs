@@ -158,7 +158,7 @@ const AGE_PER_SWEEP: usize = 64;
 
 /// Whole milliseconds from `t` to `at`, rounded up (0 if past).
 pub(crate) fn ms_until(at: Instant, t: Instant) -> u32 {
-    at.since(t).0.div_ceil(1_000_000).min(u32::MAX as u64) as u32
+    at.since(t).0.div_ceil(1_000_000).min(u64::from(u32::MAX)) as u32
 }
 
 /// What transmit decided for a unicast packet.
@@ -174,6 +174,27 @@ pub(crate) enum TxRoute {
     },
     /// No usable link to the peer (counted).
     NoLink,
+}
+
+/// A frame receive hands the state.
+pub(crate) struct RxIn {
+    /// Our link it arrived on.
+    pub(crate) link: usize,
+    /// The peer's ri2n MAC.
+    pub(crate) src: Mac,
+    /// One-switch mode: what the wire said of it.
+    pub(crate) wire: Option<Wire>,
+    pub(crate) kind: Frame,
+    pub(crate) sealed: Option<Sealed>,
+    /// The packet (none for a frame only counted).
+    pub(crate) skb: Option<Skb>,
+}
+
+/// Where receive's packets go: handed up in order, consumed, or dropped.
+pub(crate) struct RxOut<'a> {
+    pub(crate) up: &'a mut SkbList,
+    pub(crate) done: &'a mut SkbList,
+    pub(crate) garbage: &'a mut SkbList,
 }
 
 /// One-switch mode: what the wire said of a frame.
@@ -313,7 +334,7 @@ fn now() -> Instant {
 }
 
 fn table_key() -> u64 {
-    ((crate::net::random_u32() as u64) << 32) | crate::net::random_u32() as u64
+    (u64::from(crate::net::random_u32()) << 32) | u64::from(crate::net::random_u32())
 }
 
 /// Puts `slot` on `list` unless its `mark` says it is there. Each list has
@@ -342,8 +363,11 @@ impl SlotList for SlotQueue<KVVec<u32>> {
     }
 }
 
+/// Per-slot marks, the sweep's two lists and the heartbeat queue.
+type WorkLists = (KVVec<u8>, KVVec<u32>, KVVec<u32>, SlotQueue<KVVec<u32>>);
+
 /// Per-slot marks and the two work lists for a table of `n` slots.
-fn work_lists(n: usize) -> Result<(KVVec<u8>, KVVec<u32>, KVVec<u32>, SlotQueue<KVVec<u32>>)> {
+fn work_lists(n: usize) -> Result<WorkLists> {
     Ok((
         KVVec::from_elem(0, n, GFP_KERNEL)?,
         KVVec::with_capacity(n, GFP_KERNEL)?,
@@ -542,7 +566,7 @@ impl State {
     #[inline]
     pub(crate) fn count_round(&mut self, contended: bool) {
         self.stats.lock_rounds += 1;
-        self.stats.lock_contended += contended as u64;
+        self.stats.lock_contended += u64::from(contended);
     }
 
     /// The counters, without what transmit counts per CPU (`ip -s link`
@@ -641,7 +665,6 @@ impl State {
 
     /// The table's capacity and the reorder buffers allocated, of their
     /// most, and the bytes held.
-
     pub(crate) fn memory(&self) -> (usize, usize, usize, usize) {
         (
             self.table.capacity(),
@@ -659,7 +682,7 @@ impl State {
         from: usize,
         mut f: impl FnMut(usize, &Mac, &PeerTx, &Peer) -> bool,
     ) {
-        for (slot, mac, _) in self.table.iter_from(from) {
+        for (slot, mac, ()) in self.table.iter_from(from) {
             let Some(cell) = self.slots.cell(slot) else {
                 continue;
             };
@@ -744,7 +767,7 @@ impl State {
     /// Frees every held packet (into `garbage`), returning the buffers.
     fn drain_all(&mut self, garbage: &mut SkbList) {
         let held = &self.slots.held;
-        for (slot, _, _) in self.table.iter() {
+        for (slot, _, ()) in self.table.iter() {
             let Some(cell) = self.slots.cell(slot) else {
                 continue;
             };
@@ -938,8 +961,8 @@ impl State {
         };
         let to = c.peer.as_ref().map_or([0; 6], |p| p.link_mac[link]);
         self.tx_swept(slot, &mut c.tx);
-        self.stats.tx_packets += segs as u64;
-        self.stats.tx_bytes += len as u64;
+        self.stats.tx_packets += u64::from(segs);
+        self.stats.tx_bytes += u64::from(len);
         TxRoute::Send {
             link,
             seq,
@@ -974,21 +997,21 @@ impl State {
         let seq = self.bcast_seq;
         self.bcast_seq = seq.next();
         self.stats.tx_packets += 1;
-        self.stats.tx_bytes += len as u64;
+        self.stats.tx_bytes += u64::from(len);
         Some((seq, self.carrier))
     }
 
     /// A packet of `segs` frames and `len` bytes counted as sent
     /// (`tx_route`) was not after all; its drop is counted apart.
     pub(crate) fn tx_untaken(&mut self, len: u32, segs: u32) {
-        self.stats.tx_packets -= segs as u64;
-        self.stats.tx_bytes -= len as u64;
+        self.stats.tx_packets -= u64::from(segs);
+        self.stats.tx_bytes -= u64::from(len);
     }
 
     /// A packet counted as sent could not be sent after all.
     pub(crate) fn tx_failed(&mut self, len: u32) {
         self.stats.tx_packets -= 1;
-        self.stats.tx_bytes -= len as u64;
+        self.stats.tx_bytes -= u64::from(len);
         self.stats.tx_dropped += 1;
     }
 
@@ -1161,25 +1184,28 @@ impl State {
         self.stats.rx_dropped += 1;
     }
 
-    /// A frame from `src` arrived on link `l`, for us (`for_us`: our
-    /// address or a broadcast; frames for another address are only
-    /// passed up when ri2n0 is promiscuous, outside every peer's order).
-    /// Data is reordered into `up`; what must be dropped goes to `garbage`.
+    /// A frame arrived for us (our address or a broadcast; frames for
+    /// another address are only passed up when ri2n0 is promiscuous,
+    /// outside every peer's order). Data is reordered into `out.up`; what
+    /// must be dropped goes to `out.garbage`.
     pub(crate) fn rx_frame<'g>(
         &mut self,
         dev_name: &str,
-        l: usize,
-        src: &Mac,
-        wire: Option<Wire>,
-        kind: Frame,
-        sealed: Option<Sealed>,
-        skb: Option<Skb>,
+        frame: RxIn,
         short_max: u32,
         gro: &'g GroCells,
-        up: &mut SkbList,
-        done: &mut SkbList,
-        garbage: &mut SkbList,
+        out: RxOut<'_>,
     ) -> RxAfter<'g> {
+        let RxIn {
+            link: l,
+            src,
+            wire,
+            kind,
+            sealed,
+            skb,
+        } = frame;
+        let RxOut { up, done, garbage } = out;
+        let src = &src;
         let mut after = RxAfter::default();
         let t = now();
         if !self.up || !self.verify(dev_name, src, sealed.as_ref()) {
@@ -1199,7 +1225,7 @@ impl State {
         let mut learn = None;
         // Whether the frame counts on link `l` (its endpoint, loss marks,
         // link counters): not a copy the switch flooded here.
-        let credit = wire.map_or(true, |w| w.link == l || w.to_port);
+        let credit = wire.is_none_or(|w| w.link == l || w.to_port);
         if let Some(w) = wire {
             learn = Some((w.link, w.src));
             if !credit && matches!(kind, Frame::Heartbeat(_)) {
@@ -1278,11 +1304,11 @@ impl State {
             self.learn_link_mac(dev_name, slot, j, &w);
         }
         if credit {
-            self.link_stats[l].rx_packets += frames as u64;
+            self.link_stats[l].rx_packets += u64::from(frames);
         }
         if frames > 1 {
             self.stats.rx_merged += 1;
-            self.stats.rx_merged_frames += frames as u64;
+            self.stats.rx_merged_frames += u64::from(frames);
         }
         let (params, carrier) = (self.params, self.carrier);
         let (is_up, lossy_every, earliest) = (
@@ -1333,8 +1359,8 @@ impl State {
         let out_bytes = core::cell::Cell::new(0usize);
         let ends_runs = core::cell::Cell::new(true);
         let mut deliver = |mut s: Skb| {
-            stats.rx_packets += span_of(&s) as u64;
-            stats.rx_bytes += s.len() as u64;
+            stats.rx_packets += u64::from(span_of(&s));
+            stats.rx_bytes += u64::from(s.len());
             out_bytes.set(out_bytes.get() + s.truesize() as usize);
             // After truesize is counted: parsing may pull, which can grow it.
             ends_runs.set(ends_runs.get() && ends_gro_run(&mut s, short_max));
@@ -1461,7 +1487,7 @@ impl State {
             self.stats.rx_duplicates += 1;
             self.stats.rx_dropped += 1;
         }
-        self.stats.rx_held_full += full as u64;
+        self.stats.rx_held_full += u64::from(full);
         let mut kick = false;
         if !tr.is_empty() {
             let carrier = self.carrier;
@@ -1569,7 +1595,7 @@ impl State {
     /// host's, passed up unordered.
     pub(crate) fn rx_unordered(&mut self, len: u32) {
         self.stats.rx_packets += 1;
-        self.stats.rx_bytes += len as u64;
+        self.stats.rx_bytes += u64::from(len);
         self.stats.rx_unordered += 1;
     }
 
@@ -1870,12 +1896,12 @@ impl SweepCx<'_> {
         let (stats, held) = (&mut *self.stats, self.held);
         let mut up = SkbList::new();
         let visit = p.sweep(t, carrier, &params, self.lossy_every, self.bufs, &mut |s| {
-            stats.rx_packets += span_of(&s) as u64;
-            stats.rx_bytes += s.len() as u64;
+            stats.rx_packets += u64::from(span_of(&s));
+            stats.rx_bytes += u64::from(s.len());
             held.sub(s.truesize() as usize);
             up.push(s);
         });
-        self.lossy_peers += visit.lossy as usize;
+        self.lossy_peers += usize::from(visit.lossy);
         if !up.is_empty() {
             // Under the peer's cell, as receive queues: in order.
             self.gro.queue(cell_of(slot), up);

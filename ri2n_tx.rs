@@ -109,7 +109,7 @@ pub(crate) fn xmit(dev: &Ri2nDev, skb: Skb) {
 /// and frames both sealed and in one-switch mode come back, to be
 /// segmented here.
 fn xmit_whole(dev: &Ri2nDev, mut skb: Skb) -> core::result::Result<u8, Skb> {
-    let segs = skb.gso_segs() as u32;
+    let segs = u32::from(skb.gso_segs());
     if !(2..=MAX_WHOLE_SEGS).contains(&segs)
         || !skb.may_pull(ETH_HLEN as u32)
         || skb.data()[0] & 1 != 0
@@ -596,7 +596,7 @@ fn xmit_lockless(
         ) {
             Ok(f) => match d.txq[link].push(f, task()) {
                 Ok(drain_it) => {
-                    drain |= (drain_it as u8) << link;
+                    drain |= u8::from(drain_it) << link;
                     packets += segs;
                     bytes += len;
                 }
@@ -807,7 +807,7 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
             let mut dropped: [(Mac, u32); 8] = [([0; 6], 0); 8];
             let (mut ndropped, mut nlost) = (0, 0u64);
             let mut lost = |dst: &Mac, n: u32| {
-                nlost += n as u64;
+                nlost += u64::from(n);
                 if dst[0] & 1 != 0 {
                     return;
                 }
@@ -827,11 +827,11 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
                 // back on, a macvlan) gets it cut here, through the same
                 // offload: its hardware would take our header for IP's.
                 let segs = if f.is_gso() {
-                    f.gso_segs().max(1) as u32
+                    u32::from(f.gso_segs().max(1))
                 } else {
                     1
                 };
-                nframes += segs as u64;
+                nframes += u64::from(segs);
                 if segs > 1 && slave.hw_gso() {
                     f.set_protocol(ETH_P_RI2N);
                     match f.gso_segments_on(slave, SEG_FEATURES) {
@@ -848,7 +848,7 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
                         }
                     }
                 } else {
-                    nwhole += (segs > 1) as u64;
+                    nwhole += u64::from(segs > 1);
                     if !f.xmit_on(slave, ETH_P_RI2N, hash) {
                         lost(&dst, segs);
                     }
@@ -877,7 +877,7 @@ fn flow_hash(frame: &Skb, l: usize) -> u32 {
     let d = frame.data();
     let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ l as u64;
     for &b in d.get(..6).unwrap_or(&[]) {
-        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
     ((h >> 32) as u32 ^ h as u32).max(1)
 }

@@ -751,7 +751,7 @@ impl Detector {
         let mut n = 0;
         for (l, e) in self.endpoints[..self.n()].iter().enumerate() {
             if l != link && e.usable() && e.measured && now.since(e.sampled) < fresh {
-                v[n] = e.loss_bp as u32;
+                v[n] = u32::from(e.loss_bp);
                 n += 1;
             }
         }
@@ -818,7 +818,8 @@ impl Detector {
         let bit = 1u8 << link;
         if e.lossy {
             e.clean_run = if drx == dtx {
-                e.clean_run.saturating_add(dtx.min(u16::MAX as u32) as u16)
+                e.clean_run
+                    .saturating_add(dtx.min(u32::from(u16::MAX)) as u16)
             } else {
                 0
             };
@@ -826,9 +827,10 @@ impl Detector {
             // plus half the threshold (where every link loses some).
             let sample_ok = e.acc_sent >= LOSS_SAMPLE_BACK
                 && others.is_some_and(|o| {
-                    (e.acc_lost as u64 * 10_000 / e.acc_sent as u64) as u32 <= o + thresh / 2
+                    (u64::from(e.acc_lost) * 10_000 / u64::from(e.acc_sent)) as u32
+                        <= o + thresh / 2
                 });
-            if e.clean_run as u32 >= LOSS_CLEAN_BACK || sample_ok {
+            if u32::from(e.clean_run) >= LOSS_CLEAN_BACK || sample_ok {
                 // Measured afresh from now: no stale 0 % for the others to
                 // compare with, nor to halve the next figure.
                 e.loss_bp = 0;
@@ -852,12 +854,12 @@ impl Detector {
         if e.acc_sent < full && !slow {
             return t;
         }
-        let sample = (e.acc_lost as u64 * 10_000 / e.acc_sent as u64) as u32;
+        let sample = (u64::from(e.acc_lost) * 10_000 / u64::from(e.acc_sent)) as u32;
         e.acc_sent = 0;
         e.acc_lost = 0;
         // `sample` is at most 10,000: `acc_lost` is at most `acc_sent`.
         e.loss_bp = if e.measured {
-            (e.loss_bp as u32 + sample) / 2
+            (u32::from(e.loss_bp) + sample) / 2
         } else {
             sample
         } as u16;
@@ -867,7 +869,7 @@ impl Detector {
         // sample alone (a full port, whole GSO packets per link) stays in
         // the mean for two more samples, but is one strike, not three.
         let over = others.is_some_and(|o| {
-            lossy_margin(e.loss_bp as u32, o, thresh) && lossy_margin(sample, o, thresh)
+            lossy_margin(u32::from(e.loss_bp), o, thresh) && lossy_margin(sample, o, thresh)
         });
         e.strikes = if over { e.strikes.saturating_add(1) } else { 0 };
         if thresh == 0 {
@@ -1009,7 +1011,7 @@ impl Detector {
     pub fn data_run(&mut self, link: usize, n: u32, now: Instant, p: &Params) -> Transitions {
         self.arrived(now, p);
         let e = &mut self.endpoints[link];
-        e.rx_packets += n as u64;
+        e.rx_packets += u64::from(n);
         e.counter = e.counter.saturating_add(n);
         e.last_rx = now;
         self.busy |= 1 << link;
@@ -1097,7 +1099,7 @@ impl Detector {
         // forgot us, in the same epoch, starts from 0), and taken.
         let now_ms = ms(now).max(1);
         let recent = self.hb_taken_ms != 0
-            && (now_ms.wrapping_sub(self.hb_taken_ms) as u64) < p.slow_tout().as_ms();
+            && u64::from(now_ms.wrapping_sub(self.hb_taken_ms)) < p.slow_tout().as_ms();
         let behind = next.diff(self.hb_next);
         let old = recent && behind < 0 && behind > -HB_REORDER;
         if !old {
@@ -1150,7 +1152,7 @@ impl Detector {
         self.arrived(now, p);
         if answers && self.probing & bit != 0 {
             if self.probing & self.answered == 0 {
-                self.answer_us = (now.since(self.probed).0 / 1000).min(u32::MAX as u64) as u32;
+                self.answer_us = (now.since(self.probed).0 / 1000).min(u64::from(u32::MAX)) as u32;
             }
             self.answered |= bit;
             self.busy &= !bit;
@@ -1318,7 +1320,7 @@ impl Detector {
     fn round_length(&self, p: &Params) -> Duration {
         let answered = self.probing & self.answered != 0;
         let mut lag = if answered {
-            Duration::from_us(self.answer_us as u64)
+            Duration::from_us(u64::from(self.answer_us))
         } else {
             Duration(0)
         };
@@ -1430,7 +1432,7 @@ impl Detector {
     /// change) once a window (see the module's doc).
     fn weighs(&mut self, link: usize, now: Instant, p: &Params) -> bool {
         let now_ms = ms(now);
-        let window = (p.hbspan().as_ms() * 3 / 4).min(u32::MAX as u64) as u32;
+        let window = (p.hbspan().as_ms() * 3 / 4).min(u64::from(u32::MAX)) as u32;
         if now_ms.wrapping_sub(self.weigh_ms) >= window {
             self.weigh_ms = now_ms;
             self.weighed = 0;

@@ -71,7 +71,7 @@ impl LossDetector {
     /// departure extends it only for those still within theirs.
     pub fn taking_part(&mut self, active: u8, now: Instant, grace: Duration) -> u8 {
         let now_ms = now.ms32();
-        if self.leaving != 0 && now_ms.wrapping_sub(self.left_ms) as u64 > grace.as_ms() {
+        if self.leaving != 0 && u64::from(now_ms.wrapping_sub(self.left_ms)) > grace.as_ms() {
             self.leaving = 0;
         }
         let left = self.was_active & !active & !self.gone;

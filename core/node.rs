@@ -259,7 +259,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
         let (tr, left) = match frame {
             Frame::Heartbeat(hb) => {
                 // Sealed: the whole epoch; else the low half the payload has.
-                let epoch = a.sealed.unwrap_or(hb.epoch as u64);
+                let epoch = a.sealed.unwrap_or(u64::from(hb.epoch));
                 let loss = hb
                     .counts
                     .map(|c| self.det.report(l, c, t, p))

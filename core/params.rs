@@ -237,7 +237,7 @@ impl Params {
     }
     /// SLOW_TOUT.
     pub fn slow_tout(&self) -> Duration {
-        Duration::from_ms(self.get(Param::SlowTout) as u64)
+        Duration::from_ms(u64::from(self.get(Param::SlowTout)))
     }
     /// How long a link goes unchosen before the scheduler counts it level
     /// again ([`crate::sched::RoundRobin::at`]): SLOW_TOUT / 8. A link
@@ -264,7 +264,7 @@ impl Params {
     }
     /// HBSPAN.
     pub fn hbspan(&self) -> Duration {
-        Duration::from_ms(self.get(Param::Hbspan) as u64)
+        Duration::from_ms(u64::from(self.get(Param::Hbspan)))
     }
     /// HBWEIGHT.
     pub fn hbweight(&self) -> u32 {
@@ -272,7 +272,7 @@ impl Params {
     }
     /// FAST_TOUT.
     pub fn fast_tout(&self) -> Duration {
-        Duration::from_ms(self.get(Param::FastTout) as u64)
+        Duration::from_ms(u64::from(self.get(Param::FastTout)))
     }
     /// MAXBUF.
     pub fn maxbuf(&self) -> usize {

@@ -76,7 +76,7 @@ impl RoundRobin {
     /// SLOW_TOUT): the caller passes an `idle` well below SLOW_TOUT.
     pub fn at(&mut self, now: Instant, idle: Duration) {
         let now_ms = now.ms32();
-        let idle_ms = idle.as_ms().clamp(1, u32::MAX as u64) as u32;
+        let idle_ms = idle.as_ms().clamp(1, u64::from(u32::MAX)) as u32;
         if now_ms.wrapping_sub(self.period_ms) < idle_ms {
             return;
         }

@@ -631,7 +631,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             // Numbers beyond the window: none held, each a gap; only the
             // last WINDOW_SLOTS of them keep a bit.
             let beyond = upto.diff(s) as u32 + 1;
-            self.stats.gaps += beyond as u64;
+            self.stats.gaps += u64::from(beyond);
             let mut t = s.add(beyond.saturating_sub(WINDOW_SLOTS as u32));
             loop {
                 self.set_lost(t, lost);

@@ -18,6 +18,12 @@
     unreachable_pub,
     unsafe_op_in_unsafe_fn,
     clippy::all,
+    clippy::as_underscore,
+    clippy::cast_lossless,
+    clippy::missing_safety_doc,
+    clippy::ptr_as_ptr,
+    clippy::ptr_cast_constness,
+    clippy::ref_as_ptr,
     clippy::undocumented_unsafe_blocks
 )]
 #![cfg_attr(CONFIG_RUSTC_HAS_UNNECESSARY_TRANSMUTES, allow(unnecessary_transmutes))]

@@ -231,8 +231,8 @@ impl Device {
 
     /// Whether this is an Ethernet device (type and address length).
     pub fn is_ether(&self) -> bool {
-        self.raw().type_ as u32 == bindings::ARPHRD_ETHER
-            && self.raw().addr_len as u32 == bindings::ETH_ALEN
+        u32::from(self.raw().type_) == bindings::ARPHRD_ETHER
+            && u32::from(self.raw().addr_len) == bindings::ETH_ALEN
     }
 
     /// Whether the device has carrier.
@@ -618,26 +618,28 @@ impl NlMsg {
     /// Adds a u32 attribute.
     pub fn put_u32(&mut self, attr: u16, v: u32) -> Result {
         // SAFETY: A message the core is building for us.
-        to_result(unsafe { bindings::nla_put_u32(self.0, attr as i32, v) }).map_err(|_| EMSGSIZE)
+        to_result(unsafe { bindings::nla_put_u32(self.0, i32::from(attr), v) })
+            .map_err(|_| EMSGSIZE)
     }
 
     /// Adds a u8 attribute.
     pub fn put_u8(&mut self, attr: u16, v: u8) -> Result {
         // SAFETY: As above.
-        to_result(unsafe { bindings::nla_put_u8(self.0, attr as i32, v) }).map_err(|_| EMSGSIZE)
+        to_result(unsafe { bindings::nla_put_u8(self.0, i32::from(attr), v) }).map_err(|_| EMSGSIZE)
     }
 
     /// Adds a u64 attribute.
     pub fn put_u64(&mut self, attr: u16, v: u64) -> Result {
         // SAFETY: As above.
-        to_result(unsafe { bindings::nla_put_u64(self.0, attr as i32, v) }).map_err(|_| EMSGSIZE)
+        to_result(unsafe { bindings::nla_put_u64(self.0, i32::from(attr), v) })
+            .map_err(|_| EMSGSIZE)
     }
 
     /// Adds a byte-string attribute.
     pub fn put_bytes(&mut self, attr: u16, v: &[u8]) -> Result {
         // SAFETY: As above; `v` is readable for its length.
         to_result(unsafe {
-            bindings::nla_put(self.0, attr as i32, v.len() as i32, v.as_ptr().cast())
+            bindings::nla_put(self.0, i32::from(attr), v.len() as i32, v.as_ptr().cast())
         })
         .map_err(|_| EMSGSIZE)
     }
@@ -658,18 +660,18 @@ impl Setup<'_> {
         self.0
     }
 
-    fn raw(&self) -> &mut bindings::net_device {
+    fn raw(&mut self) -> &mut bindings::net_device {
         // SAFETY: During setup nothing else sees the device.
         unsafe { &mut *self.0.as_raw() }
     }
 
     /// Room the driver adds in front of every packet it sends.
-    pub fn set_needed_headroom(&self, n: u16) {
+    pub fn set_needed_headroom(&mut self, n: u16) {
         self.raw().needed_headroom = n;
     }
 
     /// MTU bounds and value.
-    pub fn set_mtu(&self, mtu: u32, min: u32, max: u32) {
+    pub fn set_mtu(&mut self, mtu: u32, min: u32, max: u32) {
         let d = self.raw();
         d.mtu = mtu;
         d.min_mtu = min;
@@ -678,7 +680,7 @@ impl Setup<'_> {
 
     /// `NETIF_F_*` bits (by `NETIF_F_*_BIT` number) the device offers and
     /// has on.
-    pub fn set_features(&self, bits: &[u32]) {
+    pub fn set_features(&mut self, bits: &[u32]) {
         let mut f: u64 = 0;
         for b in bits {
             f |= 1u64 << b;
@@ -690,7 +692,7 @@ impl Setup<'_> {
 
     /// A virtual device: no queue of its own, lockless transmit, live MAC
     /// changes, no netpoll; cannot change network namespace when `pinned`.
-    pub fn set_virtual(&self, pinned: bool) {
+    pub fn set_virtual(&mut self, pinned: bool) {
         let d = self.raw();
         // SAFETY: Reading a bitfield of a union member that is always the
         // struct (the other member is a view of the same bits).
@@ -743,7 +745,7 @@ pub trait Driver: Sized + Send + Sync + 'static {
 
     /// Makes a new device what it is (`rtnl_link_ops.setup`, also on
     /// `alloc_netdev`), before any private data exists.
-    fn setup(dev: &Setup<'_>);
+    fn setup(dev: &mut Setup<'_>);
 
     /// The private data of a device being registered (`ndo_init`).
     fn init(dev: &Device) -> impl PinInit<Self, Error>;
@@ -911,7 +913,9 @@ impl<T: Driver> NetDevice<T> {
         // `priv_off` after its net_device (netdev_priv()), by the caller's
         // guarantee; the device lives as long as its data.
         unsafe {
-            let dev = (data as *const T).cast::<u8>().sub(data_off + priv_off);
+            let dev = core::ptr::from_ref(data)
+                .cast::<u8>()
+                .sub(data_off + priv_off);
             NetDevice::from_raw(dev.cast_mut().cast())
         }
     }
@@ -999,7 +1003,7 @@ impl<T: Driver> NetDevice<T> {
         // its lockdep check (this runs per received frame, in GRO).
         unsafe {
             let h = core::ptr::read_volatile(core::ptr::addr_of!((*port).rx_handler));
-            if !h.is_some_and(|f| f as *const () == rx_handler::<T> as *const ()) {
+            if h.is_none_or(|f| f as *const () != rx_handler::<T> as *const ()) {
                 return None;
             }
             let dev = core::ptr::read_volatile(core::ptr::addr_of!((*port).rx_handler_data))
@@ -1162,6 +1166,12 @@ unsafe fn with<'a, T: Driver>(dev: *mut bindings::net_device) -> &'a NetDevice<T
     unsafe { NetDevice::from_raw(dev) }
 }
 
+/// The C callback `setup`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn setup<T: Driver>(dev: *mut bindings::net_device) {
     // SAFETY: alloc_netdev calls us with a fresh device.
     let d = unsafe { Device::from_raw(dev) };
@@ -1180,7 +1190,7 @@ unsafe extern "C" fn setup<T: Driver>(dev: *mut bindings::net_device) {
         // (`alloc_netdev_mqs` with room for a `Priv<T>`).
         (*Priv::<T>::ptr(dev)).ready = false;
     }
-    T::setup(&Setup(d));
+    T::setup(&mut Setup(d));
 }
 
 impl<T> Priv<T> {
@@ -1199,6 +1209,12 @@ impl<T> Priv<T> {
     }
 }
 
+/// The C callback `priv_destructor`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn priv_destructor<T: Driver>(dev: *mut bindings::net_device) {
     // SAFETY: The core calls us with a device `setup` prepared, before it
     // frees it.
@@ -1213,6 +1229,12 @@ unsafe extern "C" fn priv_destructor<T: Driver>(dev: *mut bindings::net_device) 
     }
 }
 
+/// The C callback `ndo_init`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_init<T: Driver>(dev: *mut bindings::net_device) -> i32 {
     // SAFETY: register_netdevice calls us for a device allocated by setup.
     let d = unsafe { Device::from_raw(dev) };
@@ -1242,21 +1264,45 @@ unsafe extern "C" fn ndo_init<T: Driver>(dev: *mut bindings::net_device) -> i32 
     })
 }
 
+/// The C callback `ndo_uninit`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_uninit<T: Driver>(dev: *mut bindings::net_device) {
     // SAFETY: Called under RTNL, for a device whose init succeeded.
     unsafe { T::uninit(with::<T>(dev), Rtnl::assume_held()) }
 }
 
+/// The C callback `ndo_open`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_open<T: Driver>(dev: *mut bindings::net_device) -> i32 {
     // SAFETY: Under RTNL, for a registered device of ours.
     from_result(|| unsafe { T::open(with::<T>(dev), Rtnl::assume_held()) }.map(|()| 0))
 }
 
+/// The C callback `ndo_stop`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_stop<T: Driver>(dev: *mut bindings::net_device) -> i32 {
     // SAFETY: As in `ndo_open`.
     from_result(|| unsafe { T::stop(with::<T>(dev), Rtnl::assume_held()) }.map(|()| 0))
 }
 
+/// The C callback `ndo_start_xmit`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_start_xmit<T: Driver>(
     skb: *mut bindings::sk_buff,
     dev: *mut bindings::net_device,
@@ -1283,6 +1329,12 @@ unsafe extern "C" fn ndo_start_xmit<T: Driver>(
     bindings::netdev_tx_NETDEV_TX_OK
 }
 
+/// The C callback `ndo_set_mac_address`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_set_mac_address<T: Driver>(
     dev: *mut bindings::net_device,
     addr: *mut core::ffi::c_void,
@@ -1299,13 +1351,25 @@ unsafe extern "C" fn ndo_set_mac_address<T: Driver>(
     })
 }
 
+/// The C callback `ndo_change_mtu`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_change_mtu<T: Driver>(dev: *mut bindings::net_device, mtu: i32) -> i32 {
-    // SAFETY: As in `ndo_open`.
     from_result(|| {
+        // SAFETY: As in `ndo_open`.
         unsafe { T::change_mtu(with::<T>(dev), Rtnl::assume_held(), mtu as u32) }.map(|()| 0)
     })
 }
 
+/// The C callback `ndo_get_stats64`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_get_stats64<T: Driver>(
     dev: *mut bindings::net_device,
     s: *mut bindings::rtnl_link_stats64,
@@ -1328,6 +1392,12 @@ unsafe extern "C" fn ndo_get_stats64<T: Driver>(
     unsafe { bindings::dev_fetch_tstats(s, dev) };
 }
 
+/// The C callback `ndo_add_slave`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_add_slave<T: Driver>(
     dev: *mut bindings::net_device,
     port: *mut bindings::net_device,
@@ -1347,28 +1417,52 @@ unsafe extern "C" fn ndo_add_slave<T: Driver>(
     })
 }
 
+/// The C callback `ndo_del_slave`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_del_slave<T: Driver>(
     dev: *mut bindings::net_device,
     port: *mut bindings::net_device,
 ) -> i32 {
-    // SAFETY: As in `ndo_add_slave`.
     from_result(|| {
+        // SAFETY: As in `ndo_add_slave`.
         unsafe { T::del_slave(with::<T>(dev), Rtnl::assume_held(), Device::from_raw(port)) }
             .map(|()| 0)
     })
 }
 
+/// The C callback `ndo_change_rx_flags`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_change_rx_flags<T: Driver>(dev: *mut bindings::net_device, change: i32) {
     // SAFETY: Under RTNL, for a registered device of ours.
     unsafe { T::change_rx_flags(with::<T>(dev), Rtnl::assume_held(), change as u32) }
 }
 
+/// The C callback `ndo_set_rx_mode`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_set_rx_mode<T: Driver>(dev: *mut bindings::net_device) {
     // SAFETY: Under the device's address lock, for a registered device.
     let d = unsafe { with::<T>(dev) };
     T::set_rx_mode(d, &AddrListLocked(d))
 }
 
+/// The C callback `rx_handler`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn rx_handler<T: Driver>(
     pskb: *mut *mut bindings::sk_buff,
 ) -> bindings::rx_handler_result_t {
@@ -1392,6 +1486,12 @@ unsafe extern "C" fn rx_handler<T: Driver>(
     }
 }
 
+/// The C callback `get_drvinfo`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn get_drvinfo<T: Driver>(
     _dev: *mut bindings::net_device,
     info: *mut bindings::ethtool_drvinfo,
@@ -1406,11 +1506,17 @@ fn copy_cstr(dst: &mut [kernel::ffi::c_char], src: &CStr) {
     let b = src.to_bytes();
     let n = b.len().min(dst.len() - 1);
     for (d, s) in dst.iter_mut().zip(b[..n].iter()) {
-        *d = *s as _;
+        *d = *s as kernel::ffi::c_char;
     }
     dst[n] = 0;
 }
 
+/// The C callback `get_link_ksettings`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn get_link_ksettings<T: Driver>(
     dev: *mut bindings::net_device,
     ks: *mut bindings::ethtool_link_ksettings,
@@ -1430,6 +1536,12 @@ unsafe extern "C" fn get_link_ksettings<T: Driver>(
     0
 }
 
+/// The C callback `get_sset_count`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn get_sset_count<T: Driver>(dev: *mut bindings::net_device, sset: i32) -> i32 {
     if sset as u32 != bindings::ethtool_stringset_ETH_SS_STATS {
         return EOPNOTSUPP.to_errno();
@@ -1438,6 +1550,12 @@ unsafe extern "C" fn get_sset_count<T: Driver>(dev: *mut bindings::net_device, s
     T::STATS_COUNT as i32
 }
 
+/// The C callback `get_strings`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn get_strings<T: Driver>(
     dev: *mut bindings::net_device,
     sset: u32,
@@ -1462,6 +1580,12 @@ unsafe extern "C" fn get_strings<T: Driver>(
     }
 }
 
+/// The C callback `get_ethtool_stats`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn get_ethtool_stats<T: Driver>(
     dev: *mut bindings::net_device,
     _stats: *mut bindings::ethtool_stats,
@@ -1476,6 +1600,12 @@ unsafe extern "C" fn get_ethtool_stats<T: Driver>(
     }
 }
 
+/// The C callback `newlink`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn newlink<T: Driver>(
     dev: *mut bindings::net_device,
     _params: *mut bindings::rtnl_newlink_params,
@@ -1501,10 +1631,22 @@ unsafe extern "C" fn newlink<T: Driver>(
     }
 }
 
+/// The C callback `get_size`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn get_size<T: Driver>(_dev: *const bindings::net_device) -> usize {
     T::INFO_SIZE
 }
 
+/// The C callback `fill_info`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn fill_info<T: Driver>(
     skb: *mut bindings::sk_buff,
     dev: *const bindings::net_device,
@@ -1514,6 +1656,12 @@ unsafe extern "C" fn fill_info<T: Driver>(
     from_result(|| unsafe { T::fill_info(with::<T>(dev.cast_mut()), &mut NlMsg(skb)) }.map(|()| 0))
 }
 
+/// The C callback `get_slave_size`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn get_slave_size<T: Driver>(
     _dev: *const bindings::net_device,
     _port: *const bindings::net_device,
@@ -1521,13 +1669,19 @@ unsafe extern "C" fn get_slave_size<T: Driver>(
     T::SLAVE_INFO_SIZE
 }
 
+/// The C callback `fill_slave_info`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn fill_slave_info<T: Driver>(
     skb: *mut bindings::sk_buff,
     dev: *const bindings::net_device,
     port: *const bindings::net_device,
 ) -> i32 {
-    // SAFETY: As in `fill_info`; the port is alive under RTNL.
     from_result(|| {
+        // SAFETY: As in `fill_info`; the port is alive under RTNL.
         unsafe {
             T::fill_slave_info(
                 with::<T>(dev.cast_mut()),
@@ -1715,6 +1869,12 @@ unsafe fn attr_target<'a, T: Driver>(
     }
 }
 
+/// The C callback `attr_show`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn attr_show<T: Driver>(
     d: *mut bindings::device,
     attr: *mut bindings::device_attribute,
@@ -1724,8 +1884,8 @@ unsafe extern "C" fn attr_show<T: Driver>(
     let Some((dev, idx)) = (unsafe { attr_target::<T>(d, attr) }) else {
         return ENODEV.to_errno() as isize;
     };
-    // SAFETY: As above.
     let mut out = TextBuf {
+        // SAFETY: As above.
         buf: unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), 4096) },
         at: 0,
     };
@@ -1733,6 +1893,12 @@ unsafe extern "C" fn attr_show<T: Driver>(
     out.at as isize
 }
 
+/// The C callback `attr_store`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn attr_store<T: Driver>(
     d: *mut bindings::device,
     attr: *mut bindings::device_attribute,

@@ -346,6 +346,11 @@ fn up(skb: &Skb) -> bool {
 ///
 /// GRO may steal a packet's head or frags: the driver hands up packets
 /// whose head is its own (`Skb::strip_shim` makes it writable).
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn poll(napi: *mut bindings::napi_struct, budget: c_int) -> c_int {
     // SAFETY: `napi` is the first field of a live cell (repr(C)): NAPI
     // polls only while enabled, and `destroy` disables it first.

@@ -89,6 +89,12 @@ unsafe impl<H: Handler> Sync for Registration<H> {}
 // SAFETY: As above; `H` is Send.
 unsafe impl<H: Handler> Send for Registration<H> {}
 
+/// The C callback `call`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn call<H: Handler>(
     nb: *mut bindings::notifier_block,
     event: usize,

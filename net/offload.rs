@@ -196,7 +196,7 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
         let mac_len = (*skb).mac_len;
         let outer = (*headers(skb)).protocol;
         // The sender took this many numbers for the packet, one per segment.
-        let reserved = super::skb::gso_segs(skb) as u32;
+        let reserved = u32::from(super::skb::gso_segs(skb));
         (*headers(skb)).protocol = inner.to_be();
         bindings::skb_pull(skb, hlen as u32);
         (*skb).mac_len = 0;
@@ -204,7 +204,7 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
         // Each segment whole, in software: no lower GSO for the inner packet.
         let segs = bindings::skb_mac_gso_segment(skb, features & !bindings::netif_f_gso_mask());
         if segs.is_null() || kernel::error::from_err_ptr(segs).is_err() {
-            bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, mac_len as i32);
+            bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, i32::from(mac_len));
             return if segs.is_null() { einval } else { segs };
         }
         // More segments than numbers would reuse the next packet's numbers
@@ -221,7 +221,7 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
                 segs,
                 bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED,
             );
-            bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, mac_len as i32);
+            bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, i32::from(mac_len));
             return einval;
         }
         // Each segment's data is at its inner network header, with a
@@ -259,7 +259,7 @@ unsafe extern "C" fn gso_segment<T: ShimOffload>(
                 segs,
                 bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED,
             );
-            bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, mac_len as i32);
+            bindings::skb_gso_error_unwind(skb, outer, hlen as i32, mac_offset, i32::from(mac_len));
             return einval;
         }
         segs
@@ -565,7 +565,7 @@ impl Gro<'_> {
     /// Frames merged into the packet.
     fn count(self) -> u32 {
         // SAFETY: The invariant.
-        unsafe { (*self.cb()).count as u32 }
+        unsafe { u32::from((*self.cb()).count) }
     }
 
     /// `call_gro_receive`: the inner protocol's `receive`, unless the
@@ -600,7 +600,7 @@ impl Gro<'_> {
     fn flush_final(self, pp: *mut bindings::sk_buff, flush: bool) {
         if pp as isize != EINPROGRESS.to_errno() as isize {
             // SAFETY: The invariant.
-            unsafe { (*self.cb()).flush |= flush as u16 }
+            unsafe { (*self.cb()).flush |= u16::from(flush) }
         }
     }
 

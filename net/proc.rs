@@ -36,6 +36,12 @@ unsafe impl<D: DirName> Sync for PernetDir<D> {}
 // SAFETY: As above.
 unsafe impl<D: DirName> Send for PernetDir<D> {}
 
+/// The C callback `dir_init`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn dir_init<D: DirName>(net: *mut bindings::net) -> i32 {
     // SAFETY: A namespace being set up; its proc_net directory exists.
     let p = unsafe { bindings::proc_mkdir(D::NAME.as_char_ptr(), bindings::net_proc_dir(net)) };
@@ -46,6 +52,12 @@ unsafe extern "C" fn dir_init<D: DirName>(net: *mut bindings::net) -> i32 {
     }
 }
 
+/// The C callback `dir_exit`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn dir_exit<D: DirName>(net: *mut bindings::net) {
     // SAFETY: A namespace going away: its devices (and their files) are
     // gone, the directory made by `dir_init` is left.
@@ -84,6 +96,12 @@ pub trait ProcShow<D: DirName>: Driver {
     fn show(dev: &NetDevice<Self>, m: &SeqFile);
 }
 
+/// The C callback `show`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn show<T: ProcShow<D>, D: DirName>(
     m: *mut bindings::seq_file,
     _v: *mut core::ffi::c_void,

@@ -246,7 +246,7 @@ impl Skb {
                 if d[9] != TCP || u16::from_be_bytes([d[6], d[7]]) & 0x3fff != 0 {
                     return None;
                 }
-                (d[0] & 0xf) as u32 * 4
+                u32::from(d[0] & 0xf) * 4
             }
             p if p == bindings::ETH_P_IPV6 as u16 => {
                 if !self.may_pull(40) || self.data()[6] != TCP {

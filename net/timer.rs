@@ -59,6 +59,12 @@ macro_rules! device_timer {
     };
 }
 
+/// The C callback `timer_fn`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn timer_fn<T: DeviceTimer<ID>, const ID: u64>(t: *mut bindings::timer_list) {
     // SAFETY: The timer was set up by `Timer::new::<T, ID>` inside a `T`
     // (`OFFSET` tells where), which is the private data of a registered

@@ -85,8 +85,8 @@ lab() {
 			# ri2n-seg: tx_gso=0, ri2n segments GSO packets and stripes the
 			# segments (the paper's way; issue 13); -nogro: rx_gro=0, the
 			# slaves' GRO leaves RI2N frames alone. The rest: tx_gso=1.
-			on $n modprobe ri2n slaves="$slaves" one_switch=$([ "$cfg" = ri2n-1sw ] && echo 1 || echo 0) \
-				tx_gso=$([ "$cfg" = ri2n-seg ] && echo 0 || echo 1) rx_gro=$([[ $cfg = *-nogro ]] && echo 0 || echo 1) \
+			on $n modprobe ri2n slaves="$slaves" one_switch="$([ "$cfg" = ri2n-1sw ] && echo 1 || echo 0)" \
+				tx_gso="$([ "$cfg" = ri2n-seg ] && echo 0 || echo 1)" rx_gro="$([[ $cfg = *-nogro ]] && echo 0 || echo 1)" \
 				${BENCH_RI2N_PARAMS:-}
 			# ri2n-keyed: every frame sealed (issue 12), 12 bytes of MTU less.
 			[ "$cfg" != ri2n-keyed ] || on $n sh -c 'echo 00112233445566778899aabbccddeeff > /sys/class/net/ri2n0/ri2n/key'

@@ -25,14 +25,15 @@ if ! kmake O="$out" rustavailable >"$out/rustavailable.log" 2>&1; then
 fi
 
 log "configuring $variant kernel in $out"
+mapfile -t frags < <(kernel_fragments "$variant")
 kmake O="$out" tinyconfig >/dev/null
 (cd "$out" && KCONFIG_CONFIG=.config "$(kernel_src)/scripts/kconfig/merge_config.sh" -m -O "$out" \
-	.config "$(kernel_src)/kernel/configs/kvm_guest.config" $(kernel_fragments "$variant") >/dev/null)
+	.config "$(kernel_src)/kernel/configs/kvm_guest.config" "${frags[@]}" >/dev/null)
 kmake O="$out" olddefconfig >/dev/null
 
 # Every requested option must have taken; the last fragment wins.
-bad=$(cat $(kernel_fragments "$variant") | grep -E '^CONFIG_[A-Z0-9_]+=' | awk -F= '{want[$1]=$2} END {for (k in want) print k "=" want[k]}' |
-	while IFS== read -r opt val; do
+bad=$(cat "${frags[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=' | awk -F= '{want[$1]=$2} END {for (k in want) print k "=" want[k]}' |
+	while IFS='=' read -r opt val; do
 		got=$(grep -E "^$opt=" "$out/.config" | cut -d= -f2-)
 		[ "$val" = n ] && { [ -z "$got" ] || echo "$opt wanted n, got $got"; continue; }
 		[ "$got" = "$val" ] || echo "$opt wanted $val, got ${got:-unset}"

@@ -43,7 +43,9 @@ kernel_key() {
 		rustc --version --verbose
 		bindgen --version
 		clang --version | head -1
-		cat $(kernel_fragments "$1")
+		local frags
+		mapfile -t frags < <(kernel_fragments "$1")
+		cat "${frags[@]}"
 	} | sha256sum | cut -c1-12
 }
 kernel_dir() { echo "$RI2N_CACHE/kernel/$1-$(kernel_key "$1")"; }

@@ -26,7 +26,7 @@ rate=${PAIR_RATE:-100mbit} sizes=${PAIR_SIZES-64 4096 16384} rounds=${PAIR_ROUND
 bond=${PAIR_BOND:-1}
 paths_up "$bond" "${PAIR_TSO:-on}"
 [ "$rate" = none ] || for n in n1 n2; do for ((l = 0; l < LAB_LINKS; l++)); do link_shape $n $l "$rate"; done; done
-for try in 1 2 3; do
+for _ in 1 2 3; do
 	on n2 pidof ri2n-pingpong >/dev/null 2>&1 && break
 	on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
 	sleep 1
@@ -55,6 +55,8 @@ bulk() {
 # round; the summary gives each path's median round trip by its place.
 paths=(one ri2n)
 [ "$bond" = 0 ] || paths+=(bond)
+# Read by name below (`a=addr_$p`, "${!a}").
+# shellcheck disable=SC2034
 addr_one=10.3.0.2 addr_ri2n=10.0.0.2 addr_bond=10.4.0.2
 order() {
 	local i k=$((($1 - 1) % ${#paths[@]}))

@@ -13,7 +13,7 @@ on n2 sh -c 'ri2n-pingpong server >/dev/null 2>&1 &'
 sleep 1
 for a in 10.0.0.2 10.3.0.2 10.4.0.2; do on n1 ping -c 2 -q $a >/dev/null; done
 snap() { on "$1" sh -c 'awk "/^ctxt/ {print \"ctxt\", \$2} /^intr/ {print \"intr\", \$2}" /proc/stat; nstat -az TcpOutSegs TcpInSegs TcpExtDelayedACKs TcpExtTCPHPAcks TcpExtTCPPureAcks TcpExtTCPHPHits | awk "NR>1 {print \$1, \$2}"; for d in eth0 eth1 eth2 eth3 eth4; do echo tx_$d $(cat /sys/class/net/$d/statistics/tx_packets); echo rx_$d $(cat /sys/class/net/$d/statistics/rx_packets); done; awk "/LOC/ {print \"LOC\", \$2}" /proc/interrupts'; }
-for round in 1 2; do
+for _ in 1 2; do
 for a in 10.0.0.2 10.3.0.2 10.4.0.2; do
 	snap n1 >$LAB_DIR/a1; snap n2 >$LAB_DIR/a2
 	r=$(on n1 ri2n-pingpong client $a --sizes 64:64 --time 4 | awk '!/^#/ && NF {print $2, $3; exit}')

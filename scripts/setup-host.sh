@@ -20,6 +20,8 @@ APT_PKGS=(
 	busybox-static iperf3 iproute2 ethtool iputils-ping dropbear-bin
 	# host side of the lab
 	openssh-client socat
+	# the style gate (scripts/style.sh)
+	shellcheck
 )
 QEMU_PKG=qemu-system-x86
 # --bench: what make bench needs besides (plots, the MPI ping-pong);
@@ -86,6 +88,12 @@ if ! bindgen_ok; then
 	cargo install --locked --quiet bindgen-cli --version "$BINDGEN_VERSION" --root "$TOOLS_DIR"
 fi
 bindgen_ok || die "bindgen $BINDGEN_VERSION did not install into $TOOLS_DIR."
+
+# The style gate's Rust tools come with the toolchain (rustup's default
+# profile), not from a package.
+for t in rustfmt cargo-clippy clippy-driver; do
+	command -v $t >/dev/null || die "$t is missing: install the rustup components rustfmt and clippy for $(rustc --version)."
+done
 
 [ -c /dev/net/tun ] || die "/dev/net/tun is missing: the lab needs TUN/TAP (modprobe tun on the host, or run in a container with /dev/net/tun)."
 log "host ready"

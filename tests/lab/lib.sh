@@ -83,14 +83,14 @@ lab_up() {
 			if ((LAB_QUEUES > 1)); then
 				# A multiqueue NIC: LAB_QUEUES transmit and receive queues.
 				ns ip tuntap add dev n${i}e$k mode tap multi_queue
-				netargs+=(-netdev tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no,queues=$LAB_QUEUES
-					-device virtio-net-pci,netdev=l$k,mac=$(lab_mac $i $k),speed=1000,duplex=full,mq=on,vectors=$((2 * LAB_QUEUES + 2)))
+				netargs+=(-netdev "tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no,queues=$LAB_QUEUES"
+					-device "virtio-net-pci,netdev=l$k,mac=$(lab_mac "$i" "$k"),speed=1000,duplex=full,mq=on,vectors=$((2 * LAB_QUEUES + 2))")
 			else
 				ns ip tuntap add dev n${i}e$k mode tap
-				netargs+=(-netdev tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no
-					-device virtio-net-pci,netdev=l$k,mac=$(lab_mac $i $k),speed=1000,duplex=full)
+				netargs+=(-netdev "tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no"
+					-device "virtio-net-pci,netdev=l$k,mac=$(lab_mac "$i" "$k"),speed=1000,duplex=full")
 			fi
-			ns ip link set n${i}e$k master br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo $k) up
+			ns ip link set "n${i}e$k" master "br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$k")" up
 		done
 		# la57=off: with 5-level paging, the KASAN kernel sometimes took an
 		# interrupt mid-way through identify_cpu() and panicked at boot.
@@ -102,8 +102,8 @@ lab_up() {
 			-kernel "$LAB_KERNEL" -initrd "$LAB_INITRD" \
 			-append "console=ttyS0 no_timer_check panic=-1 panic_on_warn=1 oops=panic lab.node=n$i ${LAB_CMDLINE:-}" \
 			"${netargs[@]}" \
-			-netdev user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$(lab_port $i)-:22 \
-			-device virtio-net-pci,netdev=mgmt,mac=52:54:00:ff:00:$(printf %02x $i) \
+			-netdev "user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$(lab_port "$i")-:22" \
+			-device "virtio-net-pci,netdev=mgmt,mac=52:54:00:ff:00:$(printf %02x "$i")" \
 			-serial file:"$LAB_DIR/n$i.console" \
 			-monitor unix:"$LAB_DIR/n$i.mon",server=on,wait=off \
 			-pidfile "$LAB_DIR/n$i.pid" \
@@ -188,7 +188,7 @@ link_blackhole() {
 	local port=$1e$2
 	case $3 in
 	on) ns ip link set "$port" nomaster ;;
-	off) ns ip link set "$port" master br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$2") ;;
+	off) ns ip link set "$port" master "br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$2")" ;;
 	*) fail "link_blackhole NODE LINK on|off" ;;
 	esac
 }
@@ -404,6 +404,7 @@ watch_start() {
 	WATCH_PID=$!
 	sleep 0.2
 }
+# shellcheck disable=SC2034 # WATCHED is read by the tests that source this.
 # watch_ms T_HOST: sets WATCHED to the milliseconds from host time T_HOST to
 # the watched change, or "never". Not in $(...): wait needs this shell.
 watch_ms() {

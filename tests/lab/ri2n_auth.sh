@@ -82,7 +82,7 @@ check "  ... and shows no key" not on n1 grep -rq "$k1" /proc/net/ri2n_state/ri2
 check "the sealed header's 16 more bytes come off the MTU (1476)" out_has n1 'mtu 1476' ip link show ri2n0
 check "a bad key is refused" not on n1 sh -c "echo 1234 > $(keyfile key)"
 check "the keyed pair talks" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
-check "full-size ping with DF at mtu 1476" on n1 ping -c 2 -M do -s 1448 -W 2 -q 10.0.0.2
+check "full-size ping with DF at mtu 1476" on n1 ping -c 2 -M 'do' -s 1448 -W 2 -q 10.0.0.2
 
 # n3 captures sealed frames as an eavesdropper on a shared segment sees
 # them: the bridges forget and stop learning addresses (a hub), so unicast

@@ -44,9 +44,9 @@ check "UDP: ri2n dropped none (n1 $((e1 - d1)), n2 $((e2 - d2)))" test "$e1" = "
 check "ri2n0 mtu is 1492" test "$(on n1 cat /sys/class/net/ri2n0/mtu)" = 1492
 check "mtu 1493 refused" not on n1 ip link set ri2n0 mtu 1493
 check "mtu 1400 accepted" on n1 ip link set ri2n0 mtu 1400
-check "full-size ping with DF at mtu 1400" on n1 ping -c 2 -M do -s 1372 -W 2 -q 10.0.0.2
+check "full-size ping with DF at mtu 1400" on n1 ping -c 2 -M 'do' -s 1372 -W 2 -q 10.0.0.2
 on n1 ip link set ri2n0 mtu 1492
-check "full-size ping with DF at mtu 1492" on n1 ping -c 2 -M do -s 1464 -W 2 -q 10.0.0.2
+check "full-size ping with DF at mtu 1492" on n1 ping -c 2 -M 'do' -s 1464 -W 2 -q 10.0.0.2
 on n2 ip link set eth1 mtu 1400
 check "slave mtu 1400 lowers n2 ri2n0 to 1392" test "$(on n2 cat /sys/class/net/ri2n0/mtu)" = 1392
 on n2 ip link set eth1 mtu 1500

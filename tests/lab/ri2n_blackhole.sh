@@ -8,7 +8,7 @@ set -u
 ri2n_pair 100mbit
 
 # Under load.
-transfer_start n1 n2 $(mib 100)
+transfer_start n1 n2 "$(mib 100)"
 sleep 1.5
 measure n1 n2 eth1 'failed|peer-failed' 20 link_blackhole n2 1 on
 det=$WATCHED

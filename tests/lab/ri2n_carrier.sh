@@ -8,7 +8,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 ri2n_pair 100mbit
 
-transfer_start n1 n2 $(mib 100)
+transfer_start n1 n2 "$(mib 100)"
 sleep 1.5
 # The receiver's own carrier: its side stops using eth1 at once; the sender
 # learns from what stops arriving on eth1.
@@ -25,7 +25,7 @@ check "link back in use within 1 s of carrier ($rec ms)" lt "$rec" 1000
 check "$(mib 100) MiB transfer across the cut completed, checksums equal" transfer_wait 120
 
 # Carrier loss on the sender's own slave takes effect at once.
-transfer_start n1 n2 $(mib 100) 5002
+transfer_start n1 n2 "$(mib 100)" 5002
 sleep 1.5
 link_carrier n1 0 down
 check "n1 eth0 shows no-carrier for peer n2" test "$(ep_state n1 n2 eth0)" = no-carrier

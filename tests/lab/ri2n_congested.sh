@@ -25,9 +25,9 @@ on n2 ip addr flush dev eth0
 
 # congested LABEL: three transfers over ri2n0 (up on n1 and n2), checked.
 congested() {
-	local label=$1 runs=() median pair fails lossy i
+	local label=$1 runs=() median pair fails lossy
 	on n1 ping -c 2 -q 10.0.0.2 >/dev/null
-	for i in 1 2 3; do runs+=("$(goodput n1 10.0.0.2 "$secs")"); done
+	for _ in 1 2 3; do runs+=("$(goodput n1 10.0.0.2 "$secs")"); done
 	median=$(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p)
 	pretty INFO "TCP ${secs} s into 30 Mbit/s ports: one link ${single:-0} Mbit/s; ri2n0 ($label) ${runs[*]} (median ${median:-0})"
 	for pair in "n1 n2" "n2 n1"; do

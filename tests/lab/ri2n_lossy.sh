@@ -80,7 +80,6 @@ check "  ... eth0 back within 1 s of its healing ($WATCHED ms)" lt "$WATCHED" 10
 
 # The loss ends: back in use, two links' goodput within 3 s.
 link_netem n1 1 off
-t0=$(host_ms)
 on n1 iperf3 -c 10.0.0.2 -t 5 -i 0.5 -J >"$LAB_DIR/heal.json"
 back=$(awk -F'[:,]' '/"end":/ {e = $2} /"bits_per_second"/ && e != "" {print e, $2 / 1e6; e = ""}' "$LAB_DIR/heal.json" |
 	awk -v want="$(times "$two" 0.95)" '$2 >= want && !f {print $1; f = 1}')

@@ -37,7 +37,7 @@ RI2N_PARAMS="one_switch=1" ri2n_up n1 n2 n3 || fail "ri2n_up one_switch=1"
 m1=$(ri2n_mac n1) m2=$(ri2n_mac n2)
 check "the origin's 8 bytes come off the MTU (1484)" out_has n1 'mtu 1484' ip link show ri2n0
 check "n1 -> n2 over ri2n0" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
-check "full-size ping with DF at mtu 1484" on n1 ping -c 2 -M do -s 1456 -W 2 -q 10.0.0.2
+check "full-size ping with DF at mtu 1484" on n1 ping -c 2 -M 'do' -s 1456 -W 2 -q 10.0.0.2
 check "ARP above ri2n0 sees ri2n MACs only" out_has n1 "10.0.0.2 .*lladdr $m2" ip neigh show dev ri2n0
 s10=$(on n1 cat /sys/class/net/eth0/address) s11=$(on n1 cat /sys/class/net/eth1/address)
 check "n2 learned n1's slave MAC on each link" \

@@ -37,7 +37,7 @@ sleep 5
 # A dump read while peers come and go can be cut short (no `end`), which
 # `ri2n get` refuses: read again (the debug kernel's guests are slow
 # enough to see it).
-get2() { local v i; for i in 1 2 3 4 5; do v=$(on n2 ri2n get ri2n0 "$@") && [ -n "$v" ] && break; sleep 0.5; done; echo "$v"; }
+get2() { local v; for _ in 1 2 3 4 5; do v=$(on n2 ri2n get ri2n0 "$@") && [ -n "$v" ] && break; sleep 0.5; done; echo "$v"; }
 probing=$(get2 peers probing_peers)
 shift=$(get2 peers probe_shift)
 pretty INFO "n2: $probing peers probe it; it asks for loss probes no faster than every $((5 << ${shift:-0})) ms"

@@ -44,6 +44,8 @@ streams() {
 	on n3 iperf3 -u -c 10.0.0.1 -p 5203 -b $rate -l 1400 -t $secs -J >"$LAB_DIR/from3.json"
 	wait "$other"
 	got=$(($(counter rx_packets) - p0)) rounds=$(($(counter lock_rounds) - r0)) contended=$(($(counter lock_contended) - c0))
+	# Two counts each, CPU0's and CPU1's, into $1..$4.
+	# shellcheck disable=SC2046,SC2086
 	set -- $s0 $(netrx)
 	pretty INFO "$what: n1 received $got frames over NET_RX softirqs CPU0 $(($3 - $1)), CPU1 $(($4 - $2)); state lock: $rounds rounds, $contended found held"
 	full=$(($(rcvbuf) - b0))

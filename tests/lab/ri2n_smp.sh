@@ -91,7 +91,7 @@ rotate() {
 	keys key $k2
 	keys key_accept none
 }
-f2=$(proc_counter n2 rx_auth_fail) f3=$(proc_counter n3 rx_auth_fail)
+declare -A fails0=([n2]="$(proc_counter n2 rx_auth_fail)" [n3]="$(proc_counter n3 rx_auth_fail)")
 keys_line() { on n1 grep '^Keys:' /proc/net/ri2n/ri2n0; }
 before=$(keys_line)
 two_senders "with a key, rotated meanwhile" rotate
@@ -99,7 +99,7 @@ after=$(keys_line)
 check "with a key: n1 rotated during the streams ($before -> $after)" \
 	test "$before" != "$after" -a -n "$(echo "$after" | grep 'also accepted none')"
 for n in n2 n3; do
-	eval "f=\$f${n#n}"
+	f=${fails0[$n]}
 	check "with a key: $n refused no frame of n1's across the rotation ($(($(proc_counter $n rx_auth_fail) - f)) tag failures)" \
 		test "$(($(proc_counter $n rx_auth_fail) - f))" = 0
 done

@@ -65,7 +65,7 @@ pretty INFO "TIMER softirqs/s during ping-pong: n1 $pp1, n2 $pp2 (about $((rtts 
 
 check "ping-pong answered ($rtts round trips)" test "${rtts:-0}" -gt 300
 for n in 1 2; do
-	eval "down=\$down$n idle=\$idle$n pp=\$pp$n"
+	v=down$n down=${!v} v=idle$n idle=${!v} v=pp$n pp=${!v}
 	# A count the guest did not give fails, never passes.
 	check "n$n: TIMER softirqs counted (down '$down', idle '$idle', ping-pong '$pp')" \
 		test -n "$down" -a -n "$idle" -a -n "$pp" -a "${down:-0}" -gt 0 || continue
