@@ -18,14 +18,13 @@
 
 use kernel::prelude::*;
 
-// The core is a library: its public API is for tools/ri2n-core too, and
-// parts of it only the userspace tests use.
-#[allow(dead_code, unreachable_pub)]
+// The protocol core and the net abstraction are libraries (tools/ri2n-core
+// mounts the same core): public, so that the compiler checks their API as
+// a library's (documented, every private item used) and leaves alone what
+// only the userspace crate calls.
+pub mod net;
 #[path = "core/mod.rs"]
-mod proto;
-// The net abstraction is a library too: not all of it is used yet.
-#[allow(dead_code, unreachable_pub)]
-mod net;
+pub mod proto;
 mod ri2n_dev;
 mod ri2n_hb;
 mod ri2n_peer;

@@ -1807,6 +1807,8 @@ struct IdxAttr {
 struct AttrGroup {
     group: bindings::attribute_group,
     attrs: KVec<IdxAttr>,
+    /// Never read: owns the array `group.attrs` points into.
+    #[allow(dead_code)]
     ptrs: KVec<*mut bindings::attribute>,
 }
 
@@ -1923,9 +1925,13 @@ unsafe extern "C" fn attr_store<T: Driver>(
 /// What the per-CPU counters hold, summed ([`NetDevice::counted`]).
 #[derive(Clone, Copy, Default)]
 pub struct Counted {
+    /// Packets received.
     pub rx_packets: u64,
+    /// Bytes received.
     pub rx_bytes: u64,
+    /// Packets sent.
     pub tx_packets: u64,
+    /// Bytes sent.
     pub tx_bytes: u64,
 }
 

@@ -120,6 +120,11 @@ impl Skb {
         unsafe { (*self.as_raw()).len }
     }
 
+    /// Whether the packet carries no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Bytes before `data` in the head (`skb_headroom`).
     pub fn headroom(&self) -> u32 {
         // SAFETY: We own it; `data` points into the head, at or after `head`.
