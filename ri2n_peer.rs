@@ -176,8 +176,8 @@ pub(crate) fn new_table(bytes: usize, key: u64) -> Result<(Table, BufPool)> {
 }
 
 /// A table slot's peer: its state and its transmit side, under one lock,
-/// so that CPUs sending to or receiving from different peers never meet
-/// (issue 13), and the state lock's holder reaches a peer only through it.
+/// so that CPUs sending to or receiving from different peers never meet,
+/// and the state lock's holder reaches a peer only through it.
 ///
 /// # Invariants
 ///

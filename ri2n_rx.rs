@@ -260,8 +260,8 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
 }
 
 /// Data frame `seq` from `src`, for ri2n0, unsealed, or `sealed` under a
-/// key the device accepts, taken under its peer's cell alone (issue 13:
-/// no global lock on the data path) if its window needs nothing of the
+/// key the device accepts, taken under its peer's cell alone (no
+/// device-wide lock on the data path) if its window needs nothing of the
 /// device's pool of buffers for it: it has one already, or the frame is
 /// the next it expects and nothing is held
 /// (`PeerRx::unpooled`). Given back, to go the locked way, otherwise, and

@@ -103,7 +103,7 @@ pub(crate) struct DevStats {
     pub(crate) rx_merged: u64,
     pub(crate) rx_merged_frames: u64,
     /// Times the state lock was taken, and of those, times another CPU
-    /// held it first (issue 13: the global lock's cost).
+    /// held it first: what the state lock costs the data path.
     pub(crate) lock_rounds: u64,
     pub(crate) lock_contended: u64,
     /// Lockless transmits that found their peer's own lock held: by
@@ -233,7 +233,7 @@ pub(crate) struct RxAfter<'g> {
 /// end any run GRO could merge (`ends_runs`: short ones, the last of a
 /// message) go up at once if the GRO cell is idle: with nothing held to
 /// join and nothing to follow, its NAPI round would be a cost on every
-/// message for nothing (issue 13's round trips). Then the claim is
+/// message for nothing, a round trip's cost. Then the claim is
 /// returned, for the caller to deliver `up` through after dropping its
 /// locks (the claim keeps the cell's poll off until they are up), and `up`
 /// is left as it is.

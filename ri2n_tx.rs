@@ -505,7 +505,7 @@ impl Shim<'_> {
 /// Numbers and queues `frames`, the frames of one unicast packet to `dst`
 /// (`segs` segments each: more than one for a whole GSO packet), under the
 /// lock of the peer's transmit side alone: CPUs sending to different peers
-/// never meet (issue 13). `first` as [`xmit_one_block`] takes it, for the
+/// never meet. `first` as [`xmit_one_block`] takes it, for the
 /// first frame. Returns the links to drain, or gives the frames back, none
 /// numbered, when the state lock is needed: a peer the lookup does not
 /// know (new, or its buckets taken by others), a key change under way,

@@ -27,7 +27,7 @@
 //! off), on either side, every link falls silent at once, then the frames
 //! queued meanwhile come one link's after the other's: the first link's
 //! pushed a counter past FT_HTHRESH while the second's still waited, and
-//! failed a healthy link (ri2n_stall; the CI at 3dcf83e). So after a gap
+//! failed a healthy link (ri2n_stall). So after a gap
 //! of [`Params::run_gap`] on every link, a link that delivered until
 //! SLOW_TOUT / 2 before the gap (a healthy link's longest silence,
 //! [`Params::level_after`]) is held: the counters do not judge it for
@@ -240,7 +240,7 @@ pub fn loss_probe_shift(every: Duration) -> u8 {
 /// `cur` moved toward `new` (at most [`MAX_PROBE_SHIFT`]): at once if it
 /// rises, one step if it falls. Probes follow a shift only once its
 /// heartbeat arrived, at the old rate until then, so a bound that fell
-/// at once failed a link between them (review of 8877399); one step down
+/// at once fails a link between them; one step down
 /// still allows four of the old intervals.
 fn shift_toward(cur: u8, new: u8) -> u8 {
     let new = new.min(MAX_PROBE_SHIFT);
@@ -1278,8 +1278,8 @@ impl Detector {
     /// task), left the peer before the round and proves nothing about the
     /// other link, data or heartbeats (under load, the answers to our
     /// loss reports). The peer's answers go out on every link at once and
-    /// come in behind both queues (the CI at 797f661, ri2n_stall: "failed,
-    /// nothing received for 272 ms"). A heartbeat without counts (from
+    /// come in behind both queues (ri2n_stall: "failed, nothing received
+    /// for 272 ms"). A heartbeat without counts (from
     /// [`Detector::heartbeat`]) answers: nothing tells when it left.
     /// `tx_frames` also drops by frames a slave gave back (`unsent`),
     /// which can make an echo look older or newer than it is by those:

@@ -244,10 +244,10 @@ impl Params {
     /// can then stay silent for two such periods and the gaps between
     /// packets, some 25 ms plus two gaps, which leaves the receiver's
     /// detector (SLOW_TOUT) half its time for a late timer, a late vCPU
-    /// or a queue on either side. With SLOW_TOUT / 4 (until 2026-11-26)
-    /// the scheduler alone used up to 74 of its 100 ms when packets came
-    /// 12 ms apart, and a slow host made up the rest (ri2n_trickle in CI:
-    /// "nothing received for 104 ms").
+    /// or a queue on either side. With SLOW_TOUT / 4 the scheduler alone
+    /// uses up to 74 of its 100 ms when packets come 12 ms apart, and a
+    /// slow host makes up the rest (ri2n_trickle: "nothing received for
+    /// 104 ms").
     pub fn level_after(&self) -> Duration {
         Duration(self.slow_tout().0 / 8)
     }

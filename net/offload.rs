@@ -395,7 +395,7 @@ unsafe extern "C" fn gro_receive<T: ShimOffload>(
 /// without PSH (every `sendmsg` ends with PSH) and UDP's only for a socket
 /// that asked for it (QUIC's datagrams are 1,200 bytes and more). Parsing
 /// the shim and the inner IP and TCP headers for nothing cost a 64 B round
-/// trip some 290 instructions at each node (`make insns`, issue 13).
+/// trip some 290 instructions at each node (`make insns`).
 const SHORT_FRAME: u32 = 256;
 
 /// Bytes of the inner IP header that name its transport protocol: no

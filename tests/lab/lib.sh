@@ -345,6 +345,28 @@ check() { # DESCRIPTION CMD...: one expectation
 	fi
 }
 not() { ! "$@"; }
+
+# await SECONDS WHAT CMD...: runs CMD every 0.1 s until it succeeds; false,
+# saying what it waited for, if it has not within SECONDS (scaled as the
+# lab's times are). A condition, not a fixed sleep: a slow host only waits
+# longer.
+await() {
+	local what=$2 end=$(($(host_ms) + $1 * 1000 * LAB_TIME_SCALE))
+	shift 2
+	until "$@" >/dev/null 2>&1; do
+		if [ "$(host_ms)" -ge "$end" ]; then
+			pretty INFO "gave up waiting for $what"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# polling NODE PID: the process reads in a loop (its read calls grow).
+polling() {
+	on "$1" sh -c "a=\$(awk '/^syscr/ {print \$2}' /proc/$2/io) && sleep 0.2 &&
+		b=\$(awk '/^syscr/ {print \$2}' /proc/$2/io) && [ \"\$b\" -gt \"\$a\" ]"
+}
 # out_has NODE PATTERN CMD...: CMD's output on NODE matches PATTERN (grep -E).
 out_has() {
 	local n=$1 pat=$2

@@ -40,7 +40,7 @@ link_carrier n2 1 up
 check "transfer across the failover intact" transfer_wait 120
 sleep 1
 on n1 sh -c 'kill $(cat /tmp/watch.pid)'
-sleep 0.5
+await 10 "watch to end" on n1 sh -c 'tail -c 6 /tmp/watch | grep -q "25h"'
 on n1 cat /tmp/events >&2
 check "events: eth1 fails" out_has n1 "ri2n0 peer $mac2 eth1 up -> (failed|peer-failed)" cat /tmp/events
 check "events: eth1 recovers" out_has n1 "ri2n0 peer $mac2 eth1 (failed|peer-failed) -> up" cat /tmp/events
@@ -73,12 +73,13 @@ check "one unreadable device: the others shown, it named, exit 2" on n1 sh -c '
 	mkdir -p /tmp/q; cp /proc/net/ri2n_state/ri2n0 /tmp/q/ri2n0; head -3 /tmp/q/ri2n0 >/tmp/q/ri2n9
 	ri2n --proc /tmp/q show >/tmp/q.out 2>/tmp/q.err; rc=$?
 	[ $rc = 2 ] && grep -q "endpoint eth1: " /tmp/q.out && grep -q "ri2n9: state cut short" /tmp/q.err'
-on n1 sh -c "ri2n events ri2n0 >/tmp/gone 2>&1 & ri2n watch ri2n0 >/tmp/gone-watch 2>&1 &"
-sleep 0.5
+read -r ev wa < <(on n1 sh -c "ri2n events ri2n0 >/tmp/gone 2>&1 & e=\$!; ri2n watch ri2n0 >/tmp/gone-watch 2>&1 & echo \$e \$!")
+# Both past finding the device, reading its state in their loops.
+both_polling() { polling n1 "$ev" && polling n1 "$wa"; }
+check "events and watch follow the device" await 10 "events and watch to poll" both_polling
 on n1 rmmod ri2n
-sleep 1
-check "events: the device going away is said" out_has n1 "ri2n0 went away" cat /tmp/gone
-check "watch: the device going away is said" out_has n1 "ri2n0 went away" cat /tmp/gone-watch
+check "events: the device going away is said" await 10 "events to say so" out_has n1 "ri2n0 went away" cat /tmp/gone
+check "watch: the device going away is said" await 10 "watch to say so" out_has n1 "ri2n0 went away" cat /tmp/gone-watch
 check "no ri2n module: exit 2" test "$(status on n1 ri2n show)" = 2
 check "  ... with a clear message" out_has n1 "is the ri2n module loaded" sh -c 'ri2n show 2>&1'
 finish

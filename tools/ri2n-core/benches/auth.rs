@@ -2,7 +2,7 @@
 //! each frame once a key is set: sealing a data frame (tag over 28 bytes:
 //! addresses and sealed header), verifying one, verifying during a
 //! rotation when the first key tried is the wrong one (two tags), and a
-//! heartbeat's seal (56 bytes). Target (issue 12): <= 60 ns per frame.
+//! heartbeat's seal (56 bytes). Target: <= 60 ns per frame.
 //!
 //! Run with `cargo bench -p ri2n-core` (or `make bench-core`); prints a table.
 

@@ -74,8 +74,8 @@ fn stream(d: &mut Detector, from: u64, to: u64, p: &Params) {
 #[test]
 fn a_stop_of_this_node_fails_no_link() {
     // The node stops for 150 ms (a descheduled vCPU) under a stream, then
-    // takes L1's queue before L0's (the CI at 3dcf83e: ri2n_congested,
-    // "no link to n1 failed" on a busy host).
+    // takes L1's queue before L0's (ri2n_congested on a busy host: "no
+    // link to n1 failed").
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
     stream(&mut d, 0, 200, &p);
@@ -186,8 +186,7 @@ fn an_echo_from_before_the_link_started_again_is_no_answer() {
 
 #[test]
 fn frames_queued_before_a_probe_round_are_no_answer_to_it() {
-    // The CI at 797f661 (ri2n_stall, "failed, nothing received for 272
-    // ms"): this node resumed from a stop of 250 ms and took L0's queued
+    // ri2n_stall ("failed, nothing received for 272 ms"): this node resumed from a stop of 250 ms and took L0's queued
     // frames; a probe round opened; L1's queued frames waited for the
     // receive softirq beyond FAST_TOUT on a busy host. L0's frames were
     // sent before the round: no answer, no verdict against L1.
@@ -469,7 +468,7 @@ fn a_link_the_peer_reports_down_is_judged_by_its_retries_not_its_data() {
     // One-way failure under a stream on L0 (ri2n_oneway): the peer hears
     // nothing from us on L1, so it sends us no data there, only its
     // retries, every HBSPAN / 8. Their silence between is no failure
-    // (at 6f93310: failed and recovered every 250 ms).
+    // (judged as one, the link fails and recovers every 250 ms).
     let p = Params::default();
     let mut d = Detector::new(2, ms(0));
     d.heartbeat(L1, ms(0), L1, 1 << L1, &p);
@@ -1478,8 +1477,8 @@ fn last_usable_beside_lossy(
 #[test]
 fn the_last_usable_link_beside_a_lossy_one_is_found_dead_by_a_probe_round() {
     // Counters alone, with L1's fast heartbeats weighed once per 3/4
-    // HBSPAN, found it in 6-11 s (lossy-failover-lab at 15f0624); before,
-    // in 214-685 ms. L1 still delivers (its loss probes' answers): it
+    // HBSPAN, find it in 6-11 s (scripts/lossy-failover-lab.sh); a round
+    // does in 214-685 ms. L1 still delivers (its loss probes' answers): it
     // witnesses a round that asks L0 too, once L0, busy until it went
     // silent, has been silent for SLOW_TOUT.
     let p = lossy_params();
@@ -1512,7 +1511,7 @@ fn the_last_usable_link_answering_behind_other_peers_data_is_not_failed() {
     // L0, whose queues may hold 25 ms of it (1 Gbit/s). A peer that went
     // quiet gets a witness round: L1's answer comes at once through empty
     // queues, L0's 25 ms later. FAST_TOUT after the witness failed L0
-    // (review of 3ef561d); the round gives it SLOW_TOUT.
+    // if the round gave it only that; it gives SLOW_TOUT.
     let p = lossy_params();
     let mut d = l1_lossy(&p);
     busy_then_witnessed(&mut d, 1000, &p);
@@ -1550,7 +1549,7 @@ fn a_witness_that_leaves_lossy_mid_round_keeps_the_round_long() {
     // The witness's answer may bring news that takes it out of
     // `lossy_only` (its report back into use, or the peer's down bits, as
     // here): the round stays as long as it began, or L0, answering behind
-    // other peers' data, was failed as before fde9eb7 (review).
+    // other peers' data, would be failed.
     let p = lossy_params();
     let mut d = l1_lossy(&p);
     busy_then_witnessed(&mut d, 1000, &p);
@@ -1678,8 +1677,8 @@ fn a_lossy_link_probed_seconds_apart_is_not_failed_between_its_probes() {
 fn a_lossy_link_probed_every_5_ms_that_dies_fails_soon() {
     // Two nodes, each the other's one lossy peer: L1's probes and answers
     // come every 5 ms, and its death is found 4 x 5 ms after SLOW_TOUT,
-    // not seconds later (review of fa9e923: a peer that still sends its
-    // data there, L1 lossy only toward it, lost it meanwhile).
+    // not seconds later (a peer that still sends its data there, L1 lossy
+    // only toward it, would lose it meanwhile).
     let p = lossy_params();
     let mut d = l1_lossy(&p);
     for t in 1_000..2_000u64 {
@@ -1715,10 +1714,10 @@ fn lossy_beside_data(d: &mut Detector, from: u64, to: u64, gap: u64, p: &Params)
 
 #[test]
 fn a_link_busy_with_data_before_it_went_lossy_is_judged_by_its_probes() {
-    // L1 carried data, then went out for loss (review of fb92cd4: its
-    // `busy` bit stayed set, so it was judged by SLOW_TOUT and failed
-    // between probes seconds apart, once per peer each time a link went
-    // lossy at a node with over 256 such peers).
+    // L1 carried data, then went out for loss (a `busy` bit left set
+    // would judge it by SLOW_TOUT and fail it between probes seconds
+    // apart, once per peer each time a link went lossy at a node with
+    // over 256 such peers).
     use ri2n_core::detector::{loss_probe_every, loss_probe_shift};
     let p = lossy_params();
     let (mut d, mut peers) = two_links(&p);
@@ -1922,7 +1921,7 @@ fn the_peers_that_probe_us_count_toward_the_shift_we_ask() {
 
 #[test]
 fn a_link_busy_with_data_before_the_peer_took_it_out_for_loss_is_judged_by_its_probes() {
-    // As for our own lossy links (8877399): the peer's data on L1 until
+    // As for our own lossy links: the peer's data on L1 until
     // its heartbeat said HB_LOSSY left the link `busy`, judged by
     // SLOW_TOUT, and failed between the peer's probes 1.28 s apart.
     let p = lossy_params();
@@ -1936,7 +1935,7 @@ fn a_falling_shift_still_covers_the_probes_sent_at_the_old_rate() {
     // toward us; most of the peers that probed us healed, and our next
     // heartbeat asks for 5 ms. The peer probes at 1.28 s until it has it:
     // taken at once, the bound fell to 140 ms and failed the link between
-    // those probes (review of 8877399); one step a heartbeat, it holds.
+    // those probes; one step a heartbeat, it holds.
     let p = lossy_params();
     let mut d = data_then_peer_lossy(true, 8, 1_000, &p);
     let every_1280 = |t: u64| t.is_multiple_of(1_280);

@@ -416,7 +416,7 @@ fn silent_peers_age_out_oldest_first() {
 #[test]
 fn the_budget_buys_peers_and_buffers_with_documented_arithmetic() {
     use ri2n_core::peers::{capacity, BUF_BYTES, MIN_BUDGET, PEER_BYTES, PER_PEER_BYTES};
-    // The goal of issue 10: at most 2 KiB per idle peer.
+    // At most 2 KiB per idle peer: 4,096 nodes in 8 MiB.
     const { assert!(PER_PEER_BYTES <= 2048) };
     const { assert!(BUF_BYTES == 8192) };
     const { assert!(PEER_BYTES < PER_PEER_BYTES) };
@@ -490,8 +490,8 @@ fn short_frames_after_a_long_one_do_not_leave_a_link_silent() {
     // receiver's detector fails the link (lab: ri2n_trickle). With the
     // driver's `level_after`, the scheduler leaves a link silent for at
     // most half of SLOW_TOUT, whatever the gap up to 12 ms (ri2n_trickle's
-    // are 9-12): the other half is the hosts' (a CI run failed a link
-    // "nothing received for 104 ms" when this took up to 74).
+    // are 9-12): the other half is the hosts' (a busy host fails a link
+    // "nothing received for 104 ms" when this takes up to 74).
     let p = Params::default();
     let idle = p.level_after();
     let budget = p.slow_tout().as_ms() / 2;

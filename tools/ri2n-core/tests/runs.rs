@@ -1,5 +1,5 @@
 //! Packets that carry runs of numbers: frames a slave's GRO merged because
-//! they followed one another on one link (issue 13). The window hands a
+//! they followed one another on one link. The window hands a
 //! run up at once, the loss rule takes its last number as passed, and
 //! whatever else arrives (single frames, overlapping runs) still goes up
 //! exactly once.

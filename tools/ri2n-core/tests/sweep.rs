@@ -1,4 +1,4 @@
-//! The sweep at its next deadline (ri2n_hb.rs, issue 13): a peer's
+//! The sweep at its next deadline (ri2n_hb.rs): a peer's
 //! `next_due` says when the sweep must next visit it, so the sweep runs at
 //! those deadlines, not every FAST_TOUT / 4. Checked against an oracle that
 //! asks the detector and the window, every 100 µs, whether anything is due.
