@@ -11,8 +11,8 @@
 //! *and* the lock, so RTNL alone is enough to read them.
 
 use crate::net::device::{
-    AddrListLocked, Device, Driver, EthtoolStrings, ExtAck, NetDevice, NlMsg, Rtnl, RxHandled,
-    Setup, Stats64, TextBuf,
+    feature, AddrListLocked, Device, Driver, EthtoolStrings, ExtAck, NetDevice, NlMsg, Rtnl,
+    RxHandled, Setup, Stats64, TextBuf,
 };
 use crate::net::gro::GroCells;
 use crate::net::lock::{SpinLockBh, SpinLockBhGuard};
@@ -20,7 +20,7 @@ use crate::net::proc::{DeviceFile, DirName, ProcShow};
 use crate::net::rcu::RcuBox;
 use crate::net::skb::{Skb, SkbList};
 use crate::net::timer::Timer;
-use crate::net::{bindings, Mac, MacFmt};
+use crate::net::{Mac, MacFmt};
 use crate::proto::auth::{Key, Keys};
 use crate::proto::header::{header_len_for, HEADER_LEN, MAX_HEADER_LEN};
 use crate::proto::params::{Param, Params, NPARAMS};
@@ -221,15 +221,15 @@ impl Driver for Ri2n {
         // done in software at transmit, as WireGuard does: the stack builds
         // one large packet, and every segment still gets its own number.
         dev.set_features(&[
-            bindings::NETIF_F_SG_BIT,
-            bindings::NETIF_F_HW_CSUM_BIT,
-            bindings::NETIF_F_HIGHDMA_BIT,
-            bindings::NETIF_F_GSO_BIT,
-            bindings::NETIF_F_TSO_BIT,
-            bindings::NETIF_F_TSO6_BIT,
-            bindings::NETIF_F_TSO_ECN_BIT,
-            bindings::NETIF_F_TSO_MANGLEID_BIT,
-            bindings::NETIF_F_GSO_UDP_L4_BIT,
+            feature::SG,
+            feature::HW_CSUM,
+            feature::HIGHDMA,
+            feature::GSO,
+            feature::TSO,
+            feature::TSO6,
+            feature::TSO_ECN,
+            feature::TSO_MANGLEID,
+            feature::GSO_UDP_L4,
         ]);
         dev.random_addr();
     }

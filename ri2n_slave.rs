@@ -17,9 +17,9 @@
 //! taken from the notifier alone, because linkwatch reactivates the
 //! slave's qdisc first, and a probe sent before would be dropped.
 
-use crate::net::device::{AddrListLocked, Device, ExtAck, NetDevice, Rtnl};
+use crate::net::device::{AddrListLocked, Device, ExtAck, NetDevice, Rtnl, IFF_PROMISC};
 use crate::net::notifier::{Event, Handler, Verdict};
-use crate::net::{bindings, Mac, MacFmt};
+use crate::net::{Mac, MacFmt};
 use crate::proto::header::MAX_HEADER_LEN;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::{Ri2n, Ri2nDev};
@@ -101,7 +101,7 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
         let _ = port.uc_del(rtnl, &mac);
         return Err(undo_open(e));
     }
-    let promisc = dev.flags() & bindings::net_device_flags_IFF_PROMISC != 0;
+    let promisc = dev.flags() & IFF_PROMISC != 0;
     if promisc {
         if let Err(e) = port.set_promiscuity(rtnl, 1) {
             let _ = port.set_allmulti(rtnl, -1);
@@ -307,10 +307,10 @@ pub(crate) fn move_mac(dev: &Ri2nDev, rtnl: &Rtnl, addr: &Mac) -> Result {
 /// `ndo_change_rx_flags`: ri2n0's promiscuity reaches the slaves (a bridge
 /// over ri2n0 needs it). All-multicast is always on for slaves.
 pub(crate) fn change_rx_flags(dev: &Ri2nDev, rtnl: &Rtnl, change: u32) {
-    if change & bindings::net_device_flags_IFF_PROMISC == 0 {
+    if change & IFF_PROMISC == 0 {
         return;
     }
-    let on = dev.flags() & bindings::net_device_flags_IFF_PROMISC != 0;
+    let on = dev.flags() & IFF_PROMISC != 0;
     let refs = dev.data().lock_state().slave_refs();
     for (l, s) in refs.iter().enumerate() {
         let Some(s) = s else { continue };

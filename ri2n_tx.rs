@@ -24,7 +24,7 @@
 //! from the drainer's own `dev_queue_xmit` (a tc mirred or redirect from a
 //! slave back into ri2n0) is dropped and counted.
 
-use crate::net::bindings;
+use crate::net::device::feature;
 use crate::net::rcu::InRcu;
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
@@ -52,9 +52,8 @@ const ETH_HLEN: usize = 14;
 /// Features the slaves are trusted with when ri2n cuts a GSO packet:
 /// checksums and scatter-gather (the stack finishes either in software for
 /// a slave that cannot).
-const SEG_FEATURES: u64 = (1u64 << bindings::NETIF_F_SG_BIT)
-    | (1u64 << bindings::NETIF_F_HW_CSUM_BIT)
-    | (1u64 << bindings::NETIF_F_HIGHDMA_BIT);
+const SEG_FEATURES: u64 =
+    (1u64 << feature::SG) | (1u64 << feature::HW_CSUM) | (1u64 << feature::HIGHDMA);
 
 fn task() -> usize {
     crate::net::task_id()

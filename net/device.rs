@@ -651,6 +651,34 @@ impl NlMsg {
     }
 }
 
+/// Feature bits (`NETIF_F_*_BIT`), for [`Setup::set_features`] and
+/// [`Device`]'s feature masks (`1 << bit`).
+pub mod feature {
+    use super::bindings;
+
+    /// Scatter-gather.
+    pub const SG: u32 = bindings::NETIF_F_SG_BIT;
+    /// Any checksum in hardware.
+    pub const HW_CSUM: u32 = bindings::NETIF_F_HW_CSUM_BIT;
+    /// DMA to high memory.
+    pub const HIGHDMA: u32 = bindings::NETIF_F_HIGHDMA_BIT;
+    /// Generic segmentation offload.
+    pub const GSO: u32 = bindings::NETIF_F_GSO_BIT;
+    /// TCP segmentation, IPv4.
+    pub const TSO: u32 = bindings::NETIF_F_TSO_BIT;
+    /// TCP segmentation, IPv6.
+    pub const TSO6: u32 = bindings::NETIF_F_TSO6_BIT;
+    /// TCP segmentation with ECN.
+    pub const TSO_ECN: u32 = bindings::NETIF_F_TSO_ECN_BIT;
+    /// TCP segmentation that may mangle IPv4 IDs.
+    pub const TSO_MANGLEID: u32 = bindings::NETIF_F_TSO_MANGLEID_BIT;
+    /// UDP segmentation.
+    pub const GSO_UDP_L4: u32 = bindings::NETIF_F_GSO_UDP_L4_BIT;
+}
+
+/// [`Device::flags`]: the device is promiscuous.
+pub const IFF_PROMISC: u32 = bindings::net_device_flags_IFF_PROMISC;
+
 /// Features and flags a driver sets on a new device in [`Driver::setup`].
 pub struct Setup<'a>(&'a Device);
 
