@@ -197,6 +197,60 @@ pub(crate) struct RxOut<'a> {
     pub(crate) garbage: &'a mut SkbList,
 }
 
+/// A frame [`State::rx_admit`] let through, for [`State::rx_take`].
+struct Admitted {
+    link: usize,
+    slot: usize,
+    /// It counts on `link` (not a flooded copy).
+    credit: bool,
+    /// The frames it stands for.
+    frames: u32,
+    /// Sealed: its seal's epoch.
+    epoch: Option<u64>,
+    /// Sealed data, counted in `Slots::sealed_judged` until its cell is held.
+    judged: bool,
+}
+
+impl Admitted {
+    /// Ends the count `judged` took in `Slots::sealed_judged`.
+    fn judged_done(judged: bool, slots: &Slots) {
+        if judged {
+            slots.sealed_judged.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Counts and disposes of what the engine left of a received packet
+/// (a window release went up already).
+fn rx_left(
+    left: Left<Skb>,
+    stats: &mut DevStats,
+    held: &Held,
+    done: &mut SkbList,
+    garbage: &mut SkbList,
+) {
+    match left {
+        Left::Nothing | Left::Up(_) => {}
+        Left::Copy(s) => {
+            stats.rx_bcast_copies += 1;
+            garbage.push(s);
+        }
+        Left::Duplicate(s) => {
+            held.sub(s.truesize() as usize);
+            stats.rx_duplicates += 1;
+            stats.rx_dropped += 1;
+            garbage.push(s);
+        }
+        Left::Replay(s) => {
+            held.sub(s.truesize() as usize);
+            stats.rx_replays += 1;
+            stats.rx_dropped += 1;
+            garbage.push(s);
+        }
+        Left::Consumed(s) => done.push(s),
+    }
+}
+
 /// One-switch mode: what the wire said of a frame.
 #[derive(Clone, Copy)]
 pub(crate) struct Wire {
@@ -1196,88 +1250,82 @@ impl State {
         gro: &'g GroCells,
         out: RxOut<'_>,
     ) -> RxAfter<'g> {
-        let RxIn {
-            link: l,
-            src,
-            wire,
-            kind,
-            sealed,
-            skb,
-        } = frame;
-        let RxOut { up, done, garbage } = out;
-        let src = &src;
-        let mut after = RxAfter::default();
         let t = now();
-        if !self.up || !self.verify(dev_name, src, sealed.as_ref()) {
+        let admitted = self.rx_admit(dev_name, &frame, t, out.garbage);
+        let Some(a) = admitted else {
+            if let Some(s) = frame.skb {
+                out.garbage.push(s);
+            }
+            return RxAfter::default();
+        };
+        let RxIn { kind, skb, src, .. } = frame;
+        self.rx_take(dev_name, &src, a, kind, skb, short_max, gro, out)
+    }
+
+    /// What receive decides before a frame touches its peer's cell: ri2n0
+    /// is up, the frame verifies, counts on its link (one-switch mode: not
+    /// a copy the switch flooded here, which only teaches a slave MAC), has
+    /// a peer (admitted if new), and, sealed, is fresh. Counted here if
+    /// refused (`None`; the caller drops the packet); else the peer is
+    /// touched and its slave MAC learned.
+    fn rx_admit(
+        &mut self,
+        dev_name: &str,
+        f: &RxIn,
+        t: Instant,
+        garbage: &mut SkbList,
+    ) -> Option<Admitted> {
+        let (l, src) = (f.link, &f.src);
+        if !self.up || !self.verify(dev_name, src, f.sealed.as_ref()) {
             if !self.up {
                 self.stats.rx_dropped += 1;
             }
-            if let Some(s) = skb {
-                garbage.push(s);
-            }
-            return after;
+            return None;
         }
-        // One-switch mode: a frame names the peer's link it left on; the
-        // peer's slave MAC for our link of that index is its source,
-        // wherever the switch delivered it (a frame to a ri2n MAC the switch
-        // has not learned, or learned long ago, goes anywhere). A heartbeat
-        // that arrived on another of our links counts on none.
-        let mut learn = None;
         // Whether the frame counts on link `l` (its endpoint, loss marks,
         // link counters): not a copy the switch flooded here.
-        let credit = wire.is_none_or(|w| w.link == l || w.to_port);
-        if let Some(w) = wire {
-            learn = Some((w.link, w.src));
-            if !credit && matches!(kind, Frame::Heartbeat(_)) {
-                // Before the replay check: only what is not known yet (a
-                // replay cannot move a learned MAC this way).
-                if let Some(slot) = self.table.lookup(src) {
-                    let cell = self.slots.cell(slot);
-                    if cell.is_some_and(|c| {
-                        c.lock()
-                            .peer
-                            .as_ref()
-                            .is_some_and(|p| p.link_mac.get(w.link) == Some(&[0; 6]))
-                    }) {
-                        self.learn_link_mac(dev_name, slot, w.link, &w.src);
-                    }
+        let credit = f.wire.is_none_or(|w| w.link == l || w.to_port);
+        if let Some(w) = f
+            .wire
+            .filter(|_| !credit && matches!(f.kind, Frame::Heartbeat(_)))
+        {
+            // Before the replay check: only what is not known yet (a
+            // replay cannot move a learned MAC this way).
+            if let Some(slot) = self.table.lookup(src) {
+                let unknown = self.slots.cell(slot).is_some_and(|c| {
+                    c.lock()
+                        .peer
+                        .as_ref()
+                        .is_some_and(|p| p.link_mac.get(w.link) == Some(&[0; 6]))
+                });
+                if unknown {
+                    self.learn_link_mac(dev_name, slot, w.link, &w.src);
                 }
-                self.stats.rx_not_for_us += 1;
-                self.stats.rx_dropped += 1;
-                if let Some(s) = skb {
-                    garbage.push(s);
-                }
-                return after;
             }
+            self.stats.rx_not_for_us += 1;
+            self.stats.rx_dropped += 1;
+            return None;
         }
         let Some(slot) = self.peer_slot(src, t, garbage) else {
             self.stats.rx_dropped += 1;
-            if let Some(s) = skb {
-                garbage.push(s);
-            }
-            return after;
+            return None;
         };
-        // A replay is refused before it counts anywhere: it must not keep a
-        // dead link alive or a peer in the table.
         // Frames a slave's GRO merged count as the frames they were.
-        let frames = skb.as_ref().map_or(1, span_of);
-        let epoch = sealed.as_ref().map(|s| s.seal.epoch);
+        let frames = f.skb.as_ref().map_or(1, span_of);
+        let epoch = f.sealed.as_ref().map(|s| s.seal.epoch);
         // Sealed data: from the check until its window has it, receive
         // without the lock takes no sealed frame (`Slots::sealed_judged`).
-        let judged = epoch.is_some() && matches!(kind, Frame::Data(_));
+        let judged = epoch.is_some() && matches!(f.kind, Frame::Data(_));
         if judged {
             self.slots.sealed_judged.fetch_add(1, Ordering::Relaxed);
         }
-        let judged_done = |slots: &Slots| {
-            if judged {
-                slots.sealed_judged.fetch_sub(1, Ordering::Relaxed);
-            }
-        };
+        // A replay is refused before it counts anywhere: it must not keep a
+        // dead link alive or a peer in the table.
         if let Some(epoch) = epoch {
             let silent = t.since(self.table.last_seen(slot));
-            let fresh = self.sealed_fresh(slot, epoch, silent, &kind, frames);
+            let fresh = self.sealed_fresh(slot, epoch, silent, &f.kind, frames);
             if fresh != Fresh::Yes {
-                judged_done(&self.slots);
+                Admitted::judged_done(judged, &self.slots);
                 if !credit {
                     // A flooded copy (one-switch mode), not a replay.
                     self.stats.rx_duplicates += 1;
@@ -1287,21 +1335,22 @@ impl State {
                     self.stats.rx_replays += 1;
                 }
                 self.stats.rx_dropped += 1;
-                if let Some(s) = skb {
-                    garbage.push(s);
-                }
-                return after;
+                return None;
             }
         }
         self.table
-            .touch(slot, t, matches!(kind, Frame::Heartbeat(_)));
-        if matches!(kind, Frame::Data(_)) {
+            .touch(slot, t, matches!(f.kind, Frame::Heartbeat(_)));
+        if matches!(f.kind, Frame::Data(_)) {
             // Its next frames may take the peer's lock alone (ri2n_rx.rs),
             // which finds it by the index transmit reads.
             self.slots.note(src, slot);
         }
-        if let Some((j, w)) = learn {
-            self.learn_link_mac(dev_name, slot, j, &w);
+        // One-switch mode: a frame names the peer's link it left on; the
+        // peer's slave MAC for our link of that index is its source,
+        // wherever the switch delivered it (a frame to a ri2n MAC the switch
+        // has not learned, or learned long ago, goes anywhere).
+        if let Some(w) = f.wire {
+            self.learn_link_mac(dev_name, slot, w.link, &w.src);
         }
         if credit {
             self.link_stats[l].rx_packets += u64::from(frames);
@@ -1310,20 +1359,41 @@ impl State {
             self.stats.rx_merged += 1;
             self.stats.rx_merged_frames += u64::from(frames);
         }
-        let (params, carrier) = (self.params, self.carrier);
-        let (is_up, lossy_every, earliest) = (
-            self.up,
-            loss_probe_every(self.lossy_peers),
-            t.plus(self.sweep_period()),
-        );
+        Some(Admitted {
+            link: l,
+            slot,
+            credit,
+            frames,
+            epoch,
+            judged,
+        })
+    }
+
+    /// The admitted frame `a` of `src`'s peer, under the peer's cell: the
+    /// engine takes it (core/node.rs), what its window released goes to
+    /// `out.up` through the peer's GRO cell, and the peer goes on the
+    /// sweep's and the heartbeats' lists as it now needs.
+    #[allow(clippy::too_many_arguments)]
+    fn rx_take<'g>(
+        &mut self,
+        dev_name: &str,
+        src: &Mac,
+        a: Admitted,
+        kind: Frame,
+        skb: Option<Skb>,
+        short_max: u32,
+        gro: &'g GroCells,
+        out: RxOut<'_>,
+    ) -> RxAfter<'g> {
+        let mut after = RxAfter::default();
+        let RxOut { up, done, garbage } = out;
+        let (params, carrier, is_up) = (self.params, self.carrier, self.up);
+        let lossy_every = loss_probe_every(self.lossy_peers);
+        let earliest = now().plus(self.sweep_period());
         let State {
             bufs,
             slots,
             stats,
-            marks,
-            on_sweep,
-            on_slow,
-            hb_queue,
             slaves,
             probing,
             ..
@@ -1332,18 +1402,16 @@ impl State {
         // The detector counts what went out since, before it judges; the
         // links it allows are published after, under the same hold (a
         // sender to this peer waits: receive and it meet only here).
-        let mut c = match slots.cell(slot) {
-            Some(cell) => cell.lock(),
-            None => {
-                judged_done(slots);
-                if let Some(s) = skb {
-                    garbage.push(s);
-                }
-                return after;
+        let Some(cell) = slots.cell(a.slot) else {
+            Admitted::judged_done(a.judged, slots);
+            if let Some(s) = skb {
+                garbage.push(s);
             }
+            return after;
         };
+        let mut c = cell.lock();
         // The cell is held from here to the window: done judging.
-        judged_done(slots);
+        Admitted::judged_done(a.judged, slots);
         let Some((ctx, peer)) = c.both() else {
             if let Some(s) = skb {
                 garbage.push(s);
@@ -1358,9 +1426,10 @@ impl State {
         // closure lives).
         let out_bytes = core::cell::Cell::new(0usize);
         let ends_runs = core::cell::Cell::new(true);
+        let (packets, bytes) = (core::cell::Cell::new(0u64), core::cell::Cell::new(0u64));
         let mut deliver = |mut s: Skb| {
-            stats.rx_packets += u64::from(span_of(&s));
-            stats.rx_bytes += u64::from(s.len());
+            packets.set(packets.get() + u64::from(span_of(&s)));
+            bytes.set(bytes.get() + u64::from(s.len()));
             out_bytes.set(out_bytes.get() + s.truesize() as usize);
             // After truesize is counted: parsing may pull, which can grow it.
             ends_runs.set(ends_runs.get() && ends_gro_run(&mut s, short_max));
@@ -1370,40 +1439,25 @@ impl State {
             held.add(s.truesize() as usize);
         }
         let arrival = Arrival {
-            link: l,
+            link: a.link,
             now: t,
             carrier,
-            credit,
-            sealed: epoch,
-            frames,
+            credit: a.credit,
+            sealed: a.epoch,
+            frames: a.frames,
         };
         let got = peer.receive(&arrival, kind, skb, probing, &params, bufs, &mut deliver);
-        match got.left {
-            Left::Nothing => {}
+        let left = match got.left {
             Left::Up(s) => {
                 // Not from a window: not in `out_bytes`.
                 let size = s.truesize() as usize;
                 deliver(s);
                 out_bytes.set(out_bytes.get() - size);
+                Left::Nothing
             }
-            Left::Copy(s) => {
-                stats.rx_bcast_copies += 1;
-                garbage.push(s);
-            }
-            Left::Duplicate(s) => {
-                held.sub(s.truesize() as usize);
-                stats.rx_duplicates += 1;
-                stats.rx_dropped += 1;
-                garbage.push(s);
-            }
-            Left::Replay(s) => {
-                held.sub(s.truesize() as usize);
-                stats.rx_replays += 1;
-                stats.rx_dropped += 1;
-                garbage.push(s);
-            }
-            Left::Consumed(s) => done.push(s),
-        }
+            other => other,
+        };
+        rx_left(left, stats, held, done, garbage);
         if let Some(e) = got.restarted {
             if crate::net::ratelimit() {
                 pr_info!(
@@ -1415,7 +1469,6 @@ impl State {
             }
         }
         after.kick |= got.answer;
-        let tr = got.tr;
         // Whatever left a window (in order, a heartbeat's resync or loss
         // release, FAST_TOUT) is no longer held.
         held.sub(out_bytes.get());
@@ -1427,39 +1480,47 @@ impl State {
             peer.rx.flush(bufs, &mut deliver);
             held.sub(out_bytes.get());
         }
-        if !tr.is_empty() {
-            log_transitions(dev_name, slaves, src, &tr, t, &peer.det);
+        if !got.tr.is_empty() {
+            log_transitions(dev_name, slaves, src, &got.tr, t, &peer.det);
         }
         ctx.publish(&peer.det);
-        match peer.sweep_need(t, carrier, &params) {
-            SweepNeed::Now => {
-                ctx.swept = true;
-                enqueue(marks, on_sweep, ON_SWEEP, slot);
-                // Not once ri2n0 is down: its timer is not re-armed then.
-                let pull = is_up.then(|| {
-                    slots.pull_sweep_for(earliest, || {
-                        peer.next_due(t, carrier, &params, lossy_every)
-                    })
-                });
-                if let Some(at) = pull.flatten() {
-                    after.pull_ms = Some(ms_until(at, t));
-                }
+        let need = peer.sweep_need(t, carrier, &params);
+        if need == SweepNeed::Now {
+            ctx.swept = true;
+            // Not once ri2n0 is down: its timer is not re-armed then.
+            let pull = is_up.then(|| {
+                slots.pull_sweep_for(earliest, || peer.next_due(t, carrier, &params, lossy_every))
+            });
+            if let Some(at) = pull.flatten() {
+                after.pull_ms = Some(ms_until(at, t));
             }
-            SweepNeed::Slow => enqueue(marks, on_slow, ON_SLOW, slot),
-            SweepNeed::None => {}
         }
-        if peer.hb_pending & carrier != 0 {
-            enqueue(marks, hb_queue, ON_HB_QUEUE, slot);
-        }
+        let hb = peer.hb_pending & carrier != 0;
         // Up under the peer's cell, so that what the window released goes
         // up before anything receive takes without the state lock later.
-        after.claim = hand_up(gro, slot, up, ends_runs.get());
+        after.claim = hand_up(gro, a.slot, up, ends_runs.get());
         drop(c);
-        if bufs.refused != stats.rx_nobuf {
-            slots.bufs_short.store(true, Ordering::Relaxed);
-        }
-        stats.rx_nobuf = bufs.refused;
+        stats.rx_packets += packets.get();
+        stats.rx_bytes += bytes.get();
+        self.rx_schedule(a.slot, need, hb);
         after
+    }
+
+    /// The peer in `slot` goes on the sweep's lists as `need` says, and on
+    /// the heartbeat queue if `hb`; the pool's shortage is published.
+    fn rx_schedule(&mut self, slot: usize, need: SweepNeed, hb: bool) {
+        match need {
+            SweepNeed::Now => enqueue(&mut self.marks, &mut self.on_sweep, ON_SWEEP, slot),
+            SweepNeed::Slow => enqueue(&mut self.marks, &mut self.on_slow, ON_SLOW, slot),
+            SweepNeed::None => {}
+        }
+        if hb {
+            enqueue(&mut self.marks, &mut self.hb_queue, ON_HB_QUEUE, slot);
+        }
+        if self.bufs.refused != self.stats.rx_nobuf {
+            self.slots.bufs_short.store(true, Ordering::Relaxed);
+        }
+        self.stats.rx_nobuf = self.bufs.refused;
     }
 
     /// After receive took a frame of `mac`'s peer in `slot` without this
