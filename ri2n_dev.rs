@@ -58,6 +58,12 @@ pub(crate) struct Ri2n {
     slots: AtomicPtr<Slots>,
     /// Our incarnation, carried by heartbeats (never 0).
     pub(crate) epoch: u64,
+    /// The administrator set the MTU (`ip link set ri2n0 mtu`): it is
+    /// kept, lowered only to what the slaves carry. Until then ri2n0
+    /// follows its slaves, up and down. Under RTNL.
+    mtu_set: AtomicBool,
+    /// ri2n0's own MTU change is under way (not the administrator's).
+    mtu_following: AtomicBool,
     /// `one_switch`, read by receive without the lock (it changes only
     /// while the device is down).
     pub(crate) one_switch: AtomicBool,
@@ -155,14 +161,35 @@ impl Ri2n {
         let hlen = header_len_for(sealed, one_switch) as u32;
         let max = min_slave.unwrap_or(1500).saturating_sub(hlen).max(MIN_MTU);
         dev.set_max_mtu(rtnl, max);
-        if dev.mtu() > max {
-            let _ = dev.set_mtu(rtnl, max);
+        let d = dev.data();
+        // Until the administrator sets one, ri2n0 carries what its slaves
+        // carry (as a VLAN follows its lower device): a jumbo cluster needs
+        // no hand step. A set one is only ever lowered to fit.
+        let want = if d.mtu_set.load(Ordering::Relaxed) {
+            dev.mtu().min(max)
+        } else {
+            max
+        };
+        if want == dev.mtu() {
+            return;
+        }
+        let was = dev.mtu();
+        d.mtu_following.store(true, Ordering::Relaxed);
+        let done = dev.set_mtu(rtnl, want);
+        d.mtu_following.store(false, Ordering::Relaxed);
+        if done.is_ok() && want < was {
             let why = if sealed || one_switch {
                 "a slave's mtu, less the longer header"
             } else {
                 "a slave's mtu is smaller"
             };
-            pr_info!("{}: mtu lowered to {} ({})\n", dev.name_str(), max, why);
+            pr_info!("{}: mtu lowered to {} ({})\n", dev.name_str(), want, why);
+        } else if done.is_ok() {
+            pr_info!(
+                "{}: mtu raised to {}, its slaves' less the header\n",
+                dev.name_str(),
+                want
+            );
         }
     }
 
@@ -246,6 +273,8 @@ impl Driver for Ri2n {
             // Ordered by creation time, so that a replayed frame from
             // before a restart cannot take us back (core/auth.rs).
             epoch: crate::proto::auth::epoch_at(crate::net::realtime_ms()),
+            mtu_set: AtomicBool::new(false),
+            mtu_following: AtomicBool::new(false),
             one_switch: AtomicBool::new(default_params().one_switch()),
             offload_keys: RcuBox::new(),
             proc <- kernel::new_mutex!([DeviceFile::none(), DeviceFile::none()], "ri2n_proc"),
@@ -280,13 +309,23 @@ impl Driver for Ri2n {
         Ok(())
     }
 
-    fn stop(dev: &Ri2nDev, _rtnl: &Rtnl) -> Result {
+    fn stop(dev: &Ri2nDev, rtnl: &Rtnl) -> Result {
         crate::ri2n_hb::stop(dev);
+        crate::ri2n_slave::unsync_all(dev, rtnl);
         Ok(())
     }
 
     fn start_xmit(dev: &Ri2nDev, skb: Skb) {
         crate::ri2n_tx::xmit(dev, skb);
+    }
+
+    fn change_mtu(dev: &Ri2nDev, rtnl: &Rtnl, mtu: u32) -> Result {
+        if !dev.data().mtu_following.load(Ordering::Relaxed) {
+            // The administrator's choice, from now on.
+            dev.data().mtu_set.store(true, Ordering::Relaxed);
+        }
+        dev.store_mtu(rtnl, mtu);
+        Ok(())
     }
 
     fn set_mac_address(dev: &Ri2nDev, rtnl: &Rtnl, addr: &Mac) -> Result {
@@ -310,7 +349,7 @@ impl Driver for Ri2n {
     }
 
     fn del_slave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device) -> Result {
-        crate::ri2n_slave::release(dev, rtnl, port, false)
+        crate::ri2n_slave::release(dev, rtnl, port, crate::ri2n_slave::Release::Asked)
     }
 
     fn change_rx_flags(dev: &Ri2nDev, rtnl: &Rtnl, change: u32) {

@@ -164,10 +164,24 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
     Ok(())
 }
 
-/// Releases slave `port` of `dev`: on request (`ndo_del_slave`, refused if
-/// fewer than [`MIN_SLAVES`] would be left), or `forced` (it goes away, or
-/// `dev` does).
-pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, forced: bool) -> Result {
+/// Why a slave is released.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Release {
+    /// On request (`ndo_del_slave`): refused if fewer than [`MIN_SLAVES`]
+    /// would be left.
+    Asked,
+    /// The slave goes away (unregistered, or to another namespace).
+    Gone,
+    /// ri2n0 is being deleted (`ndo_uninit`, after `NETDEV_UNREGISTER`):
+    /// nothing of ri2n0's own changes, neither its MTU nor its carrier,
+    /// for IPv4 and IPv6 would rebuild their state of a dying device and
+    /// hold its references up.
+    Teardown,
+}
+
+/// Releases slave `port` of `dev`, for the reason `why`.
+pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, why: Release) -> Result {
+    let forced = why != Release::Asked;
     let slave = {
         let mut st = dev.data().lock_state();
         let Some(link) = st.link_of(port) else {
@@ -196,14 +210,20 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, forced: bool) -
     // No more frames reach our handler after this, and none is running.
     dev.detach_port(rtnl, port);
     give_back(dev, rtnl, &slave);
-    Ri2n::update_mtu(dev, rtnl);
-    Ri2n::update_carrier(dev);
-    crate::ri2n_hb::kick(dev);
+    if why != Release::Teardown {
+        Ri2n::update_mtu(dev, rtnl);
+        Ri2n::update_carrier(dev);
+        crate::ri2n_hb::kick(dev);
+    }
     pr_info!(
         "{}: link {}: slave released{}\n",
         dev.name_str(),
         slave.name(),
-        if forced { " (it went away)" } else { "" }
+        if matches!(why, Release::Gone) {
+            " (it went away)"
+        } else {
+            ""
+        }
     );
     Ok(())
 }
@@ -244,11 +264,23 @@ fn give_back(dev: &Ri2nDev, rtnl: &Rtnl, slave: &Slave) {
     }
 }
 
+/// ri2n0 went down: the addresses it synced to its slaves' filters while
+/// up leave them (`set_rx_mode` syncs them again at the next up), as
+/// bonding's `bond_close` does. The core empties ri2n0's lists before
+/// `ndo_uninit` when it is deleted, so a release then would find nothing
+/// to take back.
+pub(crate) fn unsync_all(dev: &Ri2nDev, rtnl: &Rtnl) {
+    let refs = dev.data().lock_state().slave_refs();
+    for port in refs.iter().flatten() {
+        port.unsync_addrs_from(rtnl, dev);
+    }
+}
+
 /// Releases every slave (ri2n0 is being deleted).
 pub(crate) fn release_all(dev: &Ri2nDev, rtnl: &Rtnl) {
     let refs = dev.data().lock_state().slave_refs();
     for port in refs.iter().flatten() {
-        let _ = release(dev, rtnl, port, true);
+        let _ = release(dev, rtnl, port, Release::Teardown);
     }
 }
 
@@ -389,7 +421,7 @@ impl Handler for Events {
             // Unregistered, or moved to another namespace: it is no longer
             // ours to use.
             Event::Unregister => {
-                let _ = release(master, rtnl, dev, true);
+                let _ = release(master, rtnl, dev, Release::Gone);
             }
             _ => {}
         }

@@ -334,6 +334,13 @@ impl Device {
         })
     }
 
+    /// Stores `mtu` as the device's, from its own `ndo_change_mtu` (which
+    /// the core calls with a value within the device's bounds).
+    pub fn store_mtu(&self, _rtnl: &Rtnl, mtu: u32) {
+        // SAFETY: Alive; RTNL held; WRITE_ONCE, as readers may not hold it.
+        unsafe { core::ptr::write_volatile(core::ptr::addr_of_mut!((*self.as_raw()).mtu), mtu) };
+    }
+
     /// `dev_set_mtu()`.
     pub fn set_mtu(&self, _rtnl: &Rtnl, mtu: u32) -> Result {
         // SAFETY: Alive; RTNL held.
