@@ -569,15 +569,16 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     let rtnl = Rtnl::try_lock_or_restart()?;
     let (was, mut keys) = {
         let st = dev.data().lock_state();
-        (st.keys().on(), *st.keys())
+        (st.keys().on(), st.keys().clone())
     };
     if which == 0 {
-        keys.seal_with(key);
+        keys.seal_with(key.clone());
     } else {
-        keys.accept(key);
+        keys.accept(key.clone());
     }
     let next = keys.on().then(|| KBox::new(keys, GFP_KERNEL)).transpose()?;
     let keys_on = !was && which == 0 && key.is_some();
+    let id = key.as_ref().map(Key::id);
     if keys_on {
         Ri2n::update_mtu_for(dev, &rtnl, true);
     }
@@ -611,18 +612,18 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     dev.data().lock_state().hold_lockless(false);
     Ri2n::update_mtu(dev, &rtnl);
     drop(rtnl);
-    match (which, key) {
-        (0, Some(k)) => pr_info!(
+    match (which, id) {
+        (0, Some(id)) => pr_info!(
             "{}: sealing frames with key {:08x}{}\n",
             dev.name_str(),
-            k.id(),
+            id,
             if was { "" } else { " (keys on)" }
         ),
         (0, None) => pr_info!(
             "{}: keys off: frames unsealed, the segment trusted\n",
             dev.name_str()
         ),
-        (_, Some(k)) => pr_info!("{}: also accepting key {:08x}\n", dev.name_str(), k.id()),
+        (_, Some(id)) => pr_info!("{}: also accepting key {:08x}\n", dev.name_str(), id),
         (_, None) => pr_info!("{}: accepting only the sealing key\n", dev.name_str()),
     }
     if which != 0 && !now {

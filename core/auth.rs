@@ -51,7 +51,16 @@ pub const SEAL_LEN: usize = 8 + TAG_LEN;
 pub const MSG_MAX: usize = 12 + 24 + 28;
 
 /// A device's shared key.
-#[derive(Clone, Copy, PartialEq, Eq)]
+///
+/// Not `Copy`, so that no copy of it is made unseen, and wiped when
+/// dropped, so that memory it leaves does not keep it:
+///
+/// ```compile_fail
+/// fn twice(k: ri2n_core::auth::Key) -> (ri2n_core::auth::Key, ri2n_core::auth::Key) {
+///     (k, k)
+/// }
+/// ```
+#[derive(Clone, PartialEq, Eq)]
 pub struct Key {
     k0: u64,
     k1: u64,
@@ -97,6 +106,25 @@ impl Key {
     /// (shown in procfs, so that nodes can be compared).
     pub fn id(&self) -> u32 {
         siphash(self, b"ri2n key id") as u32
+    }
+
+    /// Overwrites the key with zeros, stores the optimiser may not drop
+    /// (`black_box` may read them), as `memzero_explicit` does.
+    pub fn wipe(&mut self) {
+        self.k0 = 0;
+        self.k1 = 0;
+        core::hint::black_box(&*self);
+    }
+
+    /// Whether the key is all zeros (wiped).
+    pub fn is_wiped(&self) -> bool {
+        self.k0 == 0 && self.k1 == 0
+    }
+}
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        self.wipe();
     }
 }
 
@@ -217,7 +245,7 @@ pub fn tags_equal(a: &[u8; TAG_LEN], b: &[u8; TAG_LEN]) -> bool {
 /// 3. `accept(None)`, once every node has done step 2.
 ///
 /// At every moment each node seals with a key every other node accepts.
-#[derive(Clone, Copy, Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub struct Keys {
     seal: Option<Key>,
     other: Option<Key>,
@@ -244,10 +272,9 @@ impl Keys {
     pub fn seal_with(&mut self, key: Option<Key>) {
         match key {
             None => *self = Keys::default(),
-            Some(k) if self.seal == Some(k) => {}
+            Some(k) if self.seal.as_ref() == Some(&k) => {}
             Some(k) => {
-                self.other = self.seal;
-                self.seal = Some(k);
+                self.other = self.seal.replace(k);
             }
         }
     }
@@ -259,8 +286,8 @@ impl Keys {
 
     /// Whether `tag` is the tag of `msg` under one of the keys.
     pub fn verify(&self, msg: &Msg, tag: &[u8; TAG_LEN]) -> bool {
-        [self.seal, self.other]
-            .iter()
+        [&self.seal, &self.other]
+            .into_iter()
             .flatten()
             .any(|k| tags_equal(&msg.tag(k), tag))
     }

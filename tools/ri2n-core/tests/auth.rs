@@ -143,7 +143,10 @@ fn tags_compare_whole() {
 fn keys_parse_from_32_hex_digits_only_and_never_print() {
     let k = Key::parse_hex("000102030405060708090a0b0c0d0e0f").unwrap();
     assert_eq!(k, Key::from_bytes(&core::array::from_fn(|i| i as u8)));
-    assert_eq!(Key::parse_hex("000102030405060708090A0B0C0D0E0F"), Some(k));
+    assert_eq!(
+        Key::parse_hex("000102030405060708090A0B0C0D0E0F"),
+        Some(k.clone())
+    );
     assert_eq!(Key::parse_hex("000102"), None);
     assert_eq!(Key::parse_hex("000102030405060708090a0b0c0d0e0g"), None);
     let shown = format!("{:?}", k);
@@ -160,17 +163,18 @@ fn a_rotation_never_leaves_a_sender_whose_key_the_receiver_refuses() {
     // Two nodes; each step is done on a first, then on b.
     let (k1, k2) = (key(1), key(2));
     let mut a = Keys::default();
-    a.seal_with(Some(k1));
-    let mut b = a;
+    a.seal_with(Some(k1.clone()));
+    let mut b = a.clone();
     let both_ok = |a: &Keys, b: &Keys| {
         let fa = sealed(a.sealing().unwrap(), 1, 1);
         let fb = sealed(b.sealing().unwrap(), 1, 1);
         verifies(b, &fa) && verifies(a, &fb)
     };
-    let steps: [&dyn Fn(&mut Keys); 3] =
-        [&|k| k.accept(Some(k2)), &|k| k.seal_with(Some(k2)), &|k| {
-            k.accept(None)
-        }];
+    let steps: [&dyn Fn(&mut Keys); 3] = [
+        &|k| k.accept(Some(k2.clone())),
+        &|k| k.seal_with(Some(k2.clone())),
+        &|k| k.accept(None),
+    ];
     for step in steps {
         step(&mut a);
         assert!(both_ok(&a, &b));
@@ -509,7 +513,7 @@ fn each_segment_of_a_sealed_gso_packet_gets_its_number_and_a_tag_that_verifies()
     // for its first number; each segment's header is made afresh.
     let (k, first) = (key(7), sealed(&key(7), 0xffff_fffe, 42));
     let mut ks = Keys::default();
-    ks.seal_with(Some(k));
+    ks.seal_with(Some(k.clone()));
     for i in 0..4u32 {
         let mut h = first;
         assert!(shim_for_segment(&mut h, i, &ADDRS, Some(&k)));
@@ -550,7 +554,7 @@ fn each_segment_of_a_sealed_gso_packet_gets_its_number_and_a_tag_that_verifies()
 fn gro_merges_a_sealed_frame_only_if_it_follows_and_its_tag_verifies() {
     let k = key(7);
     let mut ks = Keys::default();
-    ks.seal_with(Some(k));
+    ks.seal_with(Some(k.clone()));
     let held = sealed(&k, 100, 42);
     let c = |shim: &[u8], count: u32, addrs: &[u8; 12], keys: Option<&Keys>| {
         shim_continues(&held, shim, count, addrs, keys)
@@ -584,7 +588,7 @@ fn gro_merges_a_sealed_frame_only_if_it_follows_and_its_tag_verifies() {
     // During a rotation the other accepted key verifies too.
     let mut rot = Keys::default();
     rot.seal_with(Some(key(8)));
-    rot.accept(Some(k));
+    rot.accept(Some(k.clone()));
     assert!(c(&sealed(&k, 101, 42), 1, &ADDRS, Some(&rot)));
     // A forged head: its first follower does not join it (receive would
     // refuse the whole packet for the head's tag).
@@ -651,4 +655,18 @@ fn gro_merges_a_sealed_frame_only_if_it_follows_and_its_tag_verifies() {
         !shim_continues(&from(5, 0), &from(7, 1), 2, &ADDRS, None),
         "another origin"
     );
+}
+
+#[test]
+fn a_key_is_wiped_when_dropped() {
+    let mut k = key(3);
+    assert!(!k.is_wiped());
+    k.wipe();
+    assert!(k.is_wiped(), "wipe leaves zeros");
+    // Dropped in place: what its memory holds afterwards.
+    let mut slot = core::mem::MaybeUninit::new(key(4));
+    // SAFETY: initialised just above, dropped once; the bytes stay ours.
+    unsafe { core::ptr::drop_in_place(slot.as_mut_ptr()) };
+    let words: [u64; 2] = unsafe { core::mem::transmute_copy(&slot) };
+    assert_eq!(words, [0, 0], "a dropped key leaves zeros");
 }
