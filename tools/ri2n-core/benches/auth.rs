@@ -34,8 +34,8 @@ fn main() {
     let k2 = Key::from_bytes(&[9u8; KEY_LEN]);
     let addrs: [u8; 12] = [2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1];
     let mut keys = Keys::default();
-    keys.seal_with(Some(k1));
-    let mut rotating = keys;
+    keys.seal_with(Some(k1.clone()));
+    let mut rotating = keys.clone();
     rotating.seal_with(Some(k2)); // seals with k2, still accepts k1
     let sealed = |k: &Key, i: u32| {
         let mut h = [0u8; SEALED_LEN];
