@@ -715,6 +715,8 @@ impl Setup<'_> {
 
     /// `NETIF_F_*` bits (by `NETIF_F_*_BIT` number) the device offers and
     /// has on.
+    /// VLAN devices and tunnels over it keep them (`vlan_features`,
+    /// `hw_enc_features`), as over a bond.
     pub fn set_features(&mut self, bits: &[u32]) {
         let mut f: u64 = 0;
         for b in bits {
@@ -723,6 +725,8 @@ impl Setup<'_> {
         let d = self.raw();
         d.hw_features |= f;
         d.features |= f;
+        d.vlan_features |= f;
+        d.hw_enc_features |= f;
     }
 
     /// A virtual device: no queue of its own, lockless transmit, live MAC

@@ -332,14 +332,18 @@ since_host() { echo $(($1 - $2 - $3)); }
 TESTS_OK=0
 TESTS_BAD=0
 # Checks run CMD in this shell (so helper functions work), output to the log.
-check() { # DESCRIPTION CMD...: one expectation
-	local d=$1
+check() { # DESCRIPTION CMD...: one expectation; a failure shows the
+	# last lines CMD printed (an await's "gave up waiting for ...").
+	local d=$1 out=$LAB_DIR/check.out
 	shift
-	if "$@" >>"$LAB_DIR/checks.log" 2>&1; then
+	if "$@" >"$out" 2>&1; then
+		cat "$out" >>"$LAB_DIR/checks.log"
 		pretty OK "$d"
 		TESTS_OK=$((TESTS_OK + 1))
 	else
+		cat "$out" >>"$LAB_DIR/checks.log"
 		pretty FAIL "$d"
+		tail -n 3 "$out" | sed 's/^/    /' >&2
 		TESTS_BAD=$((TESTS_BAD + 1))
 		return 1
 	fi
@@ -360,12 +364,6 @@ await() {
 		fi
 		sleep 0.1
 	done
-}
-
-# polling NODE PID: the process reads in a loop (its read calls grow).
-polling() {
-	on "$1" sh -c "a=\$(awk '/^syscr/ {print \$2}' /proc/$2/io) && sleep 0.2 &&
-		b=\$(awk '/^syscr/ {print \$2}' /proc/$2/io) && [ \"\$b\" -gt \"\$a\" ]"
 }
 # out_has NODE PATTERN CMD...: CMD's output on NODE matches PATTERN (grep -E).
 out_has() {

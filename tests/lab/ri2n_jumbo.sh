@@ -49,6 +49,9 @@ on n2 modprobe macvlan
 on n2 ip link add mv0 link ri2n0 type macvlan mode bridge
 on n2 ip link set mv0 up
 check "ri2n0's groups reach its slaves while up" out_has n2 "33:33:ff:00:00:02" ip maddr show dev eth0
+# (Its own by now; set by hand, it is the same over a driver that would not
+# follow its slaves.)
+on n2 ip link set ri2n0 mtu 8992
 del_ms=$(on n2 sh -c 'a=$(date +%s%N); ip link del ri2n0; b=$(date +%s%N); echo $(((b - a) / 1000000))')
 check "ip link del ri2n0 over jumbo slaves took ${del_ms} ms (< 500)" lt "${del_ms:-never}" 500
 after=$(filters)

@@ -73,10 +73,11 @@ check "one unreadable device: the others shown, it named, exit 2" on n1 sh -c '
 	mkdir -p /tmp/q; cp /proc/net/ri2n_state/ri2n0 /tmp/q/ri2n0; head -3 /tmp/q/ri2n0 >/tmp/q/ri2n9
 	ri2n --proc /tmp/q show >/tmp/q.out 2>/tmp/q.err; rc=$?
 	[ $rc = 2 ] && grep -q "endpoint eth1: " /tmp/q.out && grep -q "ri2n9: state cut short" /tmp/q.err'
-read -r ev wa < <(on n1 sh -c "ri2n events ri2n0 >/tmp/gone 2>&1 & e=\$!; ri2n watch ri2n0 >/tmp/gone-watch 2>&1 & echo \$e \$!")
-# Both past finding the device, reading its state in their loops.
-both_polling() { polling n1 "$ev" && polling n1 "$wa"; }
-check "events and watch follow the device" await 10 "events and watch to poll" both_polling
+on n1 sh -c "ri2n events ri2n0 >/tmp/gone 2>&1 & ri2n watch ri2n0 >/tmp/gone-watch 2>&1 &"
+# Both past finding the device, reading its state in their loops: events
+# says so, watch has drawn.
+following() { out_has n1 "following ri2n0" cat /tmp/gone && on n1 test -s /tmp/gone-watch; }
+check "events and watch follow the device" await 10 "events and watch to follow ri2n0" following
 on n1 rmmod ri2n
 check "events: the device going away is said" await 10 "events to say so" out_has n1 "ri2n0 went away" cat /tmp/gone
 check "watch: the device going away is said" await 10 "watch to say so" out_has n1 "ri2n0 went away" cat /tmp/gone-watch

@@ -626,6 +626,11 @@ fn events(o: &Opts) {
     let mut first = true;
     while !STOP.load(Ordering::Relaxed) {
         let Some(s) = read(o, &dev) else { gone(&dev) };
+        if first {
+            // On stderr, as tcpdump's "listening on": the device is found
+            // and followed from here on (a script can wait for it).
+            eprintln!("ri2n: following {dev}");
+        }
         for e in diff(o, &dev, &s, &before, prev_ms, first) {
             emit(&format!("{} {} seen={}\n", e.at_ms, e.what, s.clock_ms));
             seen += 1;
