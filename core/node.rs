@@ -375,6 +375,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
     /// empties keeps its buffer for the next sweep to give back. Returns
     /// the transitions, which the caller must still [`Peer::tell`], and the
     /// packet if it was a duplicate.
+    #[inline(always)]
     pub fn receive_unpooled(
         &mut self,
         a: &Arrival,
