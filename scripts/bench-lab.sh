@@ -14,7 +14,7 @@
 #   4. OpenMPI ping-pong over ri2n0 and over one link (Fig. 14);
 #   5. paired rounds (scripts/pair-lab.sh): ri2n0, one link and bonding,
 #      both with TSO off, in one lab by turns, shaped and unshaped, so that
-#      issue 13's ratios do not depend on which minute each configuration
+#      the targets' ratios do not depend on which minute each configuration
 #      drew (this host's speed drifts by tens of percent over minutes).
 #
 # Shaping: tbf at BENCH_RATE on every tap's egress on the host side (the
@@ -29,8 +29,8 @@
 # BENCH_BULK_CFGS="single ri2n ri2n-keyed" the bulk configurations,
 # BENCH_BULK_LINKS="2" the shaped link counts, BENCH_PP_CFGS the ping-pong
 # ones, BENCH_STREAMS="1" the iperf3 stream counts. ri2n-keyed: with a key
-# (issue 12); ri2n-1sw: one-switch mode with
-# every link through one switch (issue 15). BENCH_RI2N_PARAMS: more module
+#; ri2n-1sw: one-switch mode with
+# every link through one switch. BENCH_RI2N_PARAMS: more module
 # parameters for every ri2n configuration (stripe_segs=8, say).
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
@@ -49,7 +49,7 @@ lab() {
 	local cfg=$1 links=$2 rate=$3 n l slaves
 	[ "$LAB_NODES" = 0 ] || lab_down
 	LAB_DIR=$(mktemp -d /tmp/ri2n-lab.XXXXXX)
-	# ri2n-1sw: every link through one switch, one-switch mode (issue 15).
+	# ri2n-1sw: every link through one switch, one-switch mode.
 	LAB_TOPO=$([ "$cfg" = ri2n-1sw ] && echo one-switch || echo two-switch)
 	export LAB_TOPO
 	lab_up 2 "$links"
@@ -83,12 +83,12 @@ lab() {
 			;;
 		ri2n | ri2n-one | ri2n-keyed | ri2n-1sw | ri2n-seg | ri2n-nogro)
 			# ri2n-seg: tx_gso=0, ri2n segments GSO packets and stripes the
-			# segments (the paper's way; issue 13); -nogro: rx_gro=0, the
+			# segments (the paper's way); -nogro: rx_gro=0, the
 			# slaves' GRO leaves RI2N frames alone. The rest: tx_gso=1.
 			on $n modprobe ri2n slaves="$slaves" one_switch="$([ "$cfg" = ri2n-1sw ] && echo 1 || echo 0)" \
 				tx_gso="$([ "$cfg" = ri2n-seg ] && echo 0 || echo 1)" rx_gro="$([[ $cfg = *-nogro ]] && echo 0 || echo 1)" \
 				${BENCH_RI2N_PARAMS:-}
-			# ri2n-keyed: every frame sealed (issue 12), 12 bytes of MTU less.
+			# ri2n-keyed: every frame sealed, 12 bytes of MTU less.
 			[ "$cfg" != ri2n-keyed ] || on $n sh -c 'echo 00112233445566778899aabbccddeeff > /sys/class/net/ri2n0/ri2n/key'
 			on $n ip link set ri2n0 up
 			on $n ip addr add "$(addr 0 $n)/24" dev ri2n0

@@ -67,9 +67,9 @@ cfg_name() {
 	esac
 }
 # pp_table RATE: latency and throughput of every configuration measured.
-# issue13_rows CONFIG LABEL: issue 13's targets for one ri2n configuration
+# target_rows CONFIG LABEL: the per-packet targets for one ri2n configuration
 # against MTU-frame references (LABEL prefixes each row).
-# paired_rows RATE: issue 13's targets again from scripts/pair-lab.sh's
+# paired_rows RATE: the same targets again from scripts/pair-lab.sh's
 # rounds (raw/paired-RATE.txt): ri2n0, one link and bonding, both with TSO
 # off, by turns in one lab, so that the host's drift over minutes falls on
 # all alike; each figure is the median of the rounds' ratios.
@@ -115,7 +115,7 @@ acks_per_mib() {
 	awk -F'\t' -v c="$1" -v r="$2" '$1 == c && $2 == 2 && $3 == r && $4 == 1 && $6 > 0 {printf "%.0f", $7 / ($6 / 1048576)}' "$RAW/bulk.tsv"
 }
 
-issue13_rows() {
+target_rows() {
 	if [ -n "$(mbit $1 2 none 1)" ]; then
 		g=$(mbit $1 2 none 1) s15=$(mbit single-1500 2 none 1) b15=$(mbit bond-1500 2 none 1)
 		x=$(ratio "$g" "$s15") w=$(ratio "$g" "$b15")
@@ -202,7 +202,7 @@ failover_metrics() {
 			# the first one above. A later dip is no part of it: iperf3
 			# gives some empty 0.1 s samples, two in a row now and then
 			# (the median filter keeps those), which made a 9840 ms
-			# "gap" of a 5 ms failover at 7730524.
+			# "gap" of a 5 ms failover.
 			gap = 0
 			for (i = 1; i <= n; i++) if (t[i] > cut && t[i] <= heal) {if (r[i] >= 0.4 * pre) break; gap = t[i] - cut}
 			never = 0
@@ -354,8 +354,8 @@ EOF
 	# Issue 13: the default (tx_gso=1: whole GSO packets per link, merged
 	# again by the receiver's slaves) and tx_gso=0 (ri2n segments and
 	# stripes), against MTU-frame references.
-	issue13_rows ri2n ""
-	issue13_rows ri2n-seg "tx_gso=0, "
+	target_rows ri2n ""
+	target_rows ri2n-seg "tx_gso=0, "
 	paired_rows "$RATE"
 	paired_rows none
 	if [ -f "$RAW/failover-ri2n-carrier.tsv" ]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keyed against unkeyed bulk TCP in one lab (issue 12's "with a key >= 0.9 x
+# Keyed against unkeyed bulk TCP in one lab (the target "with a key >= 0.9 x
 # without", which make bench measures one configuration after another,
 # ±30 % apart on a noisy host): 8 s unkeyed, keyed, unkeyed again, each with its
 # retransmits and n2's window and offload counters.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/lab run scripts/rx-lock-lab.sh: what receive costs the device's
-# state lock (issue 13, "no global lock on the data path": receive still
+# state lock ("no global lock on the data path": receive still
 # takes it once per frame, `State::rx_frame`). n1 has 2 vCPUs; n2 and n3
 # each send it UDP over ri2n0 (20 Mbit/s, 1400 B, 3 s) at once. Printed
 # for n1: frames received, rounds of the state lock and how many found it

@@ -4,9 +4,9 @@
 # SECS seconds. After each round: packets each receiver's loss rule gave up
 # and then saw arrive (late_loss), packets late after FAST_TOUT (late), and
 # endpoint failures on every side; at the end, each node's failure and
-# recovery log lines. Found the eighth session's late loss (a false failure
-# on the loaded sender, then the receiver gave up what was still on the
-# link) in its first two rounds, where the CI saw it once in 15 runs.
+# recovery log lines. A late loss (a false failure on the loaded sender,
+# then the receiver giving up what was still on the link) that one run of
+# the suite in 15 shows, it shows in its first two rounds.
 #
 #   scripts/lab run scripts/smp-stress.sh      ROUNDS=12 SECS=6 NOKEY=1 NOROT=1
 set -u

@@ -269,8 +269,8 @@ goodput() {
 }
 # inject NODE DEV HEX...: one raw frame (hex bytes) out of DEV. The frame
 # is written to a file first, which socat takes in one read(): from a pipe,
-# socat sent whatever part of a frame had arrived as a frame of its own (the
-# CI at 644fb37 counted 94 of ri2n_malformed's 100 flood frames).
+# socat sends whatever part of a frame has arrived as a frame of its own
+# (ri2n_malformed then counts 94 of its 100 flood frames).
 inject() {
 	local n=$1 dev=$2
 	shift 2

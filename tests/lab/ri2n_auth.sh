@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keyed frames (issue 12): a third node on both segments, without the key,
+# Keyed frames: a third node on both segments, without the key,
 # captures what it can see and forges heartbeats, data, epochs and
 # broadcasts against a keyed pair, and replays what it captured. The pair
 # loses no connectivity and (target) keeps >= 0.95 x its goodput; every
@@ -175,7 +175,7 @@ check "  ... nor on n1" not out_has n1 "peer $m2 restarted" dmesg
 check "no endpoint failure logged" not out_has n2 "link eth[01]: (failed|peer receives nothing)" dmesg
 on n1 ip neigh flush dev ri2n0
 if ! check "the keyed pair still talks (ARP included)" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2; then
-	# Seen in CI before the broadcast filter forgot unkeyed numbers at the
+	# Seen while the broadcast filter did not forget unkeyed numbers at the
 	# first sealed one (ri2n_auth_switch: n2 refused n1's ARP as replays,
 	# n1's sends failed with ENOBUFS): what a next look would need.
 	for n in n1 n2; do

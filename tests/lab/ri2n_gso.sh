@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tx_gso=1 (issue 13, the default): a GSO packet goes whole to one slave,
+# tx_gso=1 (the default): a GSO packet goes whole to one slave,
 # its segments numbered in a row, and the slave segments it in software
 # through ri2n's packet offload (net/offload.rs); links chosen by bytes.
 # Checked: the slaves' hardware segmentation is off while enslaved and back

@@ -41,8 +41,8 @@ check "n1 is still a peer of n2" out_has n2 "^Peer $(ri2n_mac n1):" cat /proc/ne
 check "ri2n0 still works after the flood (n1 is a known peer)" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
 
 # A forged heartbeat in n1's name (its MAC, epoch and numbering) saying
-# every link is down: one alone takes no link out (issue 12's hardening
-# without a key); n2 keeps reaching n1.
+# every link is down: one alone takes no link out (the hardening without a
+# key); n2 keeps reaching n1.
 m1=$(ri2n_mac n1)
 epoch=$(on n2 ri2n get ri2n0 peer "$m1" epoch)
 next=$(printf %08x "$(on n1 ri2n get ri2n0 peer "$(ri2n_mac n2)" tx_next)")

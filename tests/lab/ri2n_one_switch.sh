@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every link through one switch (issue 15, the paper's §7.3): LAB_TOPO
+# Every link through one switch (the paper's §7.3): LAB_TOPO
 # one-switch (all NICs on br0; the default here) or trunk (a bridge per
 # link, the bridges joined: one learning, flooding fabric). Links shaped to
 # 50 Mbit/s at the switch.

@@ -17,7 +17,7 @@ check "transfer n2 -> n1 completed, checksums equal" transfer_wait 120
 # n1, idle now, still retries eth1 every HBSPAN / 8; its heartbeats on eth0
 # come every HBSPAN. Weighed like heartbeats, the retries judged eth0 about
 # once a second at n2, and failed it when no heartbeat had come since the
-# last verdict: no link to n1 until the next (the debug kernel's CI run).
+# last verdict: no link to n1 until the next (on the debug kernel).
 f2=$(peer_counter n2 n1 fails)
 sleep $((5 * LAB_TIME_SCALE))
 f2=$(($(peer_counter n2 n1 fails) - f2))
@@ -30,8 +30,8 @@ check "after the loss ends, n2 uses eth1 again within HBSPAN / 8 + 750 ms ($WATC
 # eth1 are lost again, n1 fails (n2, eth1), stops sending on it and tells
 # n2 on both links: on eth0 the news arrives while 5 ms of n1's data are
 # still on eth1. n2 must wait for them, not give them up to the loss rule
-# (which then saw them arrive: late_loss, counted in ri2n_smp's CI at
-# b48f279, where a busy CPU made the failure).
+# (which then sees them arrive: late_loss, as ri2n_smp counts where a busy
+# CPU makes the failure).
 on n2 iperf3 -s -D -1
 sleep 0.3
 on n1 modprobe sch_netem

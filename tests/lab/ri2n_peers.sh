@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Four nodes, n1's peer table sized for two peers (issue 10: with max_peers=2,
-# n1 never reached its third peer, 49 frames refused, 0 evictions, because
-# peers that heartbeat are never idle). Now: a table truly full of live
-# peers refuses the newcomer, logged and counted; once one of its peers
+# Four nodes, n1's peer table sized for two peers (peers that heartbeat are
+# never idle, so a table full of them must still let a newcomer in once
+# one falls silent): a table truly full of live peers refuses the newcomer, logged and counted; once one of its peers
 # falls silent, the newcomer takes its place within a few HBSPANs; a live
 # peer is never evicted; silent peers age out everywhere; the default
 # budget takes every node.
@@ -16,7 +15,7 @@ if on n1 modinfo -p ri2n | grep -q '^peer_mem'; then
 	# shows the table's size; checked below).
 	small="peer_mem=12000"
 else
-	small="max_peers=2" # the driver before issue 10
+	small="max_peers=2" # a module from before peer_mem
 fi
 RI2N_PARAMS="hbspan=$hb $small" ri2n_up n1 || fail "ri2n_up n1"
 RI2N_PARAMS="hbspan=$hb" ri2n_up n2 n3 n4 || fail "ri2n_up"

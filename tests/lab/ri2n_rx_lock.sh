@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Receive without the device's state lock (issue 13, "no global lock on
+# Receive without the device's state lock ("no global lock on
 # the data path"): n1 has 2 vCPUs, eth0's interrupts on CPU 0 and eth1's
 # on CPU 1, so that each peer's frames reach both CPUs. n2 and n3 each
 # send n1 UDP over ri2n0 at once (20 Mbit/s, 1400 B, 3 s). Checked: an

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Two CPUs transmitting at once (issue 13): n1, with 2 vCPUs, sends UDP to
+# Two CPUs transmitting at once: n1, with 2 vCPUs, sends UDP to
 # n2 from CPU 0 and to n3 from CPU 1 while both run. Checked: both streams
 # arrive whole and in order (no packet the loss rule gave up arrives
 # late), and that the senders do not meet: unicast to a known peer takes
@@ -26,7 +26,7 @@ rcvbuf() { udp_rcvbuf_errors "$1"; }
 
 # two_senders LABEL [CMD]: both streams at once (CMD, if any, on the host
 # meanwhile), and the checks. A debug kernel sends some 5 times fewer
-# datagrams (607 and 879 with a key, rotated, at 7e10f15): the streams
+# datagrams (607 and 879 with a key, rotated): the streams
 # must have run, at a fifth of the rate.
 two_senders() {
 	local what=$1 b2 b3 r0 c0 t0 p0 secs rounds contended sent peer_waits n j lost b full pk late fails during=
@@ -71,7 +71,7 @@ two_senders() {
 two_senders "no key"
 
 # Sealed frames take the same way: the keys are read under RCU, not under
-# the state lock (issue 13: no global lock on the data path). The key is
+# the state lock (no global lock on the data path). The key is
 # rotated while both CPUs send (every node accepts the new key, then seals
 # with it, then stops accepting the old): no frame leaves unsealed or
 # under a key its receiver refuses.

@@ -6,8 +6,8 @@
 # the next; NAPI takes up to 64 frames of one NIC before the other's). The
 # detector's judgement (a counter past FT_HTHRESH, another link silent for
 # SLOW_TOUT) ran on the first link's frames and failed the other, healthy
-# link (the CI at 3dcf83e: "ri2n_congested: tx_gso=0, n2: no link to n1
-# failed", on a busy host).
+# link (ri2n_congested on a busy host: "tx_gso=0, n2: no link to n1
+# failed").
 #
 # Here QEMU's monitor stops a guest (vCPUs, NICs and its clock) for 150 to
 # 400 ms while TCP runs through ri2n0, eight times each way. Checked: no

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Striping granularity (issue 13, stripe_segs) with tx_gso=0, where ri2n
+# Striping granularity (stripe_segs) with tx_gso=0, where ri2n
 # segments GSO packets itself (with tx_gso=1, the default, every GSO packet
 # goes whole to one link: ri2n_gso.sh): a GSO packet that ri2n
 # segments goes whole to one link if it has at most stripe_segs segments

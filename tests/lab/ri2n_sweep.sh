@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The sweep timer runs at its peers' deadlines, not every FAST_TOUT / 4
-# (issue 13). It ran 200 times a second whether or not anything was due:
+#. It ran 200 times a second whether or not anything was due:
 # under TCG each run is a TIMER softirq, and ri2n's share of a 64-byte
 # round trip's cost (0.34-0.40 TIMER softirqs per round trip against 0.06
 # over one link, Documentation/ri2n.rst, "Where the time goes").

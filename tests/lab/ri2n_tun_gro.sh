@@ -7,8 +7,8 @@
 # into one while ri2n0 carries traffic are left alone (none reaches ri2n),
 # ri2n0 keeps working, no kernel splat (`finish` fails on any; with
 # `--debug`, KASAN and lockdep).
-# A review of 4d61d89 took these frames to have no MAC header (the read
-# at head + 0xffff that 6275672 removed). On 7.3.4 they have one, at the
+# Such frames might be taken to have no MAC header (a read at head +
+# 0xffff). On 7.3.4 they have one, at the
 # network header (mac_header = data, seen with a probe in gro_receive on
 # 2026-11-26), so that read stayed in bounds and this test passed with it
 # on the debug kernel too: it guards the path, not that fault.

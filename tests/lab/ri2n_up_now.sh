@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A peer's packets go up in the order its window released them, on a
-# receiver with 2 CPUs, and short ones at once (issue 13).
+# receiver with 2 CPUs, and short ones at once.
 #
 # The window orders under the state lock, but handed its releases up after
 # the lock, on the GRO cell of whichever CPU released them; two CPUs
@@ -19,15 +19,15 @@
 # nothing out of order (TcpExtTCPOFOQueue) in bulk, in a stream whose
 # short segments follow full ones in the same poll (n2 rx_gro=0), and in
 # the same with every segment on the next link and each link's interrupt
-# on its own CPU. cad671a's module (kernel gro_cells, each CPU's own): 112,
-# 134 and 418 out of order; with the idle test taken out of an earlier
-# version of this change (short ones up at once always, 1 vCPU): 7 and 466.
+# on its own CPU. With the kernel's gro_cells (each CPU's own): 112, 134
+# and 418 out of order; with short ones up at once always (1 vCPU): 7 and
+# 466.
 #
 # Each stream is judged only in a run where n2's window handed nothing up
 # out of turn (no gap given up, no late packet): one such gap puts a
 # segment out of order at TCP for each GRO flush until it fills, so no
 # count of them bounds TCP's (a stalled vCPU under TCG makes gaps: 10 out
-# of order for 6 window events failed CI at f5701e8). n2 waits long for
+# of order for 6 window events). n2 waits long for
 # gaps (fast_tout 10 s, maxbuf 511), yet one link still runs a window
 # (512 numbers) ahead of the other now and then: each slave interrupts
 # its own CPU, and one CPU falls a ring (256 frames) behind the other
@@ -149,9 +149,8 @@ cpu_rx() { on n2 awk '$1 == "NET_RX:" {print $2 "/" $3}' /proc/softirqs; }
 c0=$(cpu_rx)
 # Paced, as bulk above and the part before: unpaced (some 32,000 frames a
 # second), one of n2's CPUs often fell a ring (256 frames) behind the
-# other, and the window jumped in 4 to 6 of 6 runs (the CI at 15f0624;
-# with e721eae's module alike), leaving no run to judge; so did the part
-# before once here (6 of 6).
+# other, and the window jumped in 4 to 6 of 6 runs, leaving no run to
+# judge; so did the part before once (6 of 6).
 short_after_full "across CPUs (100 Mbit/s)" -b 100M
 c1=$(cpu_rx)
 check "across CPUs: both of n2's CPUs took NET_RX softirqs ($c0 -> $c1)" test "${c1%/*}" -gt "${c0%/*}" -a "${c1#*/}" -gt "${c0#*/}"
