@@ -447,7 +447,8 @@ impl Driver for Ri2n {
         for l in 0..MAX_LINKS {
             let ls = st.link_stats(l);
             let q = &dev.data().txq[l];
-            for v in [ls.rx_packets, q.tx_packets(), ls.tx_dropped, q.tx_whole()] {
+            let queued = q.queued() as u64;
+            for v in [ls.rx_packets, q.tx_packets(), ls.tx_dropped, q.tx_whole(), queued] {
                 if let Some(o) = out.get_mut(i) {
                     *o = v;
                 }
@@ -748,7 +749,13 @@ const DEV_STATS: [&str; 33] = [
     "up_gro",
 ];
 /// `ethtool -S` per-link counters, after the device's.
-const LINK_STATS: [&str; 4] = ["rx_packets", "tx_packets", "tx_dropped", "tx_whole"];
+const LINK_STATS: [&str; 5] = [
+    "rx_packets",
+    "tx_packets",
+    "tx_dropped",
+    "tx_whole",
+    "queued",
+];
 
 /// `/proc/net/ri2n/DEV`: for people (`cat`).
 pub(crate) struct TextView;

@@ -53,6 +53,11 @@ pub(crate) fn stop(dev: &Ri2nDev) {
     d.hb_timer.stop();
     d.sweep_timer.stop();
     drop(garbage);
+    // A queue paused for the sweep, which no longer runs, would keep its
+    // frames, charged to their sockets, until the next up: they go now.
+    for q in &d.txq {
+        drop(q.flush());
+    }
 }
 
 /// Runs the sweep (and sends queued heartbeats) as soon as possible.

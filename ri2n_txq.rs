@@ -160,12 +160,12 @@ impl LinkQueue {
             .is_ok()
     }
 
-    /// Empties the queue of a slave just released (nothing is pushed for
-    /// it any more, and no drainer sees it: `RcuDevice::set` waited), and
-    /// returns what was left. Waits, sleeping, for a drainer still holding
-    /// the token (one that took it before the release, or the sweep,
-    /// dropping frames that have no slave), and leaves the queue idle, not
-    /// paused. Process context.
+    /// Empties the queue, of a slave just released (nothing is pushed for
+    /// it any more, and no drainer sees it: `RcuDevice::set` waited) or of
+    /// a device gone down (its timers stopped), and returns what was left.
+    /// Waits, sleeping, for a drainer still holding the token (one that
+    /// took it before, or the sweep, dropping frames that have no slave),
+    /// and leaves the queue idle, not paused. Process context.
     pub(crate) fn flush(&self) -> SkbList {
         loop {
             let t = self.drainer.load(Ordering::SeqCst);
@@ -195,6 +195,11 @@ impl LinkQueue {
         if whole > 0 {
             self.tx_whole.fetch_add(whole, Ordering::Relaxed);
         }
+    }
+
+    /// Frames waiting in the queue now.
+    pub(crate) fn queued(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
     }
 
     /// Frames handed to the slave since it was enslaved.

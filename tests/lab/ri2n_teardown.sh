@@ -33,6 +33,16 @@ for round in 1 2 3; do
 	wait $ip
 done
 check "packets were held when ri2n0 went down (up to $held_max)" test "$held_max" -gt 0
+
+# n1 goes down while it sends: nothing stays in its links' queues.
+on n1 timeout $((6 * LAB_TIME_SCALE)) iperf3 -u -c 10.0.0.2 -b 400M -l 1400 -t $((3 * LAB_TIME_SCALE)) >/dev/null 2>&1 &
+ip=$!
+sleep "$LAB_TIME_SCALE"
+on n1 ip link set ri2n0 down
+queued=$(on n1 ethtool -S ri2n0 | awk '/\.queued:/ {s += $2} END {print s + 0}')
+check "down under load: no frame left in the links' queues ($queued)" test "$queued" = 0
+wait $ip
+on n1 ip link set ri2n0 up
 on n1 tc qdisc del dev eth1 root
 check "ri2n0 down/up with packets held, 3 times: still works" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2
 
