@@ -448,7 +448,13 @@ impl Driver for Ri2n {
             let ls = st.link_stats(l);
             let q = &dev.data().txq[l];
             let queued = q.queued() as u64;
-            for v in [ls.rx_packets, q.tx_packets(), ls.tx_dropped, q.tx_whole(), queued] {
+            for v in [
+                ls.rx_packets,
+                q.tx_packets(),
+                ls.tx_dropped,
+                q.tx_whole(),
+                queued,
+            ] {
                 if let Some(o) = out.get_mut(i) {
                     *o = v;
                 }
