@@ -11,8 +11,8 @@
 //! *and* the lock, so RTNL alone is enough to read them.
 
 use crate::net::device::{
-    feature, AddrListLocked, Device, Driver, EthtoolStrings, ExtAck, NetDevice, NlMsg, Rtnl,
-    RxHandled, Setup, Stats64, TextBuf,
+    feature, AddrListLocked, Device, Driver, Ethtool, EthtoolStrings, ExtAck, Link, NetDevice,
+    NlMsg, Port, Rtnl, RxHandled, Setup, Stats64, Sysfs, TextBuf,
 };
 use crate::net::gro::GroCells;
 use crate::net::lock::{SpinLockBh, SpinLockBhGuard};
@@ -87,21 +87,6 @@ pub(crate) type Ri2nDev = NetDevice<Ri2n>;
 const DEFAULT_MTU: u32 = 1500 - HEADER_LEN as u32;
 /// Smallest MTU (IPv4's minimum).
 const MIN_MTU: u32 = 68;
-
-/// sysfs file names, in `Param::ALL` order (checked at module load).
-pub(crate) const PARAM_FILES: [&CStr; NPARAMS] = [
-    c"ft_hthresh",
-    c"ft_lthresh",
-    c"slow_tout",
-    c"hbspan",
-    c"hbweight",
-    c"fast_tout",
-    c"maxbuf",
-    c"peer_mem",
-    c"held_mem",
-    c"loss_thresh",
-    c"one_switch",
-];
 
 /// Write-only sysfs files, after the parameters: the key frames are sealed
 /// with, and one more accepted (core/auth.rs has the rotation).
@@ -225,17 +210,6 @@ pub(crate) fn default_params() -> Params {
 
 #[vtable]
 impl Driver for Ri2n {
-    const KIND: &'static CStr = c"ri2n";
-    const NAME_TEMPLATE: &'static CStr = c"ri2n%d";
-    const DRIVER: &'static CStr = c"ri2n";
-    const VERSION: &'static CStr = c"1";
-    // Five u32 attributes more than the parameters, each 8 bytes.
-    const INFO_SIZE: usize = (NPARAMS + 4) * NlMsg::attr_size(4);
-    const SLAVE_INFO_SIZE: usize = 4 * NlMsg::attr_size(4);
-    const SYSFS_DIR: &'static CStr = c"ri2n";
-    const SYSFS_ATTRS: &'static [&'static CStr] = &PARAM_FILES;
-    const SYSFS_SECRETS: &'static [&'static CStr] = &KEY_FILES;
-
     fn setup(dev: &mut Setup<'_>) {
         dev.set_virtual(true);
         // Room for the RI2N header (the longest), so transmit rarely
@@ -359,10 +333,54 @@ impl Driver for Ri2n {
     fn set_rx_mode(dev: &Ri2nDev, locked: &AddrListLocked<'_>) {
         crate::ri2n_slave::sync_rx_mode(dev, locked);
     }
+}
 
-    fn handle_frame(dev: &Ri2nDev, port: &Device, skb: Skb) -> RxHandled {
-        crate::ri2n_rx::receive(dev, port, skb)
+#[vtable]
+impl Link for Ri2n {
+    const KIND: &'static CStr = c"ri2n";
+
+    const NAME_TEMPLATE: &'static CStr = c"ri2n%d";
+
+    // Five u32 attributes more than the parameters, each 8 bytes.
+    const INFO_SIZE: usize = (NPARAMS + 4) * NlMsg::attr_size(4);
+
+    const SLAVE_INFO_SIZE: usize = 4 * NlMsg::attr_size(4);
+
+    fn fill_info(dev: &Ri2nDev, msg: &mut NlMsg) -> Result {
+        let (params, nslaves, npeers) = {
+            let st = dev.data().lock_state();
+            (*st.params(), st.nslaves(), st.npeers())
+        };
+        for (i, p) in Param::ALL.iter().enumerate() {
+            msg.put_u32(ifla::PARAM0 + i as u16, params.get(*p))?;
+        }
+        // The low 32 bits, what heartbeats carry.
+        msg.put_u32(ifla::EPOCH, dev.data().epoch as u32)?;
+        msg.put_u32(ifla::VERSION, u32::from(crate::proto::header::VERSION))?;
+        msg.put_u32(ifla::SLAVES, nslaves as u32)?;
+        msg.put_u32(ifla::PEERS, npeers as u32)
     }
+
+    fn fill_slave_info(dev: &Ri2nDev, port: &Device, msg: &mut NlMsg) -> Result {
+        let (link, carrier, (up, down)) = {
+            let st = dev.data().lock_state();
+            let Some(l) = st.link_of(port) else {
+                return Ok(());
+            };
+            (l, st.carrier() & (1 << l) != 0, st.link_peer_counts(l))
+        };
+        msg.put_u32(ifla::SLAVE_LINK, link as u32)?;
+        msg.put_u32(ifla::SLAVE_CARRIER, u32::from(carrier))?;
+        msg.put_u32(ifla::SLAVE_PEERS_UP, up)?;
+        msg.put_u32(ifla::SLAVE_PEERS_DOWN, down)
+    }
+}
+
+#[vtable]
+impl Ethtool for Ri2n {
+    const DRIVER: &'static CStr = c"ri2n";
+
+    const VERSION: &'static CStr = c"1";
 
     fn link_speed(dev: &Ri2nDev, rtnl: &Rtnl) -> Option<u32> {
         let (refs, carrier) = {
@@ -462,35 +480,21 @@ impl Driver for Ri2n {
             }
         }
     }
+}
 
-    fn fill_info(dev: &Ri2nDev, msg: &mut NlMsg) -> Result {
-        let (params, nslaves, npeers) = {
-            let st = dev.data().lock_state();
-            (*st.params(), st.nslaves(), st.npeers())
-        };
-        for (i, p) in Param::ALL.iter().enumerate() {
-            msg.put_u32(ifla::PARAM0 + i as u16, params.get(*p))?;
-        }
-        // The low 32 bits, what heartbeats carry.
-        msg.put_u32(ifla::EPOCH, dev.data().epoch as u32)?;
-        msg.put_u32(ifla::VERSION, u32::from(crate::proto::header::VERSION))?;
-        msg.put_u32(ifla::SLAVES, nslaves as u32)?;
-        msg.put_u32(ifla::PEERS, npeers as u32)
+impl Port for Ri2n {
+    fn handle_frame(dev: &Ri2nDev, port: &Device, skb: Skb) -> RxHandled {
+        crate::ri2n_rx::receive(dev, port, skb)
     }
+}
 
-    fn fill_slave_info(dev: &Ri2nDev, port: &Device, msg: &mut NlMsg) -> Result {
-        let (link, carrier, (up, down)) = {
-            let st = dev.data().lock_state();
-            let Some(l) = st.link_of(port) else {
-                return Ok(());
-            };
-            (l, st.carrier() & (1 << l) != 0, st.link_peer_counts(l))
-        };
-        msg.put_u32(ifla::SLAVE_LINK, link as u32)?;
-        msg.put_u32(ifla::SLAVE_CARRIER, u32::from(carrier))?;
-        msg.put_u32(ifla::SLAVE_PEERS_UP, up)?;
-        msg.put_u32(ifla::SLAVE_PEERS_DOWN, down)
-    }
+#[vtable]
+impl Sysfs for Ri2n {
+    const SYSFS_DIR: &'static CStr = c"ri2n";
+
+    const SYSFS_ATTRS: &'static [&'static CStr] = &crate::PARAM_FILES;
+
+    const SYSFS_SECRETS: &'static [&'static CStr] = &KEY_FILES;
 
     fn sysfs_show(dev: &Ri2nDev, idx: usize, out: &mut TextBuf<'_>) {
         let Some(&p) = Param::ALL.get(idx) else {

@@ -45,52 +45,72 @@ use proto::params::{Param, Params, NPARAMS};
 use proto::MAX_LINKS;
 use ri2n_dev::Ri2n;
 
-module! {
-    type: Ri2nModule,
-    name: "ri2n",
-    authors: ["ri2n developers"],
-    description: "RI2N/DRV: striped, reordered, fault-tolerant multi-link Ethernet",
-    license: "GPL",
-    alias: ["rtnl-link-ri2n"],
-    params: {
-        ft_hthresh: u32 { default: 10, description: "FT_HTHRESH: judge a peer when a counter exceeds this (packets)", },
-        ft_lthresh: u32 { default: 1, description: "FT_LTHRESH: fail endpoints counting at most this (packets)", },
-        slow_tout: u32 { default: 100, description: "SLOW_TOUT: never fail an endpoint that received within this (ms)", },
-        hbspan: u32 { default: 2000, description: "HBSPAN: heartbeat period (ms)", },
-        hbweight: u32 { default: 3, description: "HBWEIGHT: counter weight of a heartbeat (packets)", },
-        fast_tout: u32 { default: 20, description: "FAST_TOUT: longest a packet waits for a gap (ms)", },
-        maxbuf: u32 { default: 300, description: "MAXBUF: most packets held per peer (max 511)", },
-        peer_mem: u32 { default: 16777216, description: "bytes per device for peers: state, table, reorder buffers (16 MiB: 8187 peers)", },
-        held_mem: u32 { default: 33554432, description: "bytes of packets all windows of a device may hold", },
-        loss_thresh: u32 { default: 5, description: "a link losing clearly more than this (0.1 %) of our frames, and than the other links, goes out of use; 0: never; default 5 (0.5 %)", },
-        one_switch: u32 { default: 0, description: "1: all links through one switch; frames leave each slave with its own MAC (default 0: a switch per link, the paper's wire)", },
-        rx_gro: u32 { default: 1, description: "1: the slaves' GRO merges RI2N frames that follow one another on a link (a peer's tx_gso packets, or all of its frames on its one link), and ri2n takes each merged packet whole; 0: frame by frame", },
-        stripe_segs: u32 { default: 8, description: "with tx_gso=0: a GSO packet of at most this many segments (1..64; more act as 64) goes whole to one link, a longer one segment by segment over every link (default 8; 1: every segment to the next link, the paper's)", },
-        tx_gso: u32 { default: 1, description: "1 (default): a GSO packet goes whole to one slave, links chosen by bytes, and the slave segments it (hardware segmentation off on the slaves); 0: ri2n segments it and stripes the segments (stripe_segs)", },
-    },
+/// The module and its device parameters, each parameter declared once: its
+/// name (module parameter and sysfs file), its [`Param`] (whose `SPECS`
+/// entry gives its default, range and unit) and its `modinfo` line, in
+/// `Param::ALL` order (checked at build time). The module parameters are
+/// the defaults of new devices; each device has its own, in
+/// /sys/class/net/DEV/ri2n/.
+macro_rules! ri2n_module {
+    ($($name:ident = $param:ident: $desc:tt,)*) => {
+        module! {
+            type: Ri2nModule,
+            name: "ri2n",
+            authors: ["ri2n developers"],
+            description: "RI2N/DRV: striped, reordered, fault-tolerant multi-link Ethernet",
+            license: "GPL",
+            alias: ["rtnl-link-ri2n"],
+            params: {
+                $($name: u32 {
+                    default: crate::proto::params::SPECS[crate::proto::params::Param::$param as usize].default,
+                    description: $desc,
+                },)*
+                rx_gro: u32 { default: 1, description: "1: the slaves' GRO merges RI2N frames that follow one another on a link (a peer's tx_gso packets, or all of its frames on its one link), and ri2n takes each merged packet whole; 0: frame by frame", },
+                stripe_segs: u32 { default: 8, description: "with tx_gso=0: a GSO packet of at most this many segments (1..64; more act as 64) goes whole to one link, a longer one segment by segment over every link (default 8; 1: every segment to the next link, the paper's)", },
+                tx_gso: u32 { default: 1, description: "1 (default): a GSO packet goes whole to one slave, links chosen by bytes, and the slave segments it (hardware segmentation off on the slaves); 0: ri2n segments it and stripes the segments (stripe_segs)", },
+            },
+        }
+
+        // Each name is its parameter's, in `Param::ALL` order.
+        const _: () = {
+            let mut i = 0;
+            $(
+                assert!(Param::ALL[i] as usize == Param::$param as usize);
+                assert!(proto::params::name_is(Param::$param, stringify!($name)));
+                i += 1;
+            )*
+            assert!(i == NPARAMS);
+        };
+
+        /// The module parameters' values, in `Param::ALL` order.
+        fn module_values() -> [u32; NPARAMS] {
+            [$(module_parameters::$name.value(),)*]
+        }
+
+        /// The sysfs file names, in `Param::ALL` order.
+        pub(crate) const PARAM_FILES: [&kernel::str::CStr; NPARAMS] =
+            [$(kernel::c_str!(stringify!($name)),)*];
+    };
+}
+
+ri2n_module! {
+    ft_hthresh = FtHthresh: "FT_HTHRESH: judge a peer when a counter exceeds this (packets)",
+    ft_lthresh = FtLthresh: "FT_LTHRESH: fail endpoints counting at most this (packets)",
+    slow_tout = SlowTout: "SLOW_TOUT: never fail an endpoint that received within this (ms)",
+    hbspan = Hbspan: "HBSPAN: heartbeat period (ms)",
+    hbweight = Hbweight: "HBWEIGHT: counter weight of a heartbeat (packets)",
+    fast_tout = FastTout: "FAST_TOUT: longest a packet waits for a gap (ms)",
+    maxbuf = Maxbuf: "MAXBUF: most packets held per peer (max 511)",
+    peer_mem = PeerMem: "bytes per device for peers: state, table, reorder buffers (16 MiB: 8187 peers)",
+    held_mem = HeldMem: "bytes of packets all windows of a device may hold",
+    loss_thresh = LossThresh: "a link losing clearly more than this (0.1 %) of our frames, and than the other links, goes out of use; 0: never; default 5 (0.5 %)",
+    one_switch = OneSwitch: "1: all links through one switch; frames leave each slave with its own MAC (default 0: a switch per link, the paper's wire)",
 }
 
 crate::charp_param!(
     slaves,
     "slave NICs of ri2n0, 2 to 8, e.g. eth0,eth1 (without it, no device is made)"
 );
-
-/// The module parameters' values, in `Param::ALL` order.
-fn module_values() -> [u32; NPARAMS] {
-    [
-        module_parameters::ft_hthresh.value(),
-        module_parameters::ft_lthresh.value(),
-        module_parameters::slow_tout.value(),
-        module_parameters::hbspan.value(),
-        module_parameters::hbweight.value(),
-        module_parameters::fast_tout.value(),
-        module_parameters::maxbuf.value(),
-        module_parameters::peer_mem.value(),
-        module_parameters::held_mem.value(),
-        module_parameters::loss_thresh.value(),
-        module_parameters::one_switch.value(),
-    ]
-}
 
 /// The module parameters as a validated set: the defaults of new devices
 /// (each device has its own, in /sys/class/net/DEV/ri2n/).
@@ -219,12 +239,6 @@ struct Ri2nModule {
 impl kernel::Module for Ri2nModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         check_params()?;
-        for (p, f) in Param::ALL.iter().zip(ri2n_dev::PARAM_FILES.iter()) {
-            if f.to_bytes() != p.spec().name.as_bytes() {
-                pr_err!("sysfs file names do not match the parameters\n");
-                return Err(EINVAL);
-            }
-        }
         // The notifier before the link type: a slave enslaved right away
         // must be released when it goes.
         let proc = KBox::pin_init(

@@ -92,6 +92,23 @@ pub const SPECS: [Spec; NPARAMS] = [
         doc: "1: every link goes through one switch; frames leave each slave with its own MAC (set while the device is down)" },
 ];
 
+/// Whether `name` is parameter `p`'s (in a constant, where `==` on
+/// strings is not allowed).
+pub const fn name_is(p: Param, name: &str) -> bool {
+    let (a, b) = (SPECS[p as usize].name.as_bytes(), name.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Why a value was refused.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ParamError {

@@ -762,26 +762,16 @@ impl Setup<'_> {
     }
 }
 
-/// The operations of a device kind. `Self` is the private data of each
-/// device (`netdev_priv`).
+/// The operations of a device kind, one trait per C table, after
+/// `kernel::net::phy`: this one is `net_device_ops` and the device's life;
+/// [`Link`] is `rtnl_link_ops`, [`Ethtool`] `ethtool_ops`, [`Port`] the
+/// ports' `rx_handler`, [`Sysfs`] the device's attribute group. `Self` is
+/// the private data of each device (`netdev_priv`).
 ///
 /// Methods marked optional in `#[vtable]` fashion are left out of the C
 /// tables unless implemented.
 #[vtable]
-pub trait Driver: Sized + Send + Sync + 'static {
-    /// The link kind (`ip link add NAME type KIND`).
-    const KIND: &'static CStr;
-    /// The name of devices created without one (`"ri2n%d"`).
-    const NAME_TEMPLATE: &'static CStr;
-    /// `ethtool -i`: driver name and version.
-    const DRIVER: &'static CStr;
-    /// `ethtool -i`: version.
-    const VERSION: &'static CStr;
-    /// Bytes `fill_info` adds at most.
-    const INFO_SIZE: usize = 0;
-    /// Bytes `fill_slave_info` adds at most.
-    const SLAVE_INFO_SIZE: usize = 0;
-
+pub trait Driver: Link + Ethtool + Port + Sysfs + Sized + Send + Sync + 'static {
     /// Makes a new device what it is (`rtnl_link_ops.setup`, also on
     /// `alloc_netdev`), before any private data exists.
     fn setup(dev: &mut Setup<'_>);
@@ -843,10 +833,38 @@ pub trait Driver: Sized + Send + Sync + 'static {
     fn set_rx_mode(_dev: &NetDevice<Self>, _locked: &AddrListLocked<'_>) {
         build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
     }
+}
 
-    /// A frame arrived on one of the device's ports (its rx_handler, see
-    /// [`NetDevice::attach_port`]). Softirq, under RCU.
-    fn handle_frame(dev: &NetDevice<Self>, port: &Device, skb: Skb) -> RxHandled;
+/// `rtnl_link_ops`: the link kind, what `ip link` creates and shows.
+#[vtable]
+pub trait Link: Sized {
+    /// The link kind (`ip link add NAME type KIND`).
+    const KIND: &'static CStr;
+    /// The name of devices created without one (`"ri2n%d"`).
+    const NAME_TEMPLATE: &'static CStr;
+    /// Bytes `fill_info` adds at most.
+    const INFO_SIZE: usize = 0;
+    /// Bytes `fill_slave_info` adds at most.
+    const SLAVE_INFO_SIZE: usize = 0;
+
+    /// `ip -d link show DEV`: the kind's attributes.
+    fn fill_info(_dev: &NetDevice<Self>, _msg: &mut NlMsg) -> Result {
+        Ok(())
+    }
+
+    /// `ip -d link show PORT`: the port's attributes.
+    fn fill_slave_info(_dev: &NetDevice<Self>, _port: &Device, _msg: &mut NlMsg) -> Result {
+        Ok(())
+    }
+}
+
+/// `ethtool_ops`.
+#[vtable]
+pub trait Ethtool: Sized {
+    /// `ethtool -i`: driver name and version.
+    const DRIVER: &'static CStr;
+    /// `ethtool -i`: version.
+    const VERSION: &'static CStr;
 
     /// `ethtool` link speed in Mbit/s, if known.
     fn link_speed(_dev: &NetDevice<Self>, _rtnl: &Rtnl) -> Option<u32> {
@@ -857,16 +875,27 @@ pub trait Driver: Sized + Send + Sync + 'static {
     /// buffers from one call and fills them in another).
     const STATS_COUNT: usize = 0;
 
-    /// `ethtool -S`: their names, [`Driver::STATS_COUNT`] of them.
+    /// `ethtool -S`: their names, [`Ethtool::STATS_COUNT`] of them.
     fn stats_names(_dev: &NetDevice<Self>, _out: &mut EthtoolStrings<'_>) {}
 
     /// `ethtool -S`: their values, in the same order.
     fn stats_values(_dev: &NetDevice<Self>, _out: &mut [u64]) {}
+}
 
+/// The ports' `rx_handler` ([`NetDevice::attach_port`]).
+pub trait Port: Sized {
+    /// A frame arrived on one of the device's ports (its rx_handler, see
+    /// [`NetDevice::attach_port`]). Softirq, under RCU.
+    fn handle_frame(dev: &NetDevice<Self>, port: &Device, skb: Skb) -> RxHandled;
+}
+
+/// The device's sysfs attribute group.
+#[vtable]
+pub trait Sysfs: Sized {
     /// Per-device sysfs files, `/sys/class/net/DEV/SYSFS_DIR/NAME`, one per
     /// name in `SYSFS_ATTRS`; root may write them (0644).
     const SYSFS_DIR: &'static CStr = c"";
-    /// See [`Driver::SYSFS_DIR`].
+    /// See [`Sysfs::SYSFS_DIR`].
     const SYSFS_ATTRS: &'static [&'static CStr] = &[];
 
     /// Write-only sysfs files (0200: keys), in the same directory, after
@@ -874,22 +903,12 @@ pub trait Driver: Sized + Send + Sync + 'static {
     /// read back.
     const SYSFS_SECRETS: &'static [&'static CStr] = &[];
 
-    /// Reads sysfs attribute `idx` (of [`Driver::SYSFS_ATTRS`]).
+    /// Reads sysfs attribute `idx` (of [`Sysfs::SYSFS_ATTRS`]).
     fn sysfs_show(_dev: &NetDevice<Self>, _idx: usize, _out: &mut TextBuf<'_>) {}
 
     /// Writes sysfs attribute `idx`; `input` is what was written, trimmed.
     fn sysfs_store(_dev: &NetDevice<Self>, _idx: usize, _input: &str) -> Result {
         Err(EPERM)
-    }
-
-    /// `ip -d link show DEV`: the kind's attributes.
-    fn fill_info(_dev: &NetDevice<Self>, _msg: &mut NlMsg) -> Result {
-        Ok(())
-    }
-
-    /// `ip -d link show PORT`: the port's attributes.
-    fn fill_slave_info(_dev: &NetDevice<Self>, _port: &Device, _msg: &mut NlMsg) -> Result {
-        Ok(())
     }
 }
 
@@ -907,7 +926,7 @@ struct Priv<T> {
 /// A [`Device`] whose ops are `T`'s and whose private data, a `Priv<T>`, is
 /// initialised (`ready`) for as long as a `&NetDevice<T>` exists.
 #[repr(transparent)]
-pub struct NetDevice<T: Driver>(Device, PhantomData<T>);
+pub struct NetDevice<T>(Device, PhantomData<T>);
 
 impl<T: Driver> core::ops::Deref for NetDevice<T> {
     type Target = Device;
