@@ -26,7 +26,10 @@ use crate::ri2n_dev::{Ri2n, Ri2nDev};
 use crate::ri2n_state::{log_carrier, Slave};
 use kernel::prelude::*;
 
-/// Fewest slaves a device keeps when one is released on request.
+/// Fewest slaves `slaves=` takes: a device made at load bonds links. One
+/// made with `ip link add` may have any number, and its slaves may be
+/// released down to none, as a bond's: one left is the degraded state a
+/// failed link already gives, and none, a device without carrier.
 pub(crate) const MIN_SLAVES: usize = 2;
 
 /// Why a NIC cannot be a slave, if it cannot: one message for the log
@@ -167,8 +170,7 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
 /// Why a slave is released.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Release {
-    /// On request (`ndo_del_slave`): refused if fewer than [`MIN_SLAVES`]
-    /// would be left.
+    /// On request (`ndo_del_slave`).
     Asked,
     /// The slave goes away (unregistered, or to another namespace).
     Gone,
@@ -181,23 +183,15 @@ pub(crate) enum Release {
 
 /// Releases slave `port` of `dev`, for the reason `why`.
 pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, why: Release) -> Result {
-    let forced = why != Release::Asked;
-    let slave = {
+    let (slave, left) = {
         let mut st = dev.data().lock_state();
         let Some(link) = st.link_of(port) else {
             drop(st);
             pr_err!("{}: {} is not a slave\n", dev.name_str(), port.name_str());
             return Err(EINVAL);
         };
-        if !forced && st.nslaves() <= MIN_SLAVES {
-            drop(st);
-            pr_err!(
-                "{}: cannot release {}: a ri2n device keeps at least {} slaves (delete the device instead)\n",
-                dev.name_str(), port.name_str(), MIN_SLAVES
-            );
-            return Err(EBUSY);
-        }
-        st.remove_slave(link).map(|s| (link, s))
+        let slave = st.remove_slave(link).map(|s| (link, s));
+        (slave, st.nslaves())
     };
     let Some((link, slave)) = slave else {
         return Ok(());
@@ -225,6 +219,14 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, why: Release) -
             ""
         }
     );
+    if why != Release::Teardown && left < 2 {
+        let what = if left == 1 {
+            "one slave left: no link to fail over to"
+        } else {
+            "no slave left: no carrier until one is added"
+        };
+        pr_warn!("{}: {}\n", dev.name_str(), what);
+    }
     Ok(())
 }
 

@@ -65,8 +65,17 @@ on n1 modprobe macvlan
 on n1 ip link add mv9 link dum9 type macvlan
 check "a port in use (macvlan's lower device) refused" not on n1 ip link set dum9 master ri2n0
 check "  ... logged as in use" out_has n1 "cannot enslave dum9: .*in use" dmesg
-check "releasing the last slave but one refused" not on n1 ip link set eth1 nomaster
-check "  ... eth1 still a slave" out_has n1 "master ri2n0" ip link show eth1
+# Down to one slave, and to none, as a bond: a NIC is replaced without
+# deleting the device.
+check "releasing all but one slave" on n1 ip link set eth1 nomaster
+check "  ... said in the log" out_has n1 "ri2n0: one slave left" dmesg
+on n2 ip neigh flush dev ri2n0
+check "  ... traffic goes on over eth0" on n2 ping -c 3 -i 0.2 -W 2 -q 10.0.0.1
+check "releasing the last one" on n1 ip link set eth0 nomaster
+check "  ... no carrier" out_has n1 "NO-CARRIER" ip link show ri2n0
+on n1 ip link set eth0 master ri2n0
+on n1 ip link set eth1 master ri2n0
+check "  ... both back: traffic again" await 10 "n2 to reach n1" on n2 ping -c 1 -W 1 -q 10.0.0.1
 check "mtu above the slaves' (1493) refused" not on n1 ip link set ri2n0 mtu 1493
 mac0=$(ri2n_mac n1)
 check "multicast MAC refused" not on n1 ip link set ri2n0 address 01:00:5e:00:00:01
