@@ -1969,6 +1969,17 @@ unsafe extern "C" fn attr_store<T: Driver>(
     let Some((dev, idx)) = (unsafe { attr_target::<T>(d, attr) }) else {
         return ENODEV.to_errno() as isize;
     };
+    // A write is for an administrator of the device's namespace, as
+    // net-sysfs's `netdev_store` asks: the files' mode alone lets the owner
+    // of a user namespace's sysfs write them.
+    // SAFETY: `dev` is alive, and its namespace lives as long as it does.
+    let admin = unsafe {
+        let net = bindings::dev_net(dev.as_raw());
+        bindings::ns_capable((*net).user_ns, bindings::CAP_NET_ADMIN as i32)
+    };
+    if !admin {
+        return EPERM.to_errno() as isize;
+    }
     // SAFETY: As above.
     let input = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), count) };
     let Ok(text) = core::str::from_utf8(input) else {
