@@ -143,8 +143,11 @@ impl Ri2n {
             let st = dev.data().lock_state();
             (st.slaves().map(|(_, s)| s.dev.mtu()).min(), st.one_switch())
         };
+        // No slave left (one being replaced): the MTU stays as it is, to be
+        // followed, or checked, when slaves come back.
+        let Some(min_slave) = min_slave else { return };
         let hlen = header_len_for(sealed, one_switch) as u32;
-        let max = min_slave.unwrap_or(1500).saturating_sub(hlen).max(MIN_MTU);
+        let max = min_slave.saturating_sub(hlen).max(MIN_MTU);
         dev.set_max_mtu(rtnl, max);
         let d = dev.data();
         // Until the administrator sets one, ri2n0 carries what its slaves
@@ -232,6 +235,11 @@ impl Driver for Ri2n {
             feature::TSO_MANGLEID,
             feature::GSO_UDP_L4,
         ]);
+        // VLANs and tunnels over ri2n0 keep scatter-gather and checksum
+        // offload, not segmentation: a tagged or encapsulated GSO packet
+        // must be cut before ri2n0, whose slaves segment only plain IP
+        // under the RI2N header.
+        dev.set_stacked_features(&[feature::SG, feature::HW_CSUM, feature::HIGHDMA]);
         dev.random_addr();
     }
 
@@ -256,6 +264,10 @@ impl Driver for Ri2n {
     }
 
     fn registered(dev: &Ri2nDev, _rtnl: &Rtnl) -> Result {
+        // `ip link add ... mtu N` sets the MTU without ndo_change_mtu.
+        if dev.mtu() != DEFAULT_MTU {
+            dev.data().mtu_set.store(true, Ordering::Relaxed);
+        }
         // No slave yet: no carrier.
         Ri2n::update_carrier(dev);
         Ri2n::proc_create(dev);

@@ -55,8 +55,8 @@ pub(crate) fn stop(dev: &Ri2nDev) {
     drop(garbage);
     // A queue paused for the sweep, which no longer runs, would keep its
     // frames, charged to their sockets, until the next up: they go now.
-    for q in &d.txq {
-        drop(q.flush());
+    for (l, q) in d.txq.iter().enumerate() {
+        crate::ri2n_tx::unsent(dev, l, q.flush());
     }
 }
 

@@ -361,6 +361,10 @@ pub(crate) fn change_rx_flags(dev: &Ri2nDev, rtnl: &Rtnl, change: u32) {
 /// `ndo_set_rx_mode`: ri2n0's secondary unicast and multicast addresses
 /// (macvlan, IPv6 multicast) go to every slave. Under ri2n0's address lock.
 pub(crate) fn sync_rx_mode(dev: &Ri2nDev, locked: &AddrListLocked<'_>) {
+    // Not once going down (`unsync_all` took the addresses back).
+    if !dev.running() {
+        return;
+    }
     let refs = dev.data().lock_state().slave_refs();
     for s in refs.iter().flatten() {
         s.sync_addrs_from(locked);

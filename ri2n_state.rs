@@ -1259,7 +1259,7 @@ impl State {
             return RxAfter::default();
         };
         let RxIn { kind, skb, src, .. } = frame;
-        self.rx_take(dev_name, &src, a, kind, skb, short_max, gro, out)
+        self.rx_take(dev_name, &src, a, kind, skb, t, short_max, gro, out)
     }
 
     /// What receive decides before a frame touches its peer's cell: ri2n0
@@ -1381,6 +1381,7 @@ impl State {
         a: Admitted,
         kind: Frame,
         skb: Option<Skb>,
+        t0: Instant,
         short_max: u32,
         gro: &'g GroCells,
         out: RxOut<'_>,
@@ -1389,7 +1390,7 @@ impl State {
         let RxOut { up, done, garbage } = out;
         let (params, carrier, is_up) = (self.params, self.carrier, self.up);
         let lossy_every = loss_probe_every(self.lossy_peers);
-        let earliest = now().plus(self.sweep_period());
+        let earliest = t0.plus(self.sweep_period());
         let State {
             bufs,
             slots,

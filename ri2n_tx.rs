@@ -868,6 +868,36 @@ pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
     }
 }
 
+/// Frames taken back from link `l`'s queue without leaving (ri2n0 went
+/// down): dropped, counted on the link, and taken back from their peers'
+/// counts, so that the peer's loss measure does not blame the link for
+/// frames never sent.
+pub(crate) fn unsent(dev: &Ri2nDev, l: usize, frames: SkbList) {
+    if frames.is_empty() {
+        return;
+    }
+    let mut st = dev.data().lock_state();
+    let (mut total, mut garbage) = (0u64, SkbList::new());
+    for f in frames {
+        let mut dst: Mac = [0; 6];
+        dst.copy_from_slice(f.data().get(..6).unwrap_or(&[0; 6]));
+        let segs = if f.is_gso() {
+            u32::from(f.gso_segs().max(1))
+        } else {
+            1
+        };
+        total += u64::from(segs);
+        if dst[0] & 1 == 0 {
+            st.tx_unsent(&dst, l, segs);
+        }
+        garbage.push(f);
+    }
+    st.tx_slave_dropped(l, total);
+    // Freed after the lock, as every packet is.
+    drop(st);
+    drop(garbage);
+}
+
 /// The flow of a frame on link `l`: its destination and the link. All of
 /// a peer's frames on one link (data and heartbeats) are one flow, which
 /// the slave keeps in order; different peers spread over the slave's

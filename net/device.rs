@@ -715,8 +715,6 @@ impl Setup<'_> {
 
     /// `NETIF_F_*` bits (by `NETIF_F_*_BIT` number) the device offers and
     /// has on.
-    /// VLAN devices and tunnels over it keep them (`vlan_features`,
-    /// `hw_enc_features`), as over a bond.
     pub fn set_features(&mut self, bits: &[u32]) {
         let mut f: u64 = 0;
         for b in bits {
@@ -725,6 +723,16 @@ impl Setup<'_> {
         let d = self.raw();
         d.hw_features |= f;
         d.features |= f;
+    }
+
+    /// `NETIF_F_*` bits VLAN devices and tunnels over the device keep
+    /// (`vlan_features`, `hw_enc_features`), as over a bond.
+    pub fn set_stacked_features(&mut self, bits: &[u32]) {
+        let mut f: u64 = 0;
+        for b in bits {
+            f |= 1u64 << b;
+        }
+        let d = self.raw();
         d.vlan_features |= f;
         d.hw_enc_features |= f;
     }

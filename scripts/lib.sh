@@ -59,10 +59,10 @@ kmake() {
 
 # Host programs copied into the guest image, with their libraries.
 GUEST_BINS=(bash ip tc ss nstat bridge ethtool iperf3 ping sha256sum socat kmod dropbear
-	timeout stdbuf dd head tail awk sed grep date)
+	timeout stdbuf dd head tail awk sed grep date setpriv)
 # Debian packages the image is made from: their versions key its cache.
 GUEST_PKGS=(busybox-static iproute2 iperf3 ethtool iputils-ping dropbear-bin socat kmod bash
-	coreutils gawk sed grep libc6)
+	coreutils gawk sed grep libc6 util-linux)
 
 # copy_with_libs ROOT SRC DST: a host program or library into the image tree
 # ROOT at DST, with the shared libraries it needs that ROOT lacks.

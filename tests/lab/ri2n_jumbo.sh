@@ -44,6 +44,27 @@ on n1 ip link set eth1 master ri2n0
 check "a smaller slave lowers it (mtu $(on n1 cat /sys/class/net/ri2n0/mtu))" \
 	test "$(on n1 cat /sys/class/net/ri2n0/mtu)" = 2992
 
+# On dummies: an MTU given at creation is the administrator's too, and an
+# MTU survives the release of every slave (a NIC replaced).
+on n1 modprobe dummy
+for d in d0 d1; do
+	on n1 ip link add $d type dummy
+	on n1 ip link set $d mtu 9000
+done
+on n1 ip link add ri2n5 mtu 1400 type ri2n
+on n1 ip link set d0 master ri2n5
+check "an MTU given at creation stays (mtu $(on n1 cat /sys/class/net/ri2n5/mtu))" \
+	test "$(on n1 cat /sys/class/net/ri2n5/mtu)" = 1400
+on n1 ip link add ri2n6 type ri2n
+on n1 ip link set d1 master ri2n6
+on n1 ip link set ri2n6 mtu 8000
+on n1 ip link set d1 nomaster
+on n1 ip link set d1 master ri2n6
+check "an MTU set by hand survives its last slave's replacement (mtu $(on n1 cat /sys/class/net/ri2n6/mtu))" \
+	test "$(on n1 cat /sys/class/net/ri2n6/mtu)" = 8000
+on n1 ip link del ri2n5
+on n1 ip link del ri2n6
+
 # n2: a macvlan on ri2n0 and IPv6 groups, synced to the slaves while up.
 on n2 modprobe macvlan
 on n2 ip link add mv0 link ri2n0 type macvlan mode bridge

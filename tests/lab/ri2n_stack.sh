@@ -21,10 +21,14 @@ for n in n1 n2; do
 	on $n ip link set ri2n0.7 up
 done
 check "VLAN 7 over ri2n0: ping" on n1 ping -c 3 -i 0.2 -W 2 -q 10.7.0.2
-check "VLAN 7 keeps ri2n0's segmentation offload" out_has n1 "^tcp-segmentation-offload: on" ethtool -k ri2n0.7
-check "  ... and its checksum offload" out_has n1 "^tx-checksumming: on" ethtool -k ri2n0.7
+check "VLAN 7 keeps ri2n0's checksum offload" out_has n1 "^tx-checksumming: on" ethtool -k ri2n0.7
 on n2 iperf3 -s -D -1
-check "VLAN 7 over ri2n0: TCP" on n1 iperf3 -c 10.7.0.2 -t 2
+# A tagged GSO packet must be cut before ri2n0: whole, the slaves could not
+# segment it (plain IP only under the RI2N header), and TCP would limp on
+# retransmits.
+on n1 iperf3 -c 10.7.0.2 -t 2 -J >"$LAB_DIR/vlan.json"
+retr=$(awk -F'[:,]' '/"retransmits":/ {r = $2} END {print r + 0}' "$LAB_DIR/vlan.json")
+check "VLAN 7 over ri2n0: TCP, $retr retransmits (< 20)" test "${retr:-1000}" -lt 20
 for n in n1 n2; do on $n ip link del ri2n0.7; done
 
 # macvlan on ri2n0: its own MAC reaches the slaves' filters.
