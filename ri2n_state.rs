@@ -935,7 +935,9 @@ impl State {
         let carrier = self.carrier;
         self.publish_tx();
         for s in 0..self.table.capacity() {
-            let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) else {
+            // Known peers only (heard in a heartbeat), as the periodic ones.
+            let known = self.table.get(s).is_some() && self.table.is_known(s);
+            let Some(cell) = self.slots.cell(s).filter(|_| known) else {
                 continue;
             };
             let mut c = cell.lock();
@@ -963,7 +965,7 @@ impl State {
     /// the lookup transmit reads without this lock. `None` (a drop,
     /// counted) if there is no room or memory.
     pub(crate) fn tx_peer(&mut self, dst: &Mac, garbage: &mut SkbList) -> Option<usize> {
-        let Some(slot) = self.peer_slot(dst, now(), garbage) else {
+        let Some(slot) = self.peer_slot(dst, None, now(), garbage) else {
             self.stats.tx_dropped += 1;
             return None;
         };
@@ -1132,12 +1134,19 @@ impl State {
     // --- Peers ---------------------------------------------------------------
 
     /// The slot of the peer `mac`, created if new (see [`State::new_peer`];
+    /// `heard`: the link a frame of it arrived on, none if we send to it;
     /// a peer evicted for it leaves its held packets in `garbage`). `None`
     /// if there is no room or memory.
-    fn peer_slot(&mut self, mac: &Mac, t: Instant, garbage: &mut SkbList) -> Option<usize> {
+    fn peer_slot(
+        &mut self,
+        mac: &Mac,
+        heard: Option<usize>,
+        t: Instant,
+        garbage: &mut SkbList,
+    ) -> Option<usize> {
         match self.table.lookup(mac) {
             Some(s) => Some(s),
-            None => self.new_peer(mac, t, garbage),
+            None => self.new_peer(mac, heard, t, garbage),
         }
     }
 
@@ -1145,7 +1154,13 @@ impl State {
     /// never heard in a heartbeat or silent for three HBSPANs
     /// (core/peers.rs); with every slot a live peer, it is refused, counted
     /// and logged.
-    fn new_peer(&mut self, mac: &Mac, t: Instant, garbage: &mut SkbList) -> Option<usize> {
+    fn new_peer(
+        &mut self,
+        mac: &Mac,
+        heard: Option<usize>,
+        t: Instant,
+        garbage: &mut SkbList,
+    ) -> Option<usize> {
         if self.table.len() >= self.table.capacity()
             && self.table.victim(t, idle_limit(&self.params)).is_none()
         {
@@ -1170,7 +1185,10 @@ impl State {
             self.forget(s, garbage);
             self.stats.peers_evicted += 1;
         }
-        peer.start(self.nlinks(), self.carrier, t);
+        // Heard from: answered on that link alone (core/node.rs); sent to:
+        // told on every link.
+        let first = heard.map_or(self.carrier, |l| self.carrier & (1 << l));
+        peer.start(self.nlinks(), first, t);
         let slot = self.table.insert(mac, t, ()).ok()?;
         self.hb_phases.add(slot);
         if let Some(cell) = self.slots.cell(slot) {
@@ -1306,7 +1324,7 @@ impl State {
             self.stats.rx_dropped += 1;
             return None;
         }
-        let Some(slot) = self.peer_slot(src, t, garbage) else {
+        let Some(slot) = self.peer_slot(src, Some(l), t, garbage) else {
             self.stats.rx_dropped += 1;
             return None;
         };
@@ -1687,7 +1705,10 @@ impl State {
             }
             let mut s = phase;
             while s < self.table.capacity() {
-                if let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) {
+                // Only to peers heard in a heartbeat: a source that never
+                // answered (a made-up MAC) gets nothing periodic.
+                let known = self.table.get(s).is_some() && self.table.is_known(s);
+                if let Some(cell) = self.slots.cell(s).filter(|_| known) {
                     if let Some(p) = cell.lock().peer.as_mut() {
                         p.heartbeat_due(links);
                     }

@@ -453,13 +453,15 @@ impl<P, B> Peer<P, B> {
         }
     }
 
-    /// A new peer at `now`, over our `nlinks` links of which `carrier` have
-    /// carrier: it learns our epoch and links at once (the next sweep), not
+    /// A new peer at `now`, over our `nlinks` links: it learns our epoch
+    /// and numbering at once (the next sweep), on the links `first`, not
     /// at the next HBSPAN: after a restart, on either side, that is what
-    /// resynchronises the numbering.
-    pub fn start(&mut self, nlinks: usize, carrier: u8, now: Instant) {
+    /// resynchronises the numbering. A peer first heard from is answered
+    /// on the link it was heard on alone, so that a frame from a made-up
+    /// source MAC draws one frame back, not one per link.
+    pub fn start(&mut self, nlinks: usize, first: u8, now: Instant) {
         self.det.start(nlinks, now);
-        self.hb_pending = carrier;
+        self.hb_pending = first;
     }
 
     /// The peer's periodic heartbeat is due (every HBSPAN), on every link

@@ -29,8 +29,12 @@ check "a bond cannot take eth1 from ri2n0" not on n1 sh -c 'echo +eth1 > /sys/cl
 check "  ... eth1 stays ri2n0's" out_has n1 "master ri2n0" ip link show eth1
 on n1 modprobe bridge
 on n1 ip link add br9 type bridge
-check "a bridge cannot take eth0 either" not on n1 ip link set eth0 master br9
-check "  ... eth0 stays ri2n0's" out_has n1 "master ri2n0" ip link show eth0
+# `ip link set eth0 master br9` asks ri2n0 to release it first, and so
+# moves it, as it moves a bond's port; it comes back the same way.
+check "ip link set eth0 master br9 moves it, as a bond's port" on n1 ip link set eth0 master br9
+check "  ... eth0 is br9's" out_has n1 "master br9" ip link show eth0
+check "  ... and back to ri2n0" on n1 sh -c "ip link set eth0 nomaster && ip link set eth0 master ri2n0"
+check "  ... eth0 is ri2n0's" out_has n1 "master ri2n0" ip link show eth0
 
 # Unload: every slave exactly as found, three times over (each rmmod used
 # to leave allmulti behind).

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Reflection without a key: frames forged from made-up source MACs must
+# not make a node send more frames than it received. n1 is a host on the
+# segment that is not in the cluster (no ri2n): it forges 2,000 data
+# frames, each from a MAC of its own, to n2's ri2n0. Each is a new peer to
+# n2, which answers it with one heartbeat on the link it was heard on and
+# sends it nothing periodic (it never answered), until it ages out.
+set -u
+. "$(dirname "$0")/lib.sh"
+lab_up 2 2
+ri2n_up n2 || fail "ri2n_up n2"
+on n1 ip link set eth0 up
+to=$(ri2n_mac n2)
+# Frames n2's slaves sent so far.
+sent() { on n2 cat /sys/class/net/eth0/statistics/tx_packets /sys/class/net/eth1/statistics/tx_packets | awk '{s += $1} END {print s}'; }
+# What n2 sends on its own (IPv6 on ri2n0, say), over 4 s.
+a=$(sent)
+sleep 4
+idle=$(($(sent) - a))
+a=$(sent)
+forged=$(on n1 ri2n-forge eth0 forge data --from 02:66:00:00:00:00 --to "$to" --peers 2000 --rate 500 --duration 4 | awk '{print $2}')
+# The forged peers age out after 8 HBSPANs (16 s) from their frame.
+sleep 12
+out=$(($(sent) - a - 4 * idle))
+peers=$(proc_counter n2 peers_new)
+pretty INFO "n1 forged ${forged:-0} frames from 2,000 MACs; n2 admitted $peers peers and sent $out frames over 16 s beyond its own ($idle per 4 s)"
+check "the forged frames were sent (${forged:-0})" test "${forged:-0}" -ge 1900
+check "n2 took them for new peers ($peers)" test "${peers:-0}" -ge 1000
+check "n2 sent no more than it was sent ($out for ${forged:-0})" test "$out" -le "${forged:-0}"
+finish
