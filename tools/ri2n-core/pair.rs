@@ -353,6 +353,35 @@ impl Pair {
         self.run_until(until);
     }
 
+    /// Steps by `step` ns for `span` ns, node 0 sending a 1500-byte packet
+    /// at each step if `load`; the first time (ns from the start) `cond`
+    /// held after a step.
+    pub fn watch(
+        &mut self,
+        step: u64,
+        span: u64,
+        load: bool,
+        mut cond: impl FnMut(&Pair) -> bool,
+    ) -> Option<u64> {
+        let (start, mut seen) = (self.now, None);
+        while self.now < start + span {
+            self.run_until(self.now + step);
+            if load {
+                self.send_data(0, 1500);
+            }
+            if seen.is_none() && cond(self) {
+                seen = Some(self.now - start);
+            }
+        }
+        seen
+    }
+
+    /// Link `link` loses every frame both ways (`on`), or none.
+    pub fn blackhole(&mut self, link: usize, on: bool) {
+        self.faults[0][link].blackhole = on;
+        self.faults[1][link].blackhole = on;
+    }
+
     /// Data packets node `from` has sent.
     pub fn sent(&self, from: usize) -> u64 {
         self.sent[from]

@@ -16,36 +16,6 @@ fn pair(seed: u64) -> Pair {
     Pair::new(2, Params::default(), seed)
 }
 
-/// Runs in steps of `step` ns for `span` ns, node 0 sending a 1500-byte
-/// packet at each step if `load`; returns when `cond` first held (ns
-/// after the start), checked after each step.
-fn watch(
-    pr: &mut Pair,
-    step: u64,
-    span: u64,
-    load: bool,
-    cond: impl Fn(&Pair) -> bool,
-) -> Option<u64> {
-    let start = pr.now;
-    let until = start + span;
-    let mut seen = None;
-    while pr.now < until {
-        pr.run_until(pr.now + step);
-        if load {
-            pr.send_data(0, 1500);
-        }
-        if seen.is_none() && cond(pr) {
-            seen = Some(pr.now - start);
-        }
-    }
-    seen
-}
-
-fn blackhole(pr: &mut Pair, link: usize, on: bool) {
-    pr.faults[0][link].blackhole = on;
-    pr.faults[1][link].blackhole = on;
-}
-
 /// Rule: a port that loses carrier is out of use at once, and the peer
 /// hears of it at once in a heartbeat on every link left
 /// (`Peer::carrier_changed`); it is back in use as soon as carrier is.
@@ -60,15 +30,13 @@ fn carrier_loss_is_told_at_once() {
             0,
             "seed {seed}: A still sends on its dead port"
         );
-        let b_stops = watch(&mut pr, MS / 10, 1000 * MS, true, |p| {
-            p.nodes[1].sendable() & 2 == 0
-        });
+        let b_stops = pr.watch(MS / 10, 1000 * MS, true, |p| p.nodes[1].sendable() & 2 == 0);
         assert!(
             b_stops.is_some_and(|t| t <= MS),
             "seed {seed}: B stopped after {b_stops:?} ns"
         );
         pr.set_carrier(0, 1, true);
-        let back = watch(&mut pr, MS / 10, 1000 * MS, true, |p| {
+        let back = pr.watch(MS / 10, 1000 * MS, true, |p| {
             p.nodes[0].sendable() & p.nodes[1].sendable() & 2 != 0
         });
         assert!(
@@ -88,10 +56,8 @@ fn blackhole_under_load() {
         let mut pr = pair(seed);
         pr.stream(0, MS / 4, 3000 * MS);
         let cut = pr.now;
-        blackhole(&mut pr, 1, true);
-        let stop = watch(&mut pr, MS / 4, 2000 * MS, true, |p| {
-            p.nodes[0].sendable() & 2 == 0
-        });
+        pr.blackhole(1, true);
+        let stop = pr.watch(MS / 4, 2000 * MS, true, |p| p.nodes[0].sendable() & 2 == 0);
         let stop = stop.unwrap_or_else(|| panic!("seed {seed}: A never stopped using link 1"));
         assert!(
             stop <= 200 * MS,
@@ -106,10 +72,8 @@ fn blackhole_under_load() {
                 "seed {seed}: B failed link 1 at {b}, A heard at {a:?}"
             );
         }
-        blackhole(&mut pr, 1, false);
-        let back = watch(&mut pr, MS / 4, 3000 * MS, true, |p| {
-            p.nodes[0].sendable() & 2 != 0
-        });
+        pr.blackhole(1, false);
+        let back = pr.watch(MS / 4, 3000 * MS, true, |p| p.nodes[0].sendable() & 2 != 0);
         let back = back.unwrap_or_else(|| panic!("seed {seed}: link 1 never back"));
         assert!(back <= 300 * MS, "seed {seed}: back after {} ms", back / MS);
         worst = (worst.0.max(stop), worst.1.max(back));
@@ -132,7 +96,7 @@ fn idle_blackhole_is_probed() {
         let mut pr = pair(seed);
         pr.run_ms(5000);
         let cut = pr.now;
-        blackhole(&mut pr, 1, true);
+        pr.blackhole(1, true);
         pr.run_ms(5000);
         let fail = pr.nodes[0]
             .first(cut, 1, |t| t.failed | t.peer_failed)
@@ -142,7 +106,7 @@ fn idle_blackhole_is_probed() {
             "seed {seed}: idle link failed after {fail:?} ns"
         );
         let heal = pr.now;
-        blackhole(&mut pr, 1, false);
+        pr.blackhole(1, false);
         pr.run_ms(5000);
         let back = pr.nodes[0]
             .first(heal, 1, |t| t.recovered | t.peer_recovered)
@@ -164,15 +128,13 @@ fn one_way_loss_stops_the_sender() {
         let mut pr = pair(seed);
         pr.stream(0, MS / 4, 3000 * MS);
         pr.faults[0][1].blackhole = true;
-        let stop = watch(&mut pr, MS / 4, 2000 * MS, true, |p| {
-            p.nodes[0].sendable() & 2 == 0
-        });
+        let stop = pr.watch(MS / 4, 2000 * MS, true, |p| p.nodes[0].sendable() & 2 == 0);
         assert!(
             stop.is_some_and(|t| t <= 200 * MS),
             "seed {seed}: A stopped after {stop:?} ns"
         );
         // And stays out of use while the fault lasts.
-        watch(&mut pr, MS / 4, 2000 * MS, true, |_| false);
+        pr.watch(MS / 4, 2000 * MS, true, |_| false);
         assert_eq!(
             pr.nodes[0].sendable() & 2,
             0,
@@ -314,7 +276,7 @@ fn replayed_heartbeats_do_not_keep_a_link_alive() {
             .collect();
         assert!(!recorded.is_empty(), "seed {seed}: nothing recorded");
         pr.tap = false;
-        blackhole(&mut pr, 1, true);
+        pr.blackhole(1, true);
         let end = pr.now + 1000 * MS;
         let mut i = 0;
         while pr.now < end {

@@ -177,34 +177,6 @@ fn hb_frames_per_s(n: usize, k: usize, busy: usize, p: &Params) -> f64 {
     (n * k) as f64 / hbspan_s + (busy * k) as f64 * reports_per_s
 }
 
-/// Steps `pr` by `step` for `span` ns, node 0 sending a packet at each
-/// step if `load`; the first time (ns from the start) `cond` held after a
-/// step.
-fn watch(
-    pr: &mut Pair,
-    step: u64,
-    span: u64,
-    load: bool,
-    mut cond: impl FnMut(&Pair) -> bool,
-) -> Option<u64> {
-    let (start, mut seen) = (pr.now, None);
-    while pr.now < start + span {
-        pr.run_until(pr.now + step);
-        if load {
-            pr.send_data(0, 1500);
-        }
-        if seen.is_none() && cond(pr) {
-            seen = Some(pr.now - start);
-        }
-    }
-    seen
-}
-
-fn blackhole(pr: &mut Pair, link: usize, on: bool) {
-    pr.faults[0][link].blackhole = on;
-    pr.faults[1][link].blackhole = on;
-}
-
 /// One trial: node 0 sends node 1 a packet every `gap` (None: idle,
 /// heartbeats only) over `k` links; link 1 goes dead both ways at a random
 /// time and heals 10 s later. Returns how long until node 1 stops using
@@ -218,19 +190,13 @@ fn trial(
     let mut pr = Pair::new(k, *p, rng.next_u64());
     let step = gap.map_or(MS, |g| g.0);
     let load = gap.is_some();
-    watch(
-        &mut pr,
-        step,
-        10_000 * MS + rng.below(p.hbspan().0),
-        load,
-        |_| false,
-    );
-    blackhole(&mut pr, 1, true);
-    let detected = watch(&mut pr, step, 10_000 * MS, load, |pr| {
+    pr.watch(step, 10_000 * MS + rng.below(p.hbspan().0), load, |_| false);
+    pr.blackhole(1, true);
+    let detected = pr.watch(step, 10_000 * MS, load, |pr| {
         pr.nodes[1].sendable() & 2 == 0
     });
-    blackhole(&mut pr, 1, false);
-    let recovered = watch(&mut pr, step, 10_000 * MS, load, |pr| {
+    pr.blackhole(1, false);
+    let recovered = pr.watch(step, 10_000 * MS, load, |pr| {
         pr.nodes[1].sendable() & 2 != 0
     });
     (
@@ -261,25 +227,19 @@ fn lossy_trial(
             pr.faults[side][l].loss = base;
         }
     }
-    watch(
-        &mut pr,
-        gap.0,
-        5_000 * MS + rng.below(p.hbspan().0),
-        true,
-        |_| false,
-    );
+    pr.watch(gap.0, 5_000 * MS + rng.below(p.hbspan().0), true, |_| false);
     let cut = pr.now;
     for side in 0..2 {
         pr.faults[side][1].loss = base + loss;
     }
-    let out = watch(&mut pr, gap.0, 5_000 * MS, true, |pr| {
+    let out = pr.watch(gap.0, 5_000 * MS, true, |pr| {
         pr.nodes[0].peer.det.lossy() & 2 != 0
     });
     let heal = pr.now;
     for side in 0..2 {
         pr.faults[side][1].loss = base;
     }
-    let back = watch(&mut pr, gap.0, 5_000 * MS, true, |pr| {
+    let back = pr.watch(gap.0, 5_000 * MS, true, |pr| {
         out.is_some() && pr.nodes[0].peer.det.usable() & 2 != 0
     });
     let mut false_alarms = 0;
