@@ -26,6 +26,7 @@
 //!   heartbeats: the composition of the above that the driver, the
 //!   simulator and the tests share.
 //! - [`phases`]: when the heartbeat timer wakes, and which peers it serves.
+//! - [`work`]: which peers the device's timers visit, and when.
 //! - [`claims`]: one-switch mode's slave MACs, whose each one is.
 //! - [`params`]: the tunables of Table 2, their units, defaults and limits.
 
@@ -47,6 +48,7 @@ pub mod seq;
 pub mod time;
 pub mod tx;
 pub mod window;
+pub mod work;
 
 /// Most slave links one `ri2n` device bonds (the `slaves=` limit).
 pub const MAX_LINKS: usize = 8;

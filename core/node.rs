@@ -454,14 +454,15 @@ impl<P, B> Peer<P, B> {
     }
 
     /// A new peer at `now`, over our `nlinks` links: it learns our epoch
-    /// and numbering at once (the next sweep), on the links `first`, not
-    /// at the next HBSPAN: after a restart, on either side, that is what
-    /// resynchronises the numbering. A peer first heard from is answered
-    /// on the link it was heard on alone, so that a frame from a made-up
-    /// source MAC draws one frame back, not one per link.
-    pub fn start(&mut self, nlinks: usize, first: u8, now: Instant) {
+    /// and numbering at once (the next sweep), not at the next HBSPAN:
+    /// after a restart, on either side, that is what resynchronises the
+    /// numbering. A peer we send to first hears on every link with
+    /// `carrier`; a peer first `heard` on a link is answered on that link
+    /// alone, so that a frame from a made-up source MAC draws one frame
+    /// back, not one per link.
+    pub fn start(&mut self, nlinks: usize, heard: Option<usize>, carrier: u8, now: Instant) {
         self.det.start(nlinks, now);
-        self.hb_pending = first;
+        self.hb_pending = heard.map_or(carrier, |l| carrier & (1 << l));
     }
 
     /// The peer's periodic heartbeat is due (every HBSPAN), on every link

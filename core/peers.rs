@@ -488,6 +488,16 @@ where
         (self.new.head != NIL).then(|| self.new.head as usize - 1)
     }
 
+    /// Where a newcomer goes at `now`: a free slot, the place of the peer
+    /// [`PeerTable::victim`] names, or nowhere (every slot a live peer
+    /// heard in a heartbeat within `idle`).
+    pub fn room(&self, now: Instant, idle: Duration) -> Room {
+        if self.count < self.capacity() {
+            return Room::Free;
+        }
+        self.victim(now, idle).map_or(Room::Full, Room::Evict)
+    }
+
     /// A peer silent for `age` or more at `now`, if any: the one silent
     /// longest on either list.
     pub fn aged(&self, now: Instant, age: Duration) -> Option<usize> {
@@ -583,6 +593,17 @@ pub fn idle_limit(p: &Params) -> Duration {
 /// (16 s by default), long past every endpoint's failure.
 pub fn age_limit(p: &Params) -> Duration {
     Duration(p.hbspan().0.saturating_mul(8))
+}
+
+/// Where a newcomer to a [`PeerTable`] goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Room {
+    /// A free slot.
+    Free,
+    /// The place of the peer in this slot, to be forgotten first.
+    Evict(usize),
+    /// Nowhere: the newcomer is refused.
+    Full,
 }
 
 /// A FIFO of table slots over storage the caller allocates, one place per

@@ -195,7 +195,7 @@ impl Node {
     fn new(k: usize, now: Instant, epoch: u64, hb_phase: u64) -> Node {
         let carrier = ((1u16 << k) - 1) as u8;
         let mut peer = Box::<EnginePeer>::default();
-        peer.start(k, carrier, now);
+        peer.start(k, None, carrier, now);
         let mut tx = PeerTx::default();
         tx.start(&[2, 0, 0, 0, 0, 1]);
         tx.publish(&peer.det);
@@ -412,7 +412,7 @@ impl Pair {
         let n = &mut self.nodes[side];
         n.epoch += 0x1_0000_0001;
         *n.peer = EnginePeer::default();
-        n.peer.start(k, n.carrier, now);
+        n.peer.start(k, None, n.carrier, now);
         n.tx.start(&[2, 0, 0, 0, 0, 1]);
         n.tx.publish(&n.peer.det);
         n.bufs = HeapBufs::default();

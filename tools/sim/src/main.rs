@@ -44,7 +44,7 @@ type Peer = ri2n_core::peers::Peer<u64, Buf<u64>>;
 
 fn new_peer(links: usize, now: Instant) -> Box<Peer> {
     let mut p: Box<Peer> = Box::default();
-    p.start(links, ((1u16 << links) - 1) as u8, now);
+    p.start(links, None, ((1u16 << links) - 1) as u8, now);
     p
 }
 
