@@ -25,10 +25,9 @@ tx0=$(on n1 cat /sys/class/net/eth0/statistics/tx_packets) tx1=$(on n1 cat /sys/
 bw=$(on n1 iperf3 -c 10.0.0.2 -t 3 -J | awk -F'[:,]' '/"sum_received"/ {r = 1} r && /"bits_per_second"/ {printf "%.0f", $2 / 1e6; exit}')
 tx0=$(($(on n1 cat /sys/class/net/eth0/statistics/tx_packets) - tx0)) tx1=$(($(on n1 cat /sys/class/net/eth1/statistics/tx_packets) - tx1))
 min=50 mb=100 nmerged=1000 per=4
-# A debug kernel is some 100 times slower: fewer frames queue up to merge.
-# (On 2026-11-26 its guests moved 1.7-2 Mbit/s: 40 MiB took over 180 s;
-# a later run's 3 seconds, 1 Mbit/s rounded, failed "> 1": there the check
-# is only that TCP moved data at all.)
+# A debug kernel is some 100 times slower (1-2 Mbit/s under TCG): fewer
+# frames queue up to merge, and 3 s may round to 1 Mbit/s, so there the
+# check is only that TCP moved data at all.
 [ "$LAB_TIME_SCALE" = 1 ] || min=0 mb=20 nmerged=10 per=1
 check "TCP over ri2n0 runs (${bw:-0} Mbit/s > $min)" test "${bw:-0}" -gt $min
 check "  ... on both links, by bytes ($tx0 / $tx1 frames)" test $((tx0 * 10)) -gt $((tx1 * 7)) -a $((tx1 * 10)) -gt $((tx0 * 7))

@@ -9,8 +9,8 @@
 # `--debug`, KASAN and lockdep).
 # Such frames might be taken to have no MAC header (a read at head +
 # 0xffff). On 7.3.4 they have one, at the
-# network header (mac_header = data, seen with a probe in gro_receive on
-# 2026-11-26), so that read stayed in bounds and this test passed with it
+# network header (mac_header = data, as a probe in gro_receive shows),
+# so that read stays in bounds and this test passes with it
 # on the debug kernel too: it guards the path, not that fault.
 set -u
 . "$(dirname "$0")/lib.sh"
