@@ -635,6 +635,14 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     dev.data().lock_state().hold_lockless(false);
     Ri2n::update_mtu(dev, &rtnl);
     drop(rtnl);
+    log_key(dev, which, id, was, now);
+    Ok(())
+}
+
+/// One log line for key `which` (0: the sealing key, 1: the accepted one)
+/// set to the key of `id` (none: unset); `was`, `now`: whether frames
+/// were sealed before, and are now.
+fn log_key(dev: &Ri2nDev, which: usize, id: Option<u32>, was: bool, now: bool) {
     match (which, id) {
         (0, Some(id)) => pr_info!(
             "{}: sealing frames with key {:08x}{}\n",
@@ -655,7 +663,6 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
             dev.name_str()
         );
     }
-    Ok(())
 }
 
 /// `one_switch` changes the wire format: only while the device is down;

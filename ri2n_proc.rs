@@ -239,10 +239,21 @@ pub(crate) const STATE_VERSION: u32 = 1;
 /// `key=value` pairs, no spaces in values; the last line is `end`, so a
 /// reader can tell a whole dump from a cut one (Documentation/ri2n.rst).
 pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
+    let now = Instant(crate::net::ktime_ns());
+    let links = show_device(dev, m, now);
+    // Without `end` a reader takes the dump for cut short.
+    if show_peers(dev, m, &links, now) {
+        seq_print!(m, "end\n");
+    }
+}
+
+/// The device's lines of the state dump; returns the slaves' names, by
+/// link.
+fn show_device(dev: &Ri2nDev, m: &SeqFile, now: Instant) -> [Option<[u8; 16]>; MAX_LINKS] {
     let d = dev.data();
     let counted = dev.counted();
     let st = d.lock_state();
-    let (now, wall) = (Instant(crate::net::ktime_ns()), crate::net::realtime_ms());
+    let wall = crate::net::realtime_ms();
     seq_print!(
         m,
         "ri2n-state version={} protocol={}\n",
@@ -309,8 +320,17 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
         "peers count={} capacity={} bufs={} bufs_max={} held_bytes={} lossy_peers={} probing_peers={} probe_shift={}\n",
         st.npeers(), cap, bufs, bufs_max, held, lossy, probing, shift
     );
-    drop(st);
-    let whole = for_each_peer(dev, |v, carrier| {
+    links
+}
+
+/// The peers' lines of the state dump; returns whether it got them all.
+fn show_peers(
+    dev: &Ri2nDev,
+    m: &SeqFile,
+    links: &[Option<[u8; 16]>; MAX_LINKS],
+    now: Instant,
+) -> bool {
+    for_each_peer(dev, |v, carrier| {
         let r = v.stats;
         let mac = MacFmt(&v.mac);
         seq_print!(
@@ -319,7 +339,7 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
             mac, v.epoch, v.tx_next, v.rx_next, v.held, r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late,
             r.late_loss, r.duplicates, r.resyncs, r.unbuffered
         );
-        for (l, name) in named_links(&links) {
+        for (l, name) in named_links(links) {
             let e = &v.endpoints[l];
             let state = endpoint_state(e, carrier & (1 << l) != 0);
             seq_print!(
@@ -330,11 +350,7 @@ pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
                 e.loss_bp, e.lossy_count, (v.peer_lossy >> l) & 1, MacFmt(&v.link_mac[l])
             );
         }
-    });
-    // Without `end` a reader takes the dump for cut short.
-    if whole {
-        seq_print!(m, "end\n");
-    }
+    })
 }
 
 /// Whether frames are sealed, and the ids of the keys (never the keys).

@@ -59,35 +59,11 @@ fn refusal(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device) -> Option<(Error, &'static
     None
 }
 
-/// `ndo_add_slave`: makes `port` a slave of `dev`.
-pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck) -> Result {
-    if let Some((err, msg)) = refusal(dev, rtnl, port) {
-        extack.set_msg(msg);
-        pr_err!(
-            "{}: cannot enslave {}: {}\n",
-            dev.name_str(),
-            port.name_str(),
-            msg.to_str().unwrap_or("?")
-        );
-        return Err(err);
-    }
-    let Some(link) = dev.data().lock_state().free_link() else {
-        extack.set_msg(c"at most 8 slaves");
-        pr_err!(
-            "{}: cannot enslave {}: at most {} slaves\n",
-            dev.name_str(),
-            port.name_str(),
-            MAX_LINKS
-        );
-        return Err(EINVAL);
-    };
-    if !dev.data().lock_state().choose_mac() {
-        // The first slave gives the device its lasting address.
-        let stable = stable_mac(port);
-        if let Err(e) = dev.set_mac(rtnl, &stable) {
-            pr_warn!("{}: keeps a random MAC address: {:?}\n", dev.name_str(), e);
-        }
-    }
+/// Opens `port` if it is down and attaches it to `dev` as its lower
+/// device, with our address, all multicast and (if `dev` is promiscuous)
+/// our promiscuity on it; undoes it all on failure. Returns whether it
+/// opened the port and whether it made it promiscuous.
+fn take_port(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck) -> Result<(bool, bool)> {
     let mac = dev.addr();
     let opened = !port.running();
     if opened {
@@ -126,6 +102,39 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
         );
         return Err(undo_open(e));
     }
+    Ok((opened, promisc))
+}
+
+/// `ndo_add_slave`: makes `port` a slave of `dev`.
+pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck) -> Result {
+    if let Some((err, msg)) = refusal(dev, rtnl, port) {
+        extack.set_msg(msg);
+        pr_err!(
+            "{}: cannot enslave {}: {}\n",
+            dev.name_str(),
+            port.name_str(),
+            msg.to_str().unwrap_or("?")
+        );
+        return Err(err);
+    }
+    let Some(link) = dev.data().lock_state().free_link() else {
+        extack.set_msg(c"at most 8 slaves");
+        pr_err!(
+            "{}: cannot enslave {}: at most {} slaves\n",
+            dev.name_str(),
+            port.name_str(),
+            MAX_LINKS
+        );
+        return Err(EINVAL);
+    };
+    if !dev.data().lock_state().choose_mac() {
+        // The first slave gives the device its lasting address.
+        let stable = stable_mac(port);
+        if let Err(e) = dev.set_mac(rtnl, &stable) {
+            pr_warn!("{}: keeps a random MAC address: {:?}\n", dev.name_str(), e);
+        }
+    }
+    let (opened, promisc) = take_port(dev, rtnl, port, extack)?;
     if dev.running() {
         port.sync_addrs_from_unlocked(rtnl, dev);
     }

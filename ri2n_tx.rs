@@ -41,7 +41,6 @@ use crate::proto::seq::Seq;
 use crate::proto::time::{Duration, Instant};
 use crate::proto::{links_in, MAX_LINKS};
 use crate::ri2n_dev::{Ri2n, Ri2nDev};
-use crate::ri2n_peer::PeerCell;
 use crate::ri2n_state::{State, TxRoute};
 use crate::ri2n_txq::DRAIN_BUDGET;
 use core::sync::atomic::Ordering;
@@ -911,9 +910,82 @@ fn flow_hash(frame: &Skb, l: usize) -> u32 {
     ((h >> 32) as u32 ^ h as u32).max(1)
 }
 
+/// Room for the longest (sealed) heartbeat frame, and Ethernet's 60-byte
+/// minimum, which the slave would pad shorter frames to anyway.
+const HB_FRAME_MAX: usize = ETH_HLEN + MAX_HEADER_LEN + HEARTBEAT_SEALED_LEN;
+
+/// A heartbeat to send: its payload, and where it goes.
+struct HbFrame<'a> {
+    /// The peer's ri2n MAC, and in one-switch mode its slave's on the link
+    /// (zero until learned).
+    peer: &'a Mac,
+    peer_slave: Mac,
+    /// Our ri2n MAC, and our slave's on the link.
+    me: Mac,
+    from: Mac,
+    link: usize,
+    /// The peer's next number from us.
+    next: Seq,
+    hb: Heartbeat,
+}
+
+/// Writes heartbeat `f` as a whole frame into `frame` (sealed with the
+/// state's key, if any); returns its length.
+fn encode_heartbeat(
+    st: &State,
+    epoch: u64,
+    f: &HbFrame<'_>,
+    frame: &mut [u8; HB_FRAME_MAX],
+) -> usize {
+    let mut payload = [0u8; HEARTBEAT_SEALED_LEN];
+    let plen = f.hb.encode(&mut payload);
+    let mut addrs = [0u8; 12];
+    addrs[..6].copy_from_slice(f.peer);
+    addrs[6..].copy_from_slice(&f.me);
+    let h = Header {
+        kind: Kind::Heartbeat,
+        protocol: 0,
+        seq: f.next,
+    };
+    let one_switch = st.one_switch();
+    let origin = one_switch.then_some(Origin {
+        mac: f.me,
+        link: f.link as u8,
+    });
+    let covered = if one_switch {
+        tag_addrs(&addrs, &f.from)
+    } else {
+        addrs
+    };
+    let mut hdr = [0u8; MAX_HEADER_LEN];
+    let hlen = encode_header(
+        st.keys().sealing(),
+        epoch,
+        &covered,
+        h,
+        origin.as_ref(),
+        &payload[..plen],
+        &mut hdr,
+    );
+    frame[..12].copy_from_slice(&addrs);
+    if one_switch {
+        // To the peer's slave on the link (its ri2n MAC, flooded, until
+        // learned), from ours.
+        if f.peer_slave != [0; 6] {
+            frame[..6].copy_from_slice(&f.peer_slave);
+        }
+        frame[6..12].copy_from_slice(&f.from);
+    }
+    frame[12..14].copy_from_slice(&ETH_P_RI2N.to_be_bytes());
+    frame[ETH_HLEN..ETH_HLEN + hlen].copy_from_slice(&hdr[..hlen]);
+    frame[ETH_HLEN + hlen..ETH_HLEN + hlen + plen].copy_from_slice(&payload[..plen]);
+    (ETH_HLEN + hlen + plen).max(60)
+}
+
 /// Builds the heartbeats of `orders` to `peer`, whose next number from us
-/// was `next` when they were ordered, and queues them on their links, where they keep their place among the peer's data. Returns how
-/// many were queued and the links to drain.
+/// was `next` when they were ordered, and queues them on their links,
+/// where they keep their place among the peer's data. Returns how many
+/// were queued and the links to drain.
 pub(crate) fn queue_heartbeats(
     dev: &Ri2nDev,
     peer: &Mac,
@@ -921,12 +993,8 @@ pub(crate) fn queue_heartbeats(
     orders: &HeartbeatOrders,
 ) -> (u64, u8) {
     let d = dev.data();
-    let me = dev.addr();
     let mut garbage = SkbList::new();
     let (mut sent, mut drain) = (0u64, 0u8);
-    // Room for the longest (sealed) one; Ethernet's 60-byte minimum, which
-    // the slave would pad shorter frames to anyway.
-    const MAX: usize = ETH_HLEN + MAX_HEADER_LEN + HEARTBEAT_SEALED_LEN;
     let rcu = rcu::read_lock();
     let mut st = d.lock_state();
     // Read under the state lock, which `peer_mem` replaces them under: the
@@ -941,111 +1009,60 @@ pub(crate) fn queue_heartbeats(
         // link, and none after.
         let mut tx = st
             .peer_of(peer)
-            .and_then(|s| Some((s, slots.cell(s)?.lock())));
+            .and_then(|s| slots.cell(s))
+            .map(|c| c.lock());
         // Counted as sent here; taken back below if it never leaves.
-        let counts = match tx.as_mut() {
-            Some((_, c)) => State::hb_counts(c, o.link),
-            None => None,
-        };
+        let counts = tx.as_mut().and_then(|c| State::hb_counts(c, o.link));
         // The number for the peer now, not when the order was taken: the
         // lockless transmit may have sent frames after it since, and the
         // peer takes a heartbeat that many frames sent after it overtook
         // by FAST_TOUT for a late one (`PeerRx::lagging`).
-        let next = tx
-            .as_mut()
-            .and_then(|(_, c)| c.peer_for(peer).map(|(t, _)| t.tx_seq))
-            .unwrap_or(next);
-        let unsent = |tx: &mut Option<(usize, crate::net::lock::SpinLockBhGuard<'_, PeerCell>)>| {
-            if let Some((_, c)) = tx.as_mut() {
-                c.tx.unsent(o.link, 1);
-            }
-        };
-        let counter = if st.keys().on() {
-            Some(st.next_hb_counter())
-        } else {
-            None
-        };
+        let now = tx.as_mut().and_then(|c| {
+            c.peer_for(peer)
+                .map(|(t, p)| (t.tx_seq, p.link_mac[o.link]))
+        });
+        let counter = st.keys().on().then(|| st.next_hb_counter());
         if counter.is_some() && counts.is_none() {
             // The peer left the table: a sealed heartbeat needs its counts.
             continue;
         }
-        let mut payload = [0u8; HEARTBEAT_SEALED_LEN];
-        let plen = Heartbeat {
-            epoch: d.epoch as u32,
-            flags: o.flags,
-            link: o.link as u8,
-            down: o.down,
-            probe_shift: o.probe_shift,
-            counts,
-            counter,
-        }
-        .encode(&mut payload);
-        let mut addrs = [0u8; 12];
-        addrs[..6].copy_from_slice(peer);
-        addrs[6..].copy_from_slice(&me);
-        let mut hdr = [0u8; MAX_HEADER_LEN];
-        let h = Header {
-            kind: Kind::Heartbeat,
-            protocol: 0,
-            seq: next,
+        let f = HbFrame {
+            peer,
+            peer_slave: now.map_or([0; 6], |n| n.1),
+            me: dev.addr(),
+            from: st.slave_mac(o.link),
+            link: o.link,
+            next: now.map_or(next, |n| n.0),
+            hb: Heartbeat {
+                epoch: d.epoch as u32,
+                flags: o.flags,
+                link: o.link as u8,
+                down: o.down,
+                probe_shift: o.probe_shift,
+                counts,
+                counter,
+            },
         };
-        let one_switch = st.one_switch();
-        let origin = one_switch.then_some(Origin {
-            mac: me,
-            link: o.link as u8,
-        });
-        let from = st.slave_mac(o.link);
-        let covered = if one_switch {
-            tag_addrs(&addrs, &from)
-        } else {
-            addrs
-        };
-        let hlen = encode_header(
-            st.keys().sealing(),
-            d.epoch,
-            &covered,
-            h,
-            origin.as_ref(),
-            &payload[..plen],
-            &mut hdr,
-        );
-        let mut frame = [0u8; MAX];
-        frame[..12].copy_from_slice(&addrs);
-        if one_switch {
-            // To the peer's slave on the link (its ri2n MAC, flooded, until
-            // learned), from ours.
-            // From the peer's cell, held (`State::peer_link_mac` would
-            // take it again).
-            let to = tx
-                .as_mut()
-                .and_then(|(_, c)| c.peer_for(peer).map(|(_, p)| p.link_mac[o.link]))
-                .unwrap_or([0; 6]);
-            if to != [0; 6] {
-                frame[..6].copy_from_slice(&to);
+        let mut frame = [0u8; HB_FRAME_MAX];
+        let len = encode_heartbeat(&st, d.epoch, &f, &mut frame);
+        let queued = Skb::alloc(&slave, len as u32).and_then(|mut skb| {
+            if skb.write(0, &frame[..len]) {
+                st.txq_push(&d.txq[o.link], o.link, skb, task(), &mut garbage)
+            } else {
+                garbage.push(skb);
+                None
             }
-            frame[6..12].copy_from_slice(&from);
-        }
-        frame[12..14].copy_from_slice(&ETH_P_RI2N.to_be_bytes());
-        frame[ETH_HLEN..ETH_HLEN + hlen].copy_from_slice(&hdr[..hlen]);
-        frame[ETH_HLEN + hlen..ETH_HLEN + hlen + plen].copy_from_slice(&payload[..plen]);
-        let len = (ETH_HLEN + hlen + plen).max(60);
-        let Some(mut skb) = Skb::alloc(&slave, len as u32) else {
-            unsent(&mut tx);
-            continue;
-        };
-        if !skb.write(0, &frame[..len]) {
-            garbage.push(skb);
-            unsent(&mut tx);
-            continue;
-        }
-        match st.txq_push(&d.txq[o.link], o.link, skb, task(), &mut garbage) {
+        });
+        match queued {
             Some(drain_it) => {
-                if drain_it {
-                    drain |= 1 << o.link;
-                }
+                drain |= u8::from(drain_it) << o.link;
                 sent += 1;
             }
-            None => unsent(&mut tx),
+            None => {
+                if let Some(c) = tx.as_mut() {
+                    c.tx.unsent(o.link, 1);
+                }
+            }
         }
     }
     st.hb_sent(sent);
