@@ -26,12 +26,12 @@ use crate::proto::header::{header_len_for, HEADER_LEN, MAX_HEADER_LEN};
 use crate::proto::params::{Param, Params, NPARAMS};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_peer::Slots;
-use crate::ri2n_state::State;
+use crate::ri2n_state::{DevStats, State};
 use crate::ri2n_txq::LinkQueue;
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
-use kernel::sync::{rcu, Mutex};
+use kernel::sync::{rcu, Arc, Mutex};
 
 /// The private data of a ri2n device.
 ///
@@ -56,6 +56,8 @@ pub(crate) struct Ri2n {
     /// The state's table slots' cells, which unicast and receive reach
     /// without the state lock ([`Ri2n::slots`]).
     slots: AtomicPtr<Slots>,
+    /// The state's counters, for `ndo_get_stats64` without its lock.
+    pub(crate) stats: Arc<DevStats>,
     /// Our incarnation, carried by heartbeats (never 0).
     pub(crate) epoch: u64,
     /// The administrator set the MTU (`ip link set ri2n0 mtu`): it is
@@ -249,6 +251,7 @@ impl Driver for Ri2n {
             hb_timer <- Timer::new::<Ri2n, 0>(),
             sweep_timer <- Timer::new::<Ri2n, 1>(),
             slots: AtomicPtr::new(state.as_ref().map_or(core::ptr::null_mut(), |s| s.slots_ptr().cast_mut())),
+            stats: state.as_ref().map_err(|e| *e)?.stats().clone(),
             state <- crate::new_spinlock_bh!(state?, "ri2n_state"),
             gro: GroCells::new(dev)?,
             txq: Default::default(),
@@ -319,7 +322,8 @@ impl Driver for Ri2n {
     }
 
     fn get_stats64(dev: &Ri2nDev, out: &mut Stats64) {
-        let s = *dev.data().lock_state().stats();
+        // Without the state lock: the data path's (ri2n_state/stats.rs).
+        let s = dev.data().stats.counts();
         out.rx_packets = s.rx_packets;
         out.rx_bytes = s.rx_bytes;
         out.tx_packets = s.tx_packets;

@@ -101,7 +101,7 @@ ri2n_module! {
     hbweight = Hbweight: "HBWEIGHT: counter weight of a heartbeat (packets)",
     fast_tout = FastTout: "FAST_TOUT: longest a packet waits for a gap (ms)",
     maxbuf = Maxbuf: "MAXBUF: most packets held per peer (max 511)",
-    peer_mem = PeerMem: "bytes per device for peers: state, table, reorder buffers (16 MiB: 8187 peers)",
+    peer_mem = PeerMem: "bytes per device for peers: state, table, reorder buffers (16 MiB: 8026 peers)",
     held_mem = HeldMem: "bytes of packets all windows of a device may hold",
     loss_thresh = LossThresh: "a link losing clearly more than this (0.1 %) of our frames, and than the other links, goes out of use; 0: never; default 5 (0.5 %)",
     one_switch = OneSwitch: "1: all links through one switch; frames leave each slave with its own MAC (default 0: a switch per link, the paper's wire)",

@@ -15,12 +15,12 @@ use crate::net::cache::Cache;
 use crate::net::device::{Counted, Device};
 use crate::net::skb::SkbList;
 use crate::net::{Mac, MacFmt};
-use crate::proto::auth::{HbCounter, Key, Keys};
+use crate::proto::auth::{HbCounter, Key, Keys, Record, Records};
 use crate::proto::claims::{buckets_for as claims_buckets, Claims};
 use crate::proto::detector::{loss_probe_every, node_probe_shift, ProbingPeers};
 pub(crate) use crate::proto::node::sweep_period;
 use crate::proto::params::{Param, Params};
-use crate::proto::peers::{idle_limit, Room};
+use crate::proto::peers::{idle_limit, NewPeerBudget, Room};
 use crate::proto::seq::Seq;
 use crate::proto::time::{Duration, Instant};
 use crate::proto::tx::PeerTx;
@@ -39,7 +39,7 @@ mod timers;
 mod tx;
 
 pub(crate) use rx::{ends_gro_run, hand_up, RxIn, RxOut, Sealed, Wire};
-pub(crate) use stats::{DevStats, LinkStats};
+pub(crate) use stats::{DevCounts, DevStats, LinkStats};
 pub(crate) use timers::{log_carrier, ms_until};
 pub(crate) use tx::TxRoute;
 
@@ -96,6 +96,11 @@ pub(crate) struct State {
     /// The peers the sweep visits, those with heartbeats waiting, and
     /// the heartbeat timer's phases.
     work: Lists,
+    /// How fast frames may create peers.
+    new_peers: NewPeerBudget,
+    /// What was kept of forgotten peers (keyed): their epochs, heartbeat
+    /// counters and numbering.
+    records: Records<KVVec<Record>>,
     /// Next number for our broadcasts.
     bcast_seq: Seq,
     /// Peers with a lossy link at the last sweep (they set how often each
@@ -106,7 +111,8 @@ pub(crate) struct State {
     /// The MAC address was set by the administrator or derived from the
     /// first slave: it is no longer the random one of a new device.
     mac_chosen: bool,
-    stats: DevStats,
+    /// Written under this lock; read without it too (`Ri2n::stats`).
+    stats: Arc<DevStats>,
     link_stats: [LinkStats; MAX_LINKS],
     /// The shared keys (none: frames unsealed, the segment trusted).
     keys: Keys,
@@ -150,6 +156,7 @@ pub(crate) struct NewTable {
     bufs: BufPool,
     slots: KBox<Slots>,
     work: Lists,
+    records: Records<KVVec<Record>>,
 }
 
 impl NewTable {
@@ -159,12 +166,17 @@ impl NewTable {
         let claims = new_claims(table.capacity())?;
         let slots = Slots::new(table.capacity(), table_key())?;
         let work = new_lists(table.capacity())?;
+        let records = Records::new(
+            KVVec::from_elem(Record::default(), table.capacity(), GFP_KERNEL)?,
+            table_key(),
+        );
         Ok(NewTable {
             table,
             claims,
             bufs,
             slots,
             work,
+            records,
         })
     }
 }
@@ -172,10 +184,14 @@ impl NewTable {
 impl State {
     /// A device with no slave and no peer, with parameters `params`.
     pub(crate) fn new(params: Params) -> Result<State> {
-        let (table, bufs) = crate::ri2n_peer::new_table(params.peer_mem(), table_key())?;
-        let claims = new_claims(table.capacity())?;
-        let slots = Slots::new(table.capacity(), table_key())?;
-        let work = new_lists(table.capacity())?;
+        let NewTable {
+            table,
+            claims,
+            bufs,
+            slots,
+            work,
+            records,
+        } = NewTable::new(params.peer_mem())?;
         let st = State {
             up: false,
             params,
@@ -188,11 +204,13 @@ impl State {
             slots,
             cache: crate::ri2n_peer::new_cache()?,
             work,
+            new_peers: NewPeerBudget::default(),
+            records,
             bcast_seq: Seq(crate::net::random_u32()),
             lossy_peers: 0,
             probing: ProbingPeers::default(),
             mac_chosen: false,
-            stats: DevStats::default(),
+            stats: Arc::new(DevStats::default(), GFP_KERNEL)?,
             link_stats: [LinkStats::default(); MAX_LINKS],
             keys: Keys::default(),
             hb_counter: HbCounter::default(),
@@ -288,21 +306,21 @@ impl State {
     /// Counts a round of the state lock (`Ri2n::lock_state`).
     #[inline]
     pub(crate) fn count_round(&mut self, contended: bool) {
-        self.stats.lock_rounds += 1;
-        self.stats.lock_contended += u64::from(contended);
+        self.stats.lock_rounds.add(1);
+        self.stats.lock_contended.add(u64::from(contended));
     }
 
-    /// The counters, without what transmit counts per CPU (`ip -s link`
-    /// adds those itself).
-    pub(crate) fn stats(&self) -> &DevStats {
+    /// The counters, which `Ri2n::stats` shares to be read without the
+    /// lock.
+    pub(crate) fn stats(&self) -> &Arc<DevStats> {
         &self.stats
     }
 
     /// The counters, with `counted`: the packets and bytes transmit and
     /// receive counted per CPU without the lock (`NetDevice::counted`),
     /// and what receive counted per link without it.
-    pub(crate) fn stats_with(&self, counted: Counted) -> DevStats {
-        let mut s = self.stats;
+    pub(crate) fn stats_with(&self, counted: Counted) -> DevCounts {
+        let mut s = self.stats.counts();
         s.tx_packets += counted.tx_packets;
         s.tx_bytes += counted.tx_bytes;
         s.rx_packets += counted.rx_packets;
@@ -470,15 +488,20 @@ impl State {
         core::mem::swap(&mut self.claims, &mut new.claims);
         core::mem::swap(&mut self.bufs, &mut new.bufs);
         core::mem::swap(&mut self.slots, &mut new.slots);
-        self.stats.tx_peer_contended += new.slots.contended.0.load(Ordering::Relaxed);
+        self.stats
+            .tx_peer_contended
+            .add(new.slots.contended.0.load(Ordering::Relaxed));
         for (l, r) in new.slots.link_rx.iter().enumerate() {
             self.link_stats[l].rx_packets += r.packets.load(Ordering::Relaxed);
-            self.stats.rx_merged += r.merged.load(Ordering::Relaxed);
-            self.stats.rx_merged_frames += r.merged_frames.load(Ordering::Relaxed);
+            self.stats.rx_merged.add(r.merged.load(Ordering::Relaxed));
+            self.stats
+                .rx_merged_frames
+                .add(r.merged_frames.load(Ordering::Relaxed));
         }
         self.publish_tx();
-        // The new table is empty, and so are its lists.
+        // The new table is empty, and so are its lists and records.
         core::mem::swap(&mut self.work, &mut new.work);
+        core::mem::swap(&mut self.records, &mut new.records);
         self.slots.held.clear();
         (Ok(()), new)
     }
@@ -529,8 +552,8 @@ impl State {
         let merged_frames = r.merged_frames.swap(0, Ordering::Relaxed);
         r.packets.store(0, Ordering::Relaxed);
         // The device's merge counts stay.
-        self.stats.rx_merged += merged;
-        self.stats.rx_merged_frames += merged_frames;
+        self.stats.rx_merged.add(merged);
+        self.stats.rx_merged_frames.add(merged_frames);
         self.carrier_changed[l] = now();
         self.set_links(1 << l);
         if carrier {
@@ -640,7 +663,8 @@ impl State {
     /// Admits `mac`. When the table is full, it takes the place of a peer
     /// never heard in a heartbeat or silent for three HBSPANs
     /// (core/peers.rs); with every slot a live peer, it is refused, counted
-    /// and logged.
+    /// and logged, as is a peer heard while new peers arrive faster than
+    /// [`NewPeerBudget`] allows.
     fn new_peer(
         &mut self,
         mac: &Mac,
@@ -650,7 +674,7 @@ impl State {
     ) -> Option<usize> {
         let room = self.table.room(t, idle_limit(&self.params));
         if room == Room::Full {
-            self.stats.peers_refused += 1;
+            self.stats.peers_refused.add(1);
             if crate::net::ratelimit() {
                 pr_warn!(
                     "ri2n: peer table full ({} live peers, peer_mem {} bytes): refusing peer {}\n",
@@ -661,25 +685,45 @@ impl State {
             }
             return None;
         }
+        let cap = self.table.capacity();
+        if heard.is_some() && !self.new_peers.take(t, cap, self.params.hbspan()) {
+            self.stats.peers_refused.add(1);
+            if crate::net::ratelimit() {
+                pr_warn!(
+                    "ri2n: new peers arrive faster than {} per HBSPAN: refusing peer {}\n",
+                    cap,
+                    MacFmt(mac)
+                );
+            }
+            return None;
+        }
         // Allocated before anyone is evicted for it.
         let Some(mut peer) = crate::ri2n_peer::alloc_peer(&self.cache) else {
-            self.stats.peers_refused += 1;
+            self.stats.peers_refused.add(1);
             return None;
         };
         if let Room::Evict(s) = room {
             self.forget(s, garbage);
-            self.stats.peers_evicted += 1;
+            self.stats.peers_evicted.add(1);
         }
         peer.start(self.nlinks(), heard, self.carrier, t);
+        let record = self.records.find(mac).filter(|_| self.keys.on());
+        if let Some(r) = &record {
+            peer.rx.recall(r);
+        }
         let slot = self.table.insert(mac, t, ()).ok()?;
         self.work.admitted(slot);
         if let Some(cell) = self.slots.cell(slot) {
             let mut c = cell.lock();
             c.tx.start(mac);
+            if let Some(r) = &record {
+                // Where the peer's record of us expects our numbering.
+                c.tx.tx_seq = Seq(r.tx_next);
+            }
             c.tx.publish(&peer.det);
             c.peer = Some(peer);
         }
-        self.stats.peers_new += 1;
+        self.stats.peers_new.add(1);
         self.work.heartbeat(slot);
         Some(slot)
     }
@@ -688,9 +732,12 @@ impl State {
     /// slot stays on the work lists, which skip empty slots.
     fn forget(&mut self, slot: usize, garbage: &mut SkbList) {
         self.claims.forget(&CellMacs(&self.slots), slot);
-        self.slots.unnote(self.table.mac(slot), slot);
+        let mac = *self.table.mac(slot);
+        self.slots.unnote(&mac, slot);
+        let mut tx_next = Seq(0);
         let old = self.slots.cell(slot).and_then(|cell| {
             let mut c = cell.lock();
+            tx_next = c.tx.tx_seq;
             c.tx.clear();
             c.rx_at = Instant(0);
             c.peer.take()
@@ -699,6 +746,10 @@ impl State {
             self.work.forgotten(slot);
         }
         if let Some(mut old) = old {
+            if let Some(mut r) = old.rx.record() {
+                r.tx_next = tx_next.0;
+                self.records.keep(&mac, r);
+            }
             let held = &self.slots.held;
             old.rx.drain(&mut self.bufs, &mut |s| {
                 held.sub(s.truesize() as usize);

@@ -353,6 +353,89 @@ impl HbReplay {
     pub fn reset(&mut self) {
         self.last = [0; MAX_LINKS];
     }
+
+    /// The highest counter heard on any link. The sender's counter is one
+    /// for all its links: a fresh heartbeat on any of them is above it.
+    pub fn highest(&self) -> u64 {
+        self.last.iter().copied().max().unwrap_or(0)
+    }
+
+    /// Refuses, on every link, counters up to `ctr` (heard before the
+    /// peer was forgotten).
+    pub fn at_least(&mut self, ctr: u64) {
+        for l in &mut self.last {
+            *l = (*l).max(ctr);
+        }
+    }
+}
+
+/// What a keyed device keeps of a peer it forgets (aged out, evicted):
+/// the peer's epoch, its highest heartbeat counter, its next data number,
+/// and ours for it. Taken up again when the peer comes back, it refuses
+/// the recordings of the peer that a forgotten peer would take (an older
+/// incarnation's frames, heartbeats heard before, data handed up before),
+/// and our numbering goes on where the peer's record of us expects it.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub epoch: u64,
+    pub counter: u64,
+    pub next: u32,
+    /// Our next number for the peer (the caller's to fill in and use).
+    pub tx_next: u32,
+    mac: [u8; 6],
+}
+
+/// The [`Record`]s of forgotten peers, one place per table slot over
+/// storage the caller allocates, placed by a keyed hash of the MAC. A
+/// record takes the place of the one there: memory stays bounded (a flood
+/// of made-up sources cannot grow it), and only a peer whose place was
+/// taken loses its protection.
+pub struct Records<S> {
+    places: S,
+    key: u64,
+}
+
+impl Record {
+    /// The record of a peer of `epoch`, whose highest heartbeat counter
+    /// heard is `counter` and whose next data number is `next`.
+    pub fn new(epoch: u64, counter: u64, next: u32) -> Record {
+        Record {
+            epoch,
+            counter,
+            next,
+            tx_next: 0,
+            mac: [0; 6],
+        }
+    }
+}
+
+impl<S: core::ops::DerefMut<Target = [Record]>> Records<S> {
+    /// No record, over `places` (at least one), placed with `key`.
+    pub fn new(places: S, key: u64) -> Self {
+        Records { places, key }
+    }
+
+    fn place(&self, mac: &[u8; 6]) -> usize {
+        (super::peers::mac_hash(mac, self.key) % self.places.len().max(1) as u64) as usize
+    }
+
+    /// Keeps `r` for the peer `mac`, which is forgotten.
+    pub fn keep(&mut self, mac: &[u8; 6], mut r: Record) {
+        let i = self.place(mac);
+        r.mac = *mac;
+        if let Some(p) = self.places.get_mut(i) {
+            *p = r;
+        }
+    }
+
+    /// The record of `mac`, if one is kept; it stays (the peer may be
+    /// forgotten again before it is heard).
+    pub fn find(&self, mac: &[u8; 6]) -> Option<Record> {
+        self.places
+            .get(self.place(mac))
+            .filter(|r| r.epoch != 0 && r.mac == *mac)
+            .copied()
+    }
 }
 
 #[cfg(test)]

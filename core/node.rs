@@ -175,8 +175,7 @@ pub struct HeartbeatOut {
 pub type HeartbeatOrders = [Option<HeartbeatOut>; MAX_LINKS];
 
 impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
-    /// Whether a verified sealed frame `frame` of `epoch`, after the peer
-    /// was `silent`, is new, decided before it counts anywhere (a replay
+    /// Whether a verified sealed frame `frame` of `epoch` is new, decided before it counts anywhere (a replay
     /// must not keep a dead link alive, fail a quiet one, or keep a peer in
     /// the table): its epoch is the peer's or newer
     /// ([`PeerRx::sealed_epoch`](super::rx::PeerRx::sealed_epoch)); a
@@ -184,15 +183,8 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
     /// data packet's numbers (`frames` of them) are all ones the window
     /// would take; a broadcast number is new to the filter (else a copy:
     /// the one from another link, or a replay, which cannot be told apart).
-    pub fn sealed_fresh(
-        &mut self,
-        epoch: u64,
-        silent: Duration,
-        frame: &Frame,
-        frames: u32,
-        p: &Params,
-    ) -> Fresh {
-        let new_epoch = match self.rx.sealed_epoch(epoch, silent, p) {
+    pub fn sealed_fresh(&mut self, epoch: u64, frame: &Frame, frames: u32) -> Fresh {
+        let new_epoch = match self.rx.sealed_epoch(epoch) {
             SealedEpoch::Stale => return Fresh::Replay,
             SealedEpoch::New => true,
             SealedEpoch::Same => false,
@@ -244,7 +236,6 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
         bufs: &mut impl Buffers<B>,
         up: &mut impl FnMut(P),
     ) -> Received<P> {
-        let (l, t) = (a.link, a.now);
         let mut restarted = None;
         let mut answer = false;
         self.rx.window.set_strict(a.sealed.is_some());
@@ -258,107 +249,13 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
         }
         let (tr, left) = match frame {
             Frame::Heartbeat(hb) => {
-                // Sealed: the whole epoch; else the low half the payload has.
-                let epoch = a.sealed.unwrap_or(u64::from(hb.epoch));
-                let loss = hb
-                    .counts
-                    .map(|c| self.det.report(l, c, t, p))
-                    .unwrap_or_default();
-                if self.rx.restarted(epoch) {
-                    self.det.renumbered();
-                }
-                // Before the judgement the heartbeat brings: its link's
-                // silence may be the peer's sparse probes'.
-                self.det.peer_lossy_link(l, hb.flags & HB_LOSSY != 0);
-                let echo = hb.counts.map(|c| c.echo_tx);
-                let mut tr = self.det.heartbeat_echoed(
-                    l,
-                    t,
-                    hb.peer_link as usize,
-                    hb.down,
-                    hb.next,
-                    echo,
-                    p,
-                );
-                if self.rx.lagging(hb.next, t, p) && !self.rx.restarted(epoch) {
-                    self.det.late(l, 1);
-                }
-                // Its wish, as its down bits, only from its newest.
-                if self.det.took(hb.next) {
-                    self.det.peer_probe_shift(hb.probe_shift);
-                }
-                if hb.flags & HB_LOSSY != 0 {
-                    probing.saw(&mut self.probing_stamp, t);
-                }
-                tr.lossy |= loss.lossy;
-                tr.lossless |= loss.lossless;
-                let active = self.rx_active(a.carrier);
-                if self.rx.heartbeat(l, hb.next, epoch, t, active, p, bufs, up) == Epoch::Restarted
-                {
-                    restarted = Some(epoch);
-                }
-                if hb.flags & HB_PROBE != 0 {
-                    self.hb_pending |= 1 << l;
-                    answer = true;
-                }
+                let (tr, e, probe) = self.receive_heartbeat(a, &hb, probing, p, bufs, up);
+                restarted = e.or(restarted);
+                answer |= probe;
                 (tr, pkt.map_or(Left::Nothing, Left::Consumed))
             }
-            Frame::Bcast(seq) => {
-                let tr = if a.credit {
-                    self.det.bcast(l, t, p)
-                } else {
-                    Transitions::default()
-                };
-                self.last_data = t;
-                let left = match pkt {
-                    Some(s) => {
-                        let new = if a.sealed.is_some() {
-                            self.rx.bcast.accept_strict(seq)
-                        } else {
-                            self.rx.bcast.accept(seq)
-                        };
-                        if new {
-                            Left::Up(s)
-                        } else {
-                            Left::Copy(s)
-                        }
-                    }
-                    None => Left::Nothing,
-                };
-                (tr, left)
-            }
-            Frame::Data(seq) => {
-                let tr = if a.credit {
-                    self.det.data_run(l, a.frames, t, p)
-                } else {
-                    Transitions::default()
-                };
-                self.last_data = t;
-                let active = self.rx_active(a.carrier);
-                let left = match pkt {
-                    Some(s) => {
-                        let replays = self.rx.window.stats.replays;
-                        let late = self.rx.late_frames(seq, a.frames, t, p);
-                        let dup = if a.credit {
-                            self.rx.data(l, seq, s, t, active, p, bufs, up)
-                        } else {
-                            self.rx.data_flooded(seq, s, t, active, p, bufs, up)
-                        };
-                        match dup {
-                            None => {
-                                if a.credit && late != 0 {
-                                    self.det.late(l, late);
-                                }
-                                Left::Nothing
-                            }
-                            Some(d) if self.rx.window.stats.replays != replays => Left::Replay(d),
-                            Some(d) => Left::Duplicate(d),
-                        }
-                    }
-                    None => Left::Nothing,
-                };
-                (tr, left)
-            }
+            Frame::Bcast(seq) => self.receive_bcast(a, seq, pkt, p),
+            Frame::Data(seq) => self.receive_data(a, seq, pkt, p, bufs, up),
         };
         answer |= self.tell(&tr, a.carrier);
         Received {
@@ -367,6 +264,126 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
             answer,
             left,
         }
+    }
+
+    /// A heartbeat `hb` in [`Peer::receive`]: returns the transitions, the
+    /// peer's new epoch if it restarted, and whether it asks for an answer.
+    #[inline]
+    fn receive_heartbeat(
+        &mut self,
+        a: &Arrival,
+        hb: &HeartbeatIn,
+        probing: &mut ProbingPeers,
+        p: &Params,
+        bufs: &mut impl Buffers<B>,
+        up: &mut impl FnMut(P),
+    ) -> (Transitions, Option<u64>, bool) {
+        let (l, t) = (a.link, a.now);
+        // Sealed: the whole epoch; else the low half the payload has.
+        let epoch = a.sealed.unwrap_or(u64::from(hb.epoch));
+        let loss = hb
+            .counts
+            .map(|c| self.det.report(l, c, t, p))
+            .unwrap_or_default();
+        if self.rx.restarted(epoch) {
+            self.det.renumbered();
+        }
+        // Before the judgement the heartbeat brings: its link's silence may
+        // be the peer's sparse probes'.
+        self.det.peer_lossy_link(l, hb.flags & HB_LOSSY != 0);
+        let echo = hb.counts.map(|c| c.echo_tx);
+        let mut tr =
+            self.det
+                .heartbeat_echoed(l, t, hb.peer_link as usize, hb.down, hb.next, echo, p);
+        if self.rx.lagging(hb.next, t, p) && !self.rx.restarted(epoch) {
+            self.det.late(l, 1);
+        }
+        // Its wish, as its down bits, only from its newest.
+        if self.det.took(hb.next) {
+            self.det.peer_probe_shift(hb.probe_shift);
+        }
+        if hb.flags & HB_LOSSY != 0 {
+            probing.saw(&mut self.probing_stamp, t);
+        }
+        tr.lossy |= loss.lossy;
+        tr.lossless |= loss.lossless;
+        let active = self.rx_active(a.carrier);
+        let restarted = (self.rx.heartbeat(l, hb.next, epoch, t, active, p, bufs, up)
+            == Epoch::Restarted)
+            .then_some(epoch);
+        let probe = hb.flags & HB_PROBE != 0;
+        if probe {
+            self.hb_pending |= 1 << l;
+        }
+        (tr, restarted, probe)
+    }
+
+    /// A broadcast numbered `seq` in [`Peer::receive`].
+    #[inline]
+    fn receive_bcast(
+        &mut self,
+        a: &Arrival,
+        seq: Seq,
+        pkt: Option<P>,
+        p: &Params,
+    ) -> (Transitions, Left<P>) {
+        let tr = if a.credit {
+            self.det.bcast(a.link, a.now, p)
+        } else {
+            Transitions::default()
+        };
+        self.last_data = a.now;
+        let Some(s) = pkt else {
+            return (tr, Left::Nothing);
+        };
+        let new = if a.sealed.is_some() {
+            self.rx.bcast.accept_strict(seq)
+        } else {
+            self.rx.bcast.accept(seq)
+        };
+        (tr, if new { Left::Up(s) } else { Left::Copy(s) })
+    }
+
+    /// A data frame numbered `seq` in [`Peer::receive`].
+    #[inline]
+    fn receive_data(
+        &mut self,
+        a: &Arrival,
+        seq: Seq,
+        pkt: Option<P>,
+        p: &Params,
+        bufs: &mut impl Buffers<B>,
+        up: &mut impl FnMut(P),
+    ) -> (Transitions, Left<P>) {
+        let (l, t) = (a.link, a.now);
+        let tr = if a.credit {
+            self.det.data_run(l, a.frames, t, p)
+        } else {
+            Transitions::default()
+        };
+        self.last_data = t;
+        let active = self.rx_active(a.carrier);
+        let Some(s) = pkt else {
+            return (tr, Left::Nothing);
+        };
+        let replays = self.rx.window.stats.replays;
+        let late = self.rx.late_frames(seq, a.frames, t, p);
+        let dup = if a.credit {
+            self.rx.data(l, seq, s, t, active, p, bufs, up)
+        } else {
+            self.rx.data_flooded(seq, s, t, active, p, bufs, up)
+        };
+        let left = match dup {
+            None => {
+                if a.credit && late != 0 {
+                    self.det.late(l, late);
+                }
+                Left::Nothing
+            }
+            Some(d) if self.rx.window.stats.replays != replays => Left::Replay(d),
+            Some(d) => Left::Duplicate(d),
+        };
+        (tr, left)
     }
 
     /// [`Peer::receive`] for a data frame numbered `seq` that

@@ -45,7 +45,7 @@ pub enum Param {
 /// Number of parameters.
 pub const NPARAMS: usize = 11;
 
-/// The default `peer_mem`: 16 MiB, room for 8,187 peers and 256 reorder
+/// The default `peer_mem`: 16 MiB, room for 8,026 peers and 256 reorder
 /// buffers (Documentation/ri2n.rst gives the arithmetic).
 pub const PEER_MEM_DEFAULT: u32 = 16 << 20;
 

@@ -164,13 +164,15 @@ pub const TX_CELL_BYTES: usize = 128;
 /// Buckets per slot of the driver's lockless transmit lookup.
 pub const TX_INDEX_PER_SLOT: usize = 4;
 /// Bytes of the table per slot, used or not: the entry, two buckets, two
-/// buckets per link for the slave MACs' claims (`claims.rs`), and what the
-/// driver keeps per slot: two work lists' slot numbers and a mark, the
-/// cell and a pointer to it, and its lookup buckets.
+/// buckets per link for the slave MACs' claims (`claims.rs`), a forgotten
+/// peer's record (`auth.rs`), and what the driver keeps per slot: the
+/// timers' three lists' slot numbers and a mark (`work.rs`), the cell and
+/// a pointer to it, and its lookup buckets.
 pub const SLOT_BYTES: usize = core::mem::size_of::<Entry<SizedValue>>()
     + 2 * 4
     + 2 * super::MAX_LINKS * 4
-    + 2 * 4
+    + core::mem::size_of::<super::auth::Record>()
+    + 3 * 4
     + 1
     + TX_CELL_BYTES
     + 8
@@ -593,6 +595,41 @@ pub fn idle_limit(p: &Params) -> Duration {
 /// (16 s by default), long past every endpoint's failure.
 pub fn age_limit(p: &Params) -> Duration {
     Duration(p.hbspan().0.saturating_mul(8))
+}
+
+/// How fast frames from unknown source MACs may create peers: as many as
+/// the table holds at once (a whole cluster heard within an HBSPAN of a
+/// node's start), then at most the table's size per HBSPAN. A flood of
+/// made-up sources then costs a bounded number of admissions, evictions
+/// and answering heartbeats per second, whatever its rate. Peers we send
+/// to are not limited: they are our own choice.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NewPeerBudget {
+    /// Credit in nanoseconds of HBSPAN: a new peer costs HBSPAN / capacity,
+    /// and credit grows by one per nanosecond, up to one HBSPAN.
+    credit: u64,
+    /// When the credit was last brought up to date (zero: never, full).
+    at: Instant,
+}
+
+impl NewPeerBudget {
+    /// Whether a peer may be created at `now` in a table of `capacity`
+    /// slots (`hbspan`: the heartbeat period); takes its cost if so.
+    pub fn take(&mut self, now: Instant, capacity: usize, hbspan: Duration) -> bool {
+        let span = hbspan.0.max(1);
+        self.credit = if self.at == Instant(0) {
+            span
+        } else {
+            self.credit.saturating_add(now.since(self.at).0).min(span)
+        };
+        self.at = now;
+        let cost = (span / capacity.max(1) as u64).max(1);
+        if self.credit < cost {
+            return false;
+        }
+        self.credit -= cost;
+        true
+    }
 }
 
 /// Where a newcomer to a [`PeerTable`] goes.

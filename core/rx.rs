@@ -9,12 +9,12 @@
 //! back once nothing waits) and `up`, which receives the packets to hand to
 //! the stack, in order.
 
-use super::auth::{epoch_newer, same_epoch, HbReplay};
+use super::auth::{epoch_newer, same_epoch, HbReplay, Record};
 use super::dedup::Dedup;
 use super::loss::LossDetector;
 use super::params::Params;
 use super::seq::Seq;
-use super::time::{Duration, Instant};
+use super::time::Instant;
 use super::window::{Buffers, NoBuffers, Release, ReorderBuf, Span, Window, WINDOW_SLOTS};
 use core::ops::DerefMut;
 
@@ -32,11 +32,10 @@ pub enum Epoch {
 pub enum SealedEpoch {
     /// The peer's epoch, or the first one heard.
     Same,
-    /// A newer epoch (or any other, from a peer silent for long): the peer
-    /// restarted.
+    /// A newer epoch: the peer restarted.
     New,
-    /// An older epoch from a peer heard lately: a replay of a frame from
-    /// before its restart, refused.
+    /// An older epoch: a replay of a frame from before the peer's restart,
+    /// refused.
     Stale,
 }
 
@@ -241,20 +240,42 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> PeerRx<P, B> {
         e
     }
 
-    /// Judges the epoch of a verified sealed frame from the peer, which has
-    /// been silent for `silent` before it. An older epoch is taken only
-    /// from a peer silent for three HBSPANs (its clock may have been set
-    /// back across a reboot); from a live peer it is a replay.
-    pub fn sealed_epoch(&self, epoch: u64, silent: Duration, p: &Params) -> SealedEpoch {
+    /// Judges the epoch of a verified sealed frame from the peer. An older
+    /// epoch than the peer's is a recording from before its restart,
+    /// whatever the time since it was last heard: a peer whose clock was
+    /// set back across a reboot is refused until it is forgotten here
+    /// with no record kept (as WireGuard refuses a handshake whose
+    /// timestamp is not above the last one).
+    pub fn sealed_epoch(&self, epoch: u64) -> SealedEpoch {
         if self.epoch == 0 || same_epoch(epoch, self.epoch) {
             SealedEpoch::Same
-        } else if epoch_newer(epoch, self.epoch)
-            || silent >= Duration(p.hbspan().0.saturating_mul(3))
-        {
+        } else if epoch_newer(epoch, self.epoch) {
             SealedEpoch::New
         } else {
             SealedEpoch::Stale
         }
+    }
+
+    /// What to keep of the peer once it is forgotten: only what sealed
+    /// frames taught (unsealed ones are not judged for freshness).
+    pub fn record(&self) -> Option<Record> {
+        (self.window.strict() && self.epoch != 0).then(|| {
+            Record::new(
+                self.epoch,
+                self.hb_seen.highest(),
+                self.window.next_expected().0,
+            )
+        })
+    }
+
+    /// A peer new to the table, of which `r` was kept when it was
+    /// forgotten: older epochs, heartbeats heard and data handed up stay
+    /// refused.
+    pub fn recall(&mut self, r: &Record) {
+        self.epoch = r.epoch;
+        self.hb_seen.at_least(r.counter);
+        self.window.set_strict(true);
+        self.window.resume(Seq(r.next));
     }
 
     /// Takes `epoch` from a verified sealed data or broadcast frame, which

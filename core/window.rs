@@ -502,6 +502,19 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         }
     }
 
+    /// An empty window takes up where a forgotten peer's window stood:
+    /// every number below `next` was handed up or given up long ago, and
+    /// none may come any more.
+    pub fn resume(&mut self, next: Seq) {
+        debug_assert!(self.held == 0, "resume of a window that holds packets");
+        self.lost = [0; LOST_WORDS];
+        self.gone = [0; LOST_WORDS];
+        self.next = next;
+        self.started = true;
+        self.far_run = 0;
+        self.mark_ms = 0;
+    }
+
     /// The peer restarted and the new numbering's first packet is yet to
     /// come (sealed frames: an authenticated new epoch on a frame that does
     /// not say where the numbering is): hands up everything held, and

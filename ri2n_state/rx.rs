@@ -13,7 +13,7 @@ use crate::proto::claims::{self};
 use crate::proto::detector::{loss_probe_every, Transitions};
 use crate::proto::header::Seal;
 use crate::proto::node::{Arrival, Frame, Fresh, Left};
-use crate::proto::time::{Duration, Instant};
+use crate::proto::time::Instant;
 use crate::proto::window::{span_of, Buffers};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_peer::{Buf, CellMacs, Held, Slots};
@@ -71,7 +71,7 @@ impl Admitted {
 /// (a window release went up already).
 fn rx_left(
     left: Left<Skb>,
-    stats: &mut DevStats,
+    stats: &DevStats,
     held: &Held,
     done: &mut SkbList,
     garbage: &mut SkbList,
@@ -79,19 +79,19 @@ fn rx_left(
     match left {
         Left::Nothing | Left::Up(_) => {}
         Left::Copy(s) => {
-            stats.rx_bcast_copies += 1;
+            stats.rx_bcast_copies.add(1);
             garbage.push(s);
         }
         Left::Duplicate(s) => {
             held.sub(s.truesize() as usize);
-            stats.rx_duplicates += 1;
-            stats.rx_dropped += 1;
+            stats.rx_duplicates.add(1);
+            stats.rx_dropped.add(1);
             garbage.push(s);
         }
         Left::Replay(s) => {
             held.sub(s.truesize() as usize);
-            stats.rx_replays += 1;
-            stats.rx_dropped += 1;
+            stats.rx_replays.add(1);
+            stats.rx_dropped.add(1);
             garbage.push(s);
         }
         Left::Consumed(s) => done.push(s),
@@ -186,8 +186,8 @@ impl State {
             (Some(_), false) => "it is sealed and this device has no key",
             (None, true) => "it is not sealed and this device has a key",
         };
-        self.stats.rx_auth_fail += 1;
-        self.stats.rx_dropped += 1;
+        self.stats.rx_auth_fail.add(1);
+        self.stats.rx_dropped.add(1);
         if crate::net::ratelimit() {
             pr_warn!(
                 "{}: dropped a frame from {}: {}\n",
@@ -201,14 +201,14 @@ impl State {
 
     /// Counts a receive drop (not a slave's frame, malformed, down...).
     pub(crate) fn rx_drop(&mut self) {
-        self.stats.rx_dropped += 1;
+        self.stats.rx_dropped.add(1);
     }
 
     /// A frame in the other mode than ours (`one_switch`): counted, logged
     /// now and then.
     pub(crate) fn rx_mode_mismatch(&mut self, dev_name: &str, slave: &str, one_switch: bool) {
-        self.stats.rx_mode_mismatch += 1;
-        self.stats.rx_dropped += 1;
+        self.stats.rx_mode_mismatch.add(1);
+        self.stats.rx_dropped.add(1);
         if crate::net::ratelimit() {
             let (theirs, ours) = if one_switch {
                 ("two-switch", "one_switch=1")
@@ -224,8 +224,8 @@ impl State {
 
     /// Counts a malformed frame.
     pub(crate) fn rx_malformed(&mut self) {
-        self.stats.rx_malformed += 1;
-        self.stats.rx_dropped += 1;
+        self.stats.rx_malformed.add(1);
+        self.stats.rx_dropped.add(1);
     }
 
     /// A frame arrived for us (our address or a broadcast; frames for
@@ -268,7 +268,7 @@ impl State {
         let (l, src) = (f.link, &f.src);
         if !self.up || !self.verify(dev_name, src, f.sealed.as_ref()) {
             if !self.up {
-                self.stats.rx_dropped += 1;
+                self.stats.rx_dropped.add(1);
             }
             return None;
         }
@@ -279,25 +279,13 @@ impl State {
             .wire
             .filter(|_| !credit && matches!(f.kind, Frame::Heartbeat(_)))
         {
-            // Before the replay check: only what is not known yet (a
-            // replay cannot move a learned MAC this way).
-            if let Some(slot) = self.table.lookup(src) {
-                let unknown = self.slots.cell(slot).is_some_and(|c| {
-                    c.lock()
-                        .peer
-                        .as_ref()
-                        .is_some_and(|p| p.link_mac.get(w.link) == Some(&[0; 6]))
-                });
-                if unknown {
-                    self.learn_link_mac(dev_name, slot, w.link, &w.src);
-                }
-            }
-            self.stats.rx_not_for_us += 1;
-            self.stats.rx_dropped += 1;
+            self.learn_from_flooded(dev_name, src, &w);
+            self.stats.rx_not_for_us.add(1);
+            self.stats.rx_dropped.add(1);
             return None;
         }
         let Some(slot) = self.peer_slot(src, Some(l), t, garbage) else {
-            self.stats.rx_dropped += 1;
+            self.stats.rx_dropped.add(1);
             return None;
         };
         // Frames a slave's GRO merged count as the frames they were.
@@ -312,19 +300,10 @@ impl State {
         // A replay is refused before it counts anywhere: it must not keep a
         // dead link alive or a peer in the table.
         if let Some(epoch) = epoch {
-            let silent = t.since(self.table.last_seen(slot));
-            let fresh = self.sealed_fresh(slot, epoch, silent, &f.kind, frames);
+            let fresh = self.sealed_fresh(slot, epoch, &f.kind, frames);
             if fresh != Fresh::Yes {
                 Admitted::judged_done(judged, &self.slots);
-                if !credit {
-                    // A flooded copy (one-switch mode), not a replay.
-                    self.stats.rx_duplicates += 1;
-                } else if fresh == Fresh::Copy {
-                    self.stats.rx_bcast_copies += 1;
-                } else {
-                    self.stats.rx_replays += 1;
-                }
-                self.stats.rx_dropped += 1;
+                self.count_stale(fresh, credit);
                 return None;
             }
         }
@@ -346,8 +325,8 @@ impl State {
             self.link_stats[l].rx_packets += u64::from(frames);
         }
         if frames > 1 {
-            self.stats.rx_merged += 1;
-            self.stats.rx_merged_frames += u64::from(frames);
+            self.stats.rx_merged.add(1);
+            self.stats.rx_merged_frames.add(u64::from(frames));
         }
         Some(Admitted {
             link: l,
@@ -357,6 +336,38 @@ impl State {
             epoch,
             judged,
         })
+    }
+
+    /// One-switch mode: a heartbeat the switch flooded here teaches the
+    /// slave MAC `w.src` of `src`'s peer on our link `w.link`, if none is
+    /// known yet: before the replay check, so only what is not known (a
+    /// replay cannot move a learned MAC this way).
+    fn learn_from_flooded(&mut self, dev_name: &str, src: &Mac, w: &Wire) {
+        let Some(slot) = self.table.lookup(src) else {
+            return;
+        };
+        let unknown = self.slots.cell(slot).is_some_and(|c| {
+            c.lock()
+                .peer
+                .as_ref()
+                .is_some_and(|p| p.link_mac.get(w.link) == Some(&[0; 6]))
+        });
+        if unknown {
+            self.learn_link_mac(dev_name, slot, w.link, &w.src);
+        }
+    }
+
+    /// Counts a sealed frame refused as not fresh: a flooded copy (one-switch
+    /// mode: not `credit`), a broadcast's second copy, or a replay.
+    fn count_stale(&mut self, fresh: Fresh, credit: bool) {
+        if !credit {
+            self.stats.rx_duplicates.add(1);
+        } else if fresh == Fresh::Copy {
+            self.stats.rx_bcast_copies.add(1);
+        } else {
+            self.stats.rx_replays.add(1);
+        }
+        self.stats.rx_dropped.add(1);
     }
 
     /// The admitted frame `a` of `src`'s peer, under the peer's cell: the
@@ -466,7 +477,7 @@ impl State {
         if held.get() > params.held_mem() {
             // The arriving peer's window goes up whole: the total then
             // stays within held_mem plus a packet.
-            stats.rx_held_full += 1;
+            stats.rx_held_full.add(1);
             out_bytes.set(0);
             peer.rx.flush(bufs, &mut deliver);
             held.sub(out_bytes.get());
@@ -491,8 +502,8 @@ impl State {
         // up before anything receive takes without the state lock later.
         after.claim = hand_up(gro, a.slot, up, ends_runs.get());
         drop(c);
-        stats.rx_packets += packets.get();
-        stats.rx_bytes += bytes.get();
+        stats.rx_packets.add(packets.get());
+        stats.rx_bytes.add(bytes.get());
         self.rx_schedule(a.slot, need, hb);
         after
     }
@@ -508,10 +519,10 @@ impl State {
         if hb {
             self.work.heartbeat(slot);
         }
-        if self.bufs.refused != self.stats.rx_nobuf {
+        if self.bufs.refused != self.stats.rx_nobuf.get() {
             self.slots.bufs_short.store(true, Ordering::Relaxed);
         }
-        self.stats.rx_nobuf = self.bufs.refused;
+        self.stats.rx_nobuf.set(self.bufs.refused);
     }
 
     /// After receive took a frame of `mac`'s peer in `slot` without this
@@ -536,10 +547,10 @@ impl State {
             self.bufs.put(b);
         }
         if dup {
-            self.stats.rx_duplicates += 1;
-            self.stats.rx_dropped += 1;
+            self.stats.rx_duplicates.add(1);
+            self.stats.rx_dropped.add(1);
         }
-        self.stats.rx_held_full += u64::from(full);
+        self.stats.rx_held_full.add(u64::from(full));
         let mut kick = false;
         if !tr.is_empty() {
             let carrier = self.carrier;
@@ -587,7 +598,7 @@ impl State {
             Some(t) if t.slot != slot => {
                 // The later claim wins; the earlier peer's frames to it
                 // go to its ri2n MAC (flooded) until it is heard again.
-                self.stats.slave_mac_taken += 1;
+                self.stats.slave_mac_taken.add(1);
                 let other = *self.table.mac(t.slot);
                 let logged = self
                     .slots
@@ -622,17 +633,9 @@ impl State {
         }
     }
 
-    /// Whether a verified sealed frame from the peer in `slot`, after it
-    /// was `silent`, is new ([`Peer::sealed_fresh`]).
-    fn sealed_fresh(
-        &mut self,
-        slot: usize,
-        epoch: u64,
-        silent: Duration,
-        frame: &Frame,
-        frames: u32,
-    ) -> Fresh {
-        let params = self.params;
+    /// Whether a verified sealed frame from the peer in `slot` is new
+    /// ([`Peer::sealed_fresh`]).
+    fn sealed_fresh(&mut self, slot: usize, epoch: u64, frame: &Frame, frames: u32) -> Fresh {
         let Some(cell) = self.slots.cell(slot) else {
             return Fresh::Replay;
         };
@@ -640,20 +643,20 @@ impl State {
         let Some((_, peer)) = c.both() else {
             return Fresh::Replay;
         };
-        peer.sealed_fresh(epoch, silent, frame, frames, &params)
+        peer.sealed_fresh(epoch, frame, frames)
     }
 
     /// A frame for another of our addresses, or (promiscuous) another
     /// host's, passed up unordered.
     pub(crate) fn rx_unordered(&mut self, len: u32) {
-        self.stats.rx_packets += 1;
-        self.stats.rx_bytes += u64::from(len);
-        self.stats.rx_unordered += 1;
+        self.stats.rx_packets.add(1);
+        self.stats.rx_bytes.add(u64::from(len));
+        self.stats.rx_unordered.add(1);
     }
 
     /// A frame for another host, dropped.
     pub(crate) fn rx_not_for_us(&mut self) {
-        self.stats.rx_not_for_us += 1;
-        self.stats.rx_dropped += 1;
+        self.stats.rx_not_for_us.add(1);
+        self.stats.rx_dropped.add(1);
     }
 }

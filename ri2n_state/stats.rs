@@ -2,78 +2,142 @@
 
 //! The device's counters.
 
-/// Device counters, shown by `ip -s link`, `ethtool -S` and procfs.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct DevStats {
-    pub(crate) rx_packets: u64,
-    pub(crate) rx_bytes: u64,
-    pub(crate) tx_packets: u64,
-    pub(crate) tx_bytes: u64,
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// One device counter. Written under the state lock, one writer at a
+/// time, so a plain load and store suffice (no locked instruction);
+/// atomic so that `ndo_get_stats64` reads it without the lock.
+#[derive(Default)]
+pub(crate) struct Counter(AtomicU64);
+
+impl Counter {
+    /// Adds `n`; the caller holds the state lock.
+    #[inline]
+    pub(crate) fn add(&self, n: u64) {
+        self.0.store(
+            self.0.load(Ordering::Relaxed).wrapping_add(n),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Takes `n` back; the caller holds the state lock.
+    #[inline]
+    pub(crate) fn sub(&self, n: u64) {
+        self.0.store(
+            self.0.load(Ordering::Relaxed).wrapping_sub(n),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Sets it to `n`; the caller holds the state lock.
+    #[inline]
+    pub(crate) fn set(&self, n: u64) {
+        self.0.store(n, Ordering::Relaxed);
+    }
+
+    pub(crate) fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Declares the counters once: [`DevStats`], the live ones, and
+/// [`DevCounts`], a copy of them at one moment.
+macro_rules! dev_stats {
+    ($($(#[$doc:meta])* $name:ident,)*) => {
+        /// Device counters, shown by `ip -s link`, `ethtool -S` and procfs.
+        #[derive(Default)]
+        pub(crate) struct DevStats {
+            $($(#[$doc])* pub(crate) $name: Counter,)*
+        }
+
+        /// The device counters at one moment.
+        #[derive(Default, Clone, Copy)]
+        pub(crate) struct DevCounts {
+            $(pub(crate) $name: u64,)*
+        }
+
+        impl DevStats {
+            /// The counters now (each read once; they may move meanwhile).
+            pub(crate) fn counts(&self) -> DevCounts {
+                DevCounts {
+                    $($name: self.$name.get(),)*
+                }
+            }
+        }
+    };
+}
+
+dev_stats! {
+    rx_packets,
+    rx_bytes,
+    tx_packets,
+    tx_bytes,
     /// Frames dropped on receive, for any of the reasons below or while down.
-    pub(crate) rx_dropped: u64,
+    rx_dropped,
     /// Packets dropped on transmit (no usable link, no memory, no peer room).
-    pub(crate) tx_dropped: u64,
+    tx_dropped,
     /// Malformed RI2N frames (short, bad version, unknown kind).
-    pub(crate) rx_malformed: u64,
+    rx_malformed,
     /// RI2N frames addressed to another node.
-    pub(crate) rx_not_for_us: u64,
+    rx_not_for_us,
     /// Frames for another of ri2n0's addresses (macvlan) or, promiscuous,
     /// for another host: passed up unordered.
-    pub(crate) rx_unordered: u64,
+    rx_unordered,
     /// Second copies of broadcasts (sent on every link), dropped.
-    pub(crate) rx_bcast_copies: u64,
+    rx_bcast_copies,
     /// Duplicates of held packets, dropped.
-    pub(crate) rx_duplicates: u64,
+    rx_duplicates,
     /// Transmit drops because no link to the peer was usable.
-    pub(crate) tx_no_link: u64,
+    tx_no_link,
     /// Transmit drops because a link's queue was full.
-    pub(crate) tx_queue_full: u64,
+    tx_queue_full,
     /// Transmits that re-entered ri2n from its own slave transmit (a tc
     /// mirred or redirect loop), dropped.
-    pub(crate) tx_loop: u64,
+    tx_loop,
     /// New peers (MACs first heard from or sent to), admitted.
-    pub(crate) peers_new: u64,
-    /// New peers refused: `peer_mem` is spent on live peers, or no memory.
-    pub(crate) peers_refused: u64,
+    peers_new,
+    /// New peers refused: `peer_mem` is spent on live peers, no memory,
+    /// or frames from new sources arrive faster than the table turns over.
+    peers_refused,
     /// Peers whose place a newcomer took (never heard in a heartbeat, or
     /// silent for three HBSPANs) when the table was full.
-    pub(crate) peers_evicted: u64,
+    peers_evicted,
     /// Peers forgotten after eight silent HBSPANs.
-    pub(crate) peers_aged: u64,
+    peers_aged,
     /// Packets that would have waited but went up at once: no reorder
     /// buffer was left in `peer_mem`.
-    pub(crate) rx_nobuf: u64,
+    rx_nobuf,
     /// Windows flushed because the held packets reached `held_mem`.
-    pub(crate) rx_held_full: u64,
+    rx_held_full,
     /// Heartbeats sent.
-    pub(crate) hb_sent: u64,
+    hb_sent,
     /// Frames refused before they touched any state: a tag that no key
     /// verifies, a sealed frame without a key here, or an unsealed one with
     /// a key (see core/auth.rs).
-    pub(crate) rx_auth_fail: u64,
+    rx_auth_fail,
     /// Verified frames refused as replays: a data number already handed
     /// up, a broadcast number older than the filter, a heartbeat counter
     /// not above the last, an epoch older than the peer's.
-    pub(crate) rx_replays: u64,
+    rx_replays,
     /// Frames from a peer in the other mode (`one_switch`), dropped.
-    pub(crate) rx_mode_mismatch: u64,
+    rx_mode_mismatch,
     /// One-switch mode: slave MACs learned for a peer that another peer
     /// held (the later claim wins).
-    pub(crate) slave_mac_taken: u64,
+    slave_mac_taken,
     /// Packets a slave's GRO merged from frames that followed one another
     /// on its link (`rx_gro`), and the frames in them.
-    pub(crate) rx_merged: u64,
-    pub(crate) rx_merged_frames: u64,
+    rx_merged,
+    rx_merged_frames,
     /// Times the state lock was taken, and of those, times another CPU
     /// held it first: what the state lock costs the data path.
-    pub(crate) lock_rounds: u64,
-    pub(crate) lock_contended: u64,
+    lock_rounds,
+    lock_contended,
     /// Lockless transmits that found their peer's own lock held: by
     /// another CPU sending to that peer, or by receive or a timer on it
     /// (never by a sender to another peer).
-    pub(crate) tx_peer_contended: u64,
+    tx_peer_contended,
     /// Runs of the sweep (ri2n_hb.rs): at its deadlines, not a period.
-    pub(crate) sweeps: u64,
+    sweeps,
 }
 
 /// Per-link counters (frames sent: `LinkQueue::tx_packets`).

@@ -64,7 +64,7 @@ impl State {
         // What it finds, and any receive's pull while it runs, from here on.
         self.slots.sweep_at.store(u64::MAX, Ordering::Relaxed);
         self.poll_carrier(dev_name);
-        self.stats.sweeps += 1;
+        self.stats.sweeps.add(1);
         let more_aged = self.age_out(t, garbage);
         let mut cx = SweepCx {
             dev_name,
@@ -72,7 +72,7 @@ impl State {
             carrier: self.carrier,
             slaves: &self.slaves,
             bufs: &mut self.bufs,
-            stats: &mut self.stats,
+            stats: &self.stats,
             table: &mut self.table,
             slots: &self.slots,
             gro,
@@ -125,7 +125,7 @@ impl State {
                 return false;
             };
             self.forget(s, garbage);
-            self.stats.peers_aged += 1;
+            self.stats.peers_aged.add(1);
         }
         true
     }
@@ -212,7 +212,7 @@ impl State {
 
     /// Counts heartbeats sent.
     pub(crate) fn hb_sent(&mut self, n: u64) {
-        self.stats.hb_sent += n;
+        self.stats.hb_sent.add(n);
     }
 }
 
@@ -223,7 +223,7 @@ struct SweepCx<'a> {
     carrier: u8,
     slaves: &'a [Option<Slave>; MAX_LINKS],
     bufs: &'a mut BufPool,
-    stats: &'a mut DevStats,
+    stats: &'a DevStats,
     table: &'a mut Table,
     slots: &'a Slots,
     /// Releases go up through their peer's cell.
@@ -255,11 +255,11 @@ impl Visit for SweepCx<'_> {
             self.table.touch(slot, rx_at, false);
         }
         tx.fold(p);
-        let (stats, held) = (&mut *self.stats, &self.slots.held);
+        let (stats, held) = (self.stats, &self.slots.held);
         let mut up = SkbList::new();
         let visit = p.sweep(t, carrier, &params, self.lossy_every, self.bufs, &mut |s| {
-            stats.rx_packets += u64::from(span_of(&s));
-            stats.rx_bytes += u64::from(s.len());
+            stats.rx_packets.add(u64::from(span_of(&s)));
+            stats.rx_bytes.add(u64::from(s.len()));
             held.sub(s.truesize() as usize);
             up.push(s);
         });

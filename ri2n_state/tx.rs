@@ -31,8 +31,8 @@ impl State {
     /// A packet came from our own slave's egress (a tc mirred or redirect
     /// back into ri2n0): sending it would loop forever, so it is dropped.
     pub(crate) fn tx_looped(&mut self) {
-        self.stats.tx_loop += 1;
-        self.stats.tx_dropped += 1;
+        self.stats.tx_loop.add(1);
+        self.stats.tx_dropped.add(1);
     }
 
     /// The slot of the peer `dst` to send to, created if new (a peer
@@ -41,7 +41,7 @@ impl State {
     /// counted) if there is no room or memory.
     pub(crate) fn tx_peer(&mut self, dst: &Mac, garbage: &mut SkbList) -> Option<usize> {
         let Some(slot) = self.peer_slot(dst, None, now(), garbage) else {
-            self.stats.tx_dropped += 1;
+            self.stats.tx_dropped.add(1);
             return None;
         };
         self.slots.note(dst, slot);
@@ -86,14 +86,14 @@ impl State {
         let Some((link, seq)) =
             c.tx.route(self.carrier & live, queues_ok, first, len, segs, t, idle)
         else {
-            self.stats.tx_no_link += 1;
-            self.stats.tx_dropped += 1;
+            self.stats.tx_no_link.add(1);
+            self.stats.tx_dropped.add(1);
             return TxRoute::NoLink;
         };
         let to = c.peer.as_ref().map_or([0; 6], |p| p.link_mac[link]);
         self.tx_swept(slot, &mut c.tx);
-        self.stats.tx_packets += u64::from(segs);
-        self.stats.tx_bytes += u64::from(len);
+        self.stats.tx_packets.add(u64::from(segs));
+        self.stats.tx_bytes.add(u64::from(len));
         TxRoute::Send {
             link,
             seq,
@@ -113,42 +113,42 @@ impl State {
 
     /// A packet sent without this lock found no link (counted here).
     pub(crate) fn tx_no_link(&mut self) {
-        self.stats.tx_no_link += 1;
-        self.stats.tx_dropped += 1;
+        self.stats.tx_no_link.add(1);
+        self.stats.tx_dropped.add(1);
     }
 
     /// Numbers a broadcast of `len` bytes: returns the number and the links
     /// it goes on (every link with carrier), or `None` if there is none.
     pub(crate) fn tx_bcast(&mut self, len: u32) -> Option<(Seq, u8)> {
         if self.carrier == 0 {
-            self.stats.tx_no_link += 1;
-            self.stats.tx_dropped += 1;
+            self.stats.tx_no_link.add(1);
+            self.stats.tx_dropped.add(1);
             return None;
         }
         let seq = self.bcast_seq;
         self.bcast_seq = seq.next();
-        self.stats.tx_packets += 1;
-        self.stats.tx_bytes += u64::from(len);
+        self.stats.tx_packets.add(1);
+        self.stats.tx_bytes.add(u64::from(len));
         Some((seq, self.carrier))
     }
 
     /// A packet of `segs` frames and `len` bytes counted as sent
     /// (`tx_route`) was not after all; its drop is counted apart.
     pub(crate) fn tx_untaken(&mut self, len: u32, segs: u32) {
-        self.stats.tx_packets -= u64::from(segs);
-        self.stats.tx_bytes -= u64::from(len);
+        self.stats.tx_packets.sub(u64::from(segs));
+        self.stats.tx_bytes.sub(u64::from(len));
     }
 
     /// A packet counted as sent could not be sent after all.
     pub(crate) fn tx_failed(&mut self, len: u32) {
-        self.stats.tx_packets -= 1;
-        self.stats.tx_bytes -= u64::from(len);
-        self.stats.tx_dropped += 1;
+        self.stats.tx_packets.sub(1);
+        self.stats.tx_bytes.sub(u64::from(len));
+        self.stats.tx_dropped.add(1);
     }
 
     /// A packet could not be sent before it was counted (no memory, say).
     pub(crate) fn tx_drop(&mut self) {
-        self.stats.tx_dropped += 1;
+        self.stats.tx_dropped.add(1);
     }
 
     /// Queues `frame` (RI2N header in place) on link `l`'s queue `q`.
@@ -179,8 +179,8 @@ impl State {
     /// A frame did not fit link `l`'s queue.
     pub(crate) fn tx_queue_full(&mut self, l: usize) {
         self.link_stats[l].tx_dropped += 1;
-        self.stats.tx_queue_full += 1;
-        self.stats.tx_dropped += 1;
+        self.stats.tx_queue_full.add(1);
+        self.stats.tx_dropped.add(1);
     }
 
     /// The slave of link `l` dropped `n` frames we handed it.

@@ -35,7 +35,7 @@ check "nine slaves refused" refused "slaves=dum0,dum1,dum2,dum3,dum4,dum5,dum6,d
 check "fast_tout=0 refused" refused "slaves=eth0,eth1 fast_tout=0" "fast_tout must be 1..=10000 ms"
 check "maxbuf=512 refused" refused "slaves=eth0,eth1 maxbuf=512" "maxbuf must be 1..=511"
 check "loss_thresh=1001 (over 100 %) refused" refused "slaves=eth0,eth1 loss_thresh=1001" "loss_thresh must be 0..=1000 0.1 %"
-check "peer_mem=1000 (less than one peer and one buffer) refused" refused "slaves=eth0,eth1 peer_mem=1000" "peer_mem must be 9985\\.\\.="
+check "peer_mem=1000 (less than one peer and one buffer) refused" refused "slaves=eth0,eth1 peer_mem=1000" "peer_mem must be 10021\\.\\.="
 check "one_switch=2 refused" refused "slaves=eth0,eth1 one_switch=2" "one_switch must be 0\\.\\.=1"
 check "ft_lthresh=20 (>= ft_hthresh 10) refused" refused "slaves=eth0,eth1 ft_lthresh=20" "ft_lthresh must be below ft_hthresh"
 

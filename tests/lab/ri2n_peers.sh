@@ -11,7 +11,7 @@ lab_up 4 2
 count() { local v; v=$(proc_counter "$@"); echo "${v:-0}"; } # 0 if the driver lacks it
 hb=200 # HBSPAN (ms): idle limit 3 x, age limit 8 x
 if on n1 modinfo -p ri2n | grep -q '^peer_mem'; then
-	# Two peers and one reorder buffer: 8192 + 2 x 1793 bytes (procfs
+	# Two peers and one reorder buffer: 8192 + 2 x 1829 bytes (procfs
 	# shows the table's size; checked below).
 	small="peer_mem=12000"
 else

@@ -5,6 +5,8 @@
 # frames, each from a MAC of its own, to n2's ri2n0. Each is a new peer to
 # n2, which answers it with one heartbeat on the link it was heard on and
 # sends it nothing periodic (it never answered), until it ages out.
+# Then, with a table of 15 peers, the same flood makes no more peers than
+# the table turns over: 15 at once, then 15 per HBSPAN.
 set -u
 . "$(dirname "$0")/lib.sh"
 lab_up 2 2
@@ -27,4 +29,14 @@ pretty INFO "n1 forged ${forged:-0} frames from 2,000 MACs; n2 admitted $peers p
 check "the forged frames were sent (${forged:-0})" test "${forged:-0}" -ge 1900
 check "n2 took them for new peers ($peers)" test "${peers:-0}" -ge 1000
 check "n2 sent no more than it was sent ($out for ${forged:-0})" test "$out" -le "${forged:-0}"
+
+on n2 rmmod ri2n
+RI2N_PARAMS="peer_mem=36000" ri2n_up n2 || fail "ri2n_up n2 with a table of 15"
+check "n2's table holds 15 peers" out_has n2 "^Peers: [0-9]+ of 15 " cat /proc/net/ri2n/ri2n0
+forged=$(on n1 ri2n-forge eth0 forge data --from 02:77:00:00:00:00 --to "$to" --peers 2000 --rate 500 --duration 4 | awk '{print $2}')
+peers=$(proc_counter n2 peers_new) refused=$(proc_counter n2 peers_refused)
+pretty INFO "n1 forged ${forged:-0} frames from 2,000 MACs in 4 s; n2 admitted $peers peers and refused $refused"
+# 15 at once, 15 per 2 s HBSPAN over the 4 s, with a second's slack.
+check "n2 made no more peers than its table turns over ($peers <= 60)" test "${peers:-0}" -le 60
+check "  ... and counted the rest refused ($refused)" test "${refused:-0}" -ge $((${forged:-0} / 2))
 finish

@@ -489,8 +489,7 @@ impl Pair {
             return;
         }
         if let Some(e) = f.sealed {
-            let silent = now.since(n.last_seen);
-            match n.peer.sealed_fresh(e, silent, &f.frame, 1, &p) {
+            match n.peer.sealed_fresh(e, &f.frame, 1) {
                 Fresh::Yes => {}
                 Fresh::Replay => {
                     n.refused.replays += 1;

@@ -342,6 +342,47 @@ fn older_epoch_is_refused_from_a_live_peer() {
     }
 }
 
+/// Rule (keyed): an older epoch stays refused however long the peer was
+/// silent (`PeerRx::sealed_epoch`): a recording of its last incarnation,
+/// replayed once it falls quiet, neither restarts its window nor goes up.
+#[test]
+fn older_epoch_is_refused_after_the_peer_falls_silent() {
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed).keyed();
+        pr.tap = true;
+        pr.stream(1, MS / 4, 3000 * MS);
+        let old: Vec<_> = pr
+            .tapped
+            .iter()
+            .filter(|t| t.from == 1 && !matches!(t.frame, Frame::Bcast(_)))
+            .copied()
+            .skip(450)
+            .take(200)
+            .collect();
+        pr.tap = false;
+        pr.restart(1);
+        pr.stream(1, MS / 4, pr.now + 100 * MS);
+        // Node 1 falls quiet for four HBSPANs.
+        pr.blackhole(0, true);
+        pr.blackhole(1, true);
+        pr.run_ms(4 * pr.p.hbspan().as_ms());
+        let up = pr.nodes[0].up.len();
+        for r in &old {
+            pr.inject(0, r.link, r.frame, r.pkt, r.sealed);
+        }
+        assert_eq!(
+            pr.nodes[0].up.len(),
+            up,
+            "seed {seed}: an old epoch's packet went up"
+        );
+        assert_eq!(
+            pr.nodes[0].restarts.len(),
+            1,
+            "seed {seed}: the old epoch restarted the window"
+        );
+    }
+}
+
 /// Rule: a heartbeat that asks for an answer (`HB_PROBE`) is answered at
 /// once, on its link.
 #[test]

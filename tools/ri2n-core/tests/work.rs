@@ -7,7 +7,7 @@
 
 use ri2n_core::heap::table;
 use ri2n_core::pair::EnginePeer;
-use ri2n_core::peers::{Room, SweepNeed};
+use ri2n_core::peers::{NewPeerBudget, Room, SweepNeed};
 use ri2n_core::phases::PHASES;
 use ri2n_core::time::{Duration, Instant};
 use ri2n_core::work::{Visit, Visited, Work};
@@ -236,4 +236,26 @@ fn a_new_peer_hears_on_the_link_it_was_heard_on_only() {
     let mut p = EnginePeer::default();
     p.start(2, None, 0b11, ms(0));
     assert_eq!(p.hb_pending, 0b11, "a peer we send to hears on every link");
+}
+
+#[test]
+fn new_peers_from_frames_come_no_faster_than_the_table_turns_over() {
+    let hbspan = Duration::from_ms(2000);
+    let mut b = NewPeerBudget::default();
+    // A whole table's worth at once: a cluster heard at a node's start.
+    let t0 = ms(10_000);
+    let burst = (0..100).filter(|_| b.take(t0, 16, hbspan)).count();
+    assert_eq!(burst, 16);
+    // Then one per HBSPAN / 16 (125 ms).
+    assert!(!b.take(ms(10_100), 16, hbspan));
+    assert!(b.take(ms(10_125), 16, hbspan));
+    assert!(!b.take(ms(10_126), 16, hbspan));
+    // A flood over 4 s: at most the table's size per HBSPAN.
+    let flood = (0..2000)
+        .filter(|&i| b.take(ms(10_126 + i * 2), 16, hbspan))
+        .count();
+    assert!((31..=33).contains(&flood), "{flood}");
+    // Idle for long, the credit is one table's worth, not more.
+    let later = (0..100).filter(|_| b.take(ms(100_000), 16, hbspan)).count();
+    assert_eq!(later, 16);
 }

@@ -33,7 +33,7 @@ use ri2n_core::heap::{table, Buf, HeapBufs};
 use ri2n_core::node::{sweep_period, Arrival, Frame};
 use ri2n_core::pair::{Pair, Rng, MS};
 use ri2n_core::params::{Param, Params};
-use ri2n_core::peers::{capacity, idle_limit, BUF_BYTES, PER_PEER_BYTES};
+use ri2n_core::peers::{capacity, idle_limit, NewPeerBudget, Room, BUF_BYTES, PER_PEER_BYTES};
 use ri2n_core::seq::Seq;
 use ri2n_core::time::{Duration, Instant};
 use std::time::Instant as Wall;
@@ -62,23 +62,23 @@ fn bytes_per_peer() -> (usize, usize) {
 }
 
 /// Admits `n` peers, each heartbeating, into a table sized by the default
-/// `peer_mem`; returns how many fit, and how many of 10 n new source MACs
-/// (a flood, one frame each) then evict a live peer (must be 0).
-fn admitted(n: usize, p: &Params) -> (usize, usize) {
+/// `peer_mem`; returns how many fit, how many of 10 n new source MACs (a
+/// flood, one frame each, 10,000 a second) then evict a live peer (must be
+/// 0), and how many peers the flood made (`NewPeerBudget`).
+fn admitted(n: usize, p: &Params) -> (usize, usize, usize) {
     let (slots, _) = capacity(p.peer_mem()).unwrap();
     let mut t = table::<Box<Peer>>(slots, 0x1234_5678);
-    let now = Instant(0);
+    let mut budget = NewPeerBudget::default();
+    let start = Instant(1);
     let adm = (0..n)
-        .filter(|&i| match t.insert(&mac(i), now, Box::default()) {
-            Ok(s) => {
-                t.touch(s, now, true);
-                true
-            }
-            Err(_) => false,
+        .filter(|&i| {
+            let s = t.insert(&mac(i), start, Box::default()).ok();
+            s.inspect(|&s| t.touch(s, start, true)).is_some()
         })
         .count();
-    let mut evicted_live = 0;
+    let (mut evicted_live, mut made) = (0, 0);
     for i in 0..10 * n {
+        let now = Instant(start.0 + i as u64 * 100_000);
         let m = [
             0x06,
             0x66,
@@ -87,21 +87,20 @@ fn admitted(n: usize, p: &Params) -> (usize, usize) {
             (i >> 8) as u8,
             i as u8,
         ];
-        if t.lookup(&m).is_none() && t.len() >= t.capacity() {
-            match t.victim(now, idle_limit(p)) {
-                Some(v) if t.is_known(v) => {
-                    evicted_live += 1;
-                    t.remove(v);
-                }
-                Some(v) => {
-                    t.remove(v);
-                }
-                None => continue,
-            }
+        if t.lookup(&m).is_some() {
+            continue;
         }
-        let _ = t.insert(&m, now, Box::default());
+        let room = t.room(now, idle_limit(p));
+        if room == Room::Full || !budget.take(now, slots, p.hbspan()) {
+            continue;
+        }
+        if let Room::Evict(v) = room {
+            evicted_live += usize::from(t.is_known(v));
+            t.remove(v);
+        }
+        made += usize::from(t.insert(&m, now, Box::default()).is_ok());
     }
-    (adm, evicted_live)
+    (adm, evicted_live, made)
 }
 
 /// ns per received data packet, and the most reorder buffers out at once:
@@ -406,18 +405,19 @@ fn main() {
     println!("Memory is the driver's layout: one `Peer` (slab object) + its table slot; a busy peer also holds an 8 KiB reorder buffer.");
     println!("Core ns per packet: table lookup + failure detector + reorder window for {packets} packets from");
     println!("peers picked at random, a quarter of them in swapped pairs, on this machine (one core; compare rows, not machines).");
-    println!("Flood: 10 N frames from new source MACs after the N peers heartbeat; live peers evicted by it (must be 0).");
+    println!("Flood: 10 N frames from new source MACs, 10,000 a second, after the N peers heartbeat: live peers evicted by it (must be 0),");
+    println!("and new peers it made (no more than the table's size per HBSPAN).");
     println!("Heartbeat frames: every peer on every link each HBSPAN (spread over 64 ticks), plus 10 count requests per second on");
     println!("each link of a busy peer (here: a tenth of the peers busy).\n");
-    println!("| N | K | peers admitted | live peers evicted by a flood | bytes / idle peer | bytes / busy peer | core ns / packet | buffers in use, peak | heartbeat frames / s |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| N | K | peers admitted | live peers evicted by a flood | peers the flood made | bytes / idle peer | bytes / busy peer | core ns / packet | buffers in use, peak | heartbeat frames / s |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for &n in &ns {
-        let (adm, evicted) = admitted(n, &p);
+        let (adm, evicted, made) = admitted(n, &p);
         for &k in &ks {
             let (t, peak) = ns_per_packet(adm, k, packets, &p);
             let hb = hb_frames_per_s(adm, k, adm / 10, &p);
             println!(
-                "| {n} | {k} | {adm} | {evicted} | {idle} | {busy} | {t:.0} | {peak} | {hb:.0} |"
+                "| {n} | {k} | {adm} | {evicted} | {made} | {idle} | {busy} | {t:.0} | {peak} | {hb:.0} |"
             );
         }
     }
