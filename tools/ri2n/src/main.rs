@@ -2,7 +2,10 @@
 
 //! `ri2n`: the state of ri2n devices, in the spirit of `wg show`.
 //!
-//!     ri2n [show] [DEV] [--json]      devices, slaves, peers and endpoints
+//!     ri2n [show] [DEV] [--json | --format text|json|prometheus]
+//!                                     devices, slaves, peers and endpoints;
+//!                                     prometheus: metrics for
+//!                                     node_exporter's textfile collector
 //!     ri2n watch [DEV] [--interval MS]   the same, refreshed in place, with
 //!                                     rates and each transition highlighted
 //!     ri2n events [DEV] [--interval MS] [--peer MAC] [--slave NAME]
@@ -25,7 +28,7 @@
 //! Exit status: 0, 1 (events: timeout; get: no such value), 2 (usage, no
 //! device, a state the tool cannot read).
 
-use ri2n_state::{parse, to_json, Record, State, PROC_DIR};
+use ri2n_state::{parse, to_json, to_prometheus, Record, State, PROC_DIR};
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::process::exit;
@@ -92,7 +95,7 @@ fn nap(d: Duration) {
 }
 
 const USAGE: &str = "\
-usage: ri2n [show] [DEV] [--json]
+usage: ri2n [show] [DEV] [--json | --format text|json|prometheus]
        ri2n watch [DEV] [--interval MS]
        ri2n events [DEV] [--interval MS] [--peer MAC] [--slave NAME] [--state S[|S...]]
                    [--initial] [--count N] [--timeout S]
@@ -105,9 +108,17 @@ watch and events follow one device: DEV, or the first there is.
 Exit status: 0; 1 events timed out, get found no such value, or the device
 went away; 2 usage, no device, or a state this tool cannot read.";
 
+/// What `show` writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+    Prometheus,
+}
+
 struct Opts {
     proc_dir: String,
-    json: bool,
+    format: Format,
     interval: Duration,
     peer: Option<String>,
     slave: Option<String>,
@@ -121,7 +132,7 @@ struct Opts {
 fn parse_args() -> (String, Opts) {
     let mut o = Opts {
         proc_dir: std::env::var("RI2N_PROC").unwrap_or_else(|_| PROC_DIR.into()),
-        json: false,
+        format: Format::Text,
         interval: Duration::from_millis(10),
         peer: None,
         slave: None,
@@ -139,7 +150,15 @@ fn parse_args() -> (String, Opts) {
     let mut interval_set = false;
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--json" | "-j" => o.json = true,
+            "--json" | "-j" => o.format = Format::Json,
+            "--format" => {
+                o.format = match it.next().as_deref() {
+                    Some("text") => Format::Text,
+                    Some("json") => Format::Json,
+                    Some("prometheus") => Format::Prometheus,
+                    _ => die(&format!("--format takes text, json or prometheus\n{USAGE}")),
+                }
+            }
             "--interval" => {
                 o.interval = Duration::from_millis(num(it.next(), "--interval").max(1));
                 interval_set = true;
@@ -500,8 +519,10 @@ fn show(o: &Opts) {
             }
         })
         .collect();
-    if o.json {
+    if o.format == Format::Json {
         emit(&to_json(&states));
+    } else if o.format == Format::Prometheus {
+        emit(&to_prometheus(&states));
     } else {
         let paint = Paint(std::io::stdout().is_terminal());
         let texts: Vec<String> = states

@@ -11,6 +11,9 @@
 
 use std::fmt;
 
+pub mod prometheus;
+pub use prometheus::to_prometheus;
+
 /// Format versions this parser speaks.
 pub const VERSIONS: &[u32] = &[1];
 
