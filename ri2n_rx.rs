@@ -20,12 +20,13 @@
 //! address, so they belong to another window than ri2n0's own.
 
 use crate::net::device::{Device, RxHandled};
+use crate::net::lock::SpinLockBhGuard;
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
 use crate::proto::auth::Msg;
 use crate::proto::auth::TAG_LEN;
 use crate::proto::header::{
-    DecodeError, Decoded, Header, Heartbeat, Kind, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN,
+    DecodeError, Decoded, Header, Heartbeat, Kind, Seal, ETH_P_RI2N, HEADER_LEN, HEARTBEAT_LEN,
     HEARTBEAT_MIN_LEN, HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN,
 };
 use crate::proto::node::{Arrival, Frame, HeartbeatIn};
@@ -35,6 +36,7 @@ use crate::proto::time::{Duration, Instant};
 use crate::proto::window::span_of;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
+use crate::ri2n_peer::{PeerCell, Slots};
 use crate::ri2n_state::{ends_gro_run, hand_up, ms_until, sweep_period, RxIn, RxOut, Sealed, Wire};
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
@@ -107,57 +109,25 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     }
     let mut hb_len = 0;
     let kind = match hdr.kind {
-        Kind::Heartbeat => {
-            // Counts, if sent, are within the frame (padded to 60 bytes); a
-            // sealed heartbeat carries counts and counter.
-            let want = if seal.is_some() {
-                HEARTBEAT_SEALED_LEN
-            } else if skb.len() as usize >= HEADER_LEN + HEARTBEAT_LEN {
-                HEARTBEAT_LEN
-            } else {
-                HEARTBEAT_MIN_LEN
-            };
-            let p = if skb.may_pull((hlen + want) as u32) {
-                Heartbeat::decode(&skb.data()[hlen..hlen + want])
-            } else {
-                Err(DecodeError::Short)
-            };
-            match p {
-                // Sealed: the epoch twice, the same (a heartbeat's counter
-                // with it).
-                Ok(p) if seal.is_some_and(|s| s.epoch as u32 != p.epoch || p.counter.is_none()) => {
-                    return malformed(dev, port, skb, DecodeError::Short)
-                }
-                Ok(p) => {
-                    hb_len = want;
-                    Frame::Heartbeat(HeartbeatIn {
-                        next: hdr.seq,
-                        epoch: p.epoch,
-                        flags: p.flags,
-                        peer_link: p.link,
-                        down: p.down,
-                        probe_shift: p.probe_shift,
-                        counts: p.counts,
-                        counter: p.counter,
-                    })
-                }
-                Err(e) => return malformed(dev, port, skb, e),
+        Kind::Heartbeat => match heartbeat_in(&mut skb, &hdr, hlen, seal.as_ref()) {
+            Ok((hb, len)) => {
+                hb_len = len;
+                Frame::Heartbeat(hb)
             }
-        }
+            Err(e) => return malformed(dev, port, skb, e),
+        },
         Kind::Bcast => Frame::Bcast(hdr.seq),
         Kind::Data => Frame::Data(hdr.seq),
     };
     // What the tag covers, taken before the header is stripped.
-    let sealed = seal.map(|seal| {
-        let payload = if hb_len > 0 {
-            &skb.data()[hlen..hlen + hb_len]
-        } else {
-            &[][..]
-        };
-        Sealed {
-            seal,
-            msg: Msg::with_header_len(&covered, skb.data(), hlen - TAG_LEN, payload),
-        }
+    let sealed = seal.map(|seal| Sealed {
+        seal,
+        msg: Msg::with_header_len(
+            &covered,
+            skb.data(),
+            hlen - TAG_LEN,
+            &skb.data()[hlen..hlen + hb_len],
+        ),
     });
     let not_ordered = !for_us && (matches!(kind, Frame::Heartbeat(_)) || one_switch);
     if src[0] & 1 != 0 || src == ours || not_ordered {
@@ -181,19 +151,9 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         }
     };
     if !for_us {
-        // Promiscuous: another host's frame, for the bridge above us.
-        let Some(skb) = skb else {
-            return RxHandled::Consumed;
-        };
-        let mut st = d.lock_state();
-        if !st.verify(dev.name_str(), &src, sealed.as_ref()) {
-            drop(st);
-            drop(skb);
-            return RxHandled::Consumed;
+        if let Some(skb) = skb {
+            receive_unordered(dev, &src, sealed.as_ref(), skb);
         }
-        st.rx_unordered(skb.len());
-        drop(st);
-        d.gro.receive(skb);
         return RxHandled::Consumed;
     }
 
@@ -208,6 +168,82 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         (skb, _) => skb,
     };
 
+    let wire = origin.map(|o| Wire {
+        src: wire_src,
+        link: o.link as usize,
+        to_port,
+    });
+    receive_locked(dev, port, src, wire, kind, sealed, skb);
+    RxHandled::Consumed
+}
+
+/// Promiscuous: another host's frame from `src`, for the bridge above us,
+/// verified and passed up outside any peer's order.
+fn receive_unordered(dev: &Ri2nDev, src: &Mac, sealed: Option<&Sealed>, skb: Skb) {
+    let d = dev.data();
+    let mut st = d.lock_state();
+    if !st.verify(dev.name_str(), src, sealed) {
+        return;
+    }
+    st.rx_unordered(skb.len());
+    drop(st);
+    d.gro.receive(skb);
+}
+
+/// A heartbeat's payload, after the `hlen` bytes of header `hdr` (with
+/// `seal`, if sealed): the heartbeat and its length.
+fn heartbeat_in(
+    skb: &mut Skb,
+    hdr: &Header,
+    hlen: usize,
+    seal: Option<&Seal>,
+) -> core::result::Result<(HeartbeatIn, usize), DecodeError> {
+    // Counts, if sent, are within the frame (padded to 60 bytes); a sealed
+    // heartbeat carries counts and counter.
+    let want = if seal.is_some() {
+        HEARTBEAT_SEALED_LEN
+    } else if skb.len() as usize >= HEADER_LEN + HEARTBEAT_LEN {
+        HEARTBEAT_LEN
+    } else {
+        HEARTBEAT_MIN_LEN
+    };
+    if !skb.may_pull((hlen + want) as u32) {
+        return Err(DecodeError::Short);
+    }
+    let p = Heartbeat::decode(&skb.data()[hlen..hlen + want])?;
+    // Sealed: the epoch twice, the same (a heartbeat's counter with it).
+    if seal.is_some_and(|s| s.epoch as u32 != p.epoch || p.counter.is_none()) {
+        return Err(DecodeError::Short);
+    }
+    Ok((
+        HeartbeatIn {
+            next: hdr.seq,
+            epoch: p.epoch,
+            flags: p.flags,
+            peer_link: p.link,
+            down: p.down,
+            probe_shift: p.probe_shift,
+            counts: p.counts,
+            counter: p.counter,
+        },
+        want,
+    ))
+}
+
+/// A frame for us from `src` on `port` that the lockless way did not take
+/// (`skb`: none for a frame only counted), under the state lock; then what
+/// its window released goes up, and heartbeats go if it asks.
+#[inline(always)]
+fn receive_locked(
+    dev: &Ri2nDev,
+    port: &Device,
+    src: Mac,
+    wire: Option<Wire>,
+    kind: Frame,
+    sealed: Option<Sealed>,
+    skb: Option<Skb>,
+) {
+    let d = dev.data();
     let (mut up, mut done, mut garbage) = (SkbList::new(), SkbList::new(), SkbList::new());
     let after = {
         let mut st = d.lock_state();
@@ -216,13 +252,8 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
             st.rx_drop();
             drop(st);
             drop(skb);
-            return RxHandled::Consumed;
+            return;
         };
-        let wire = origin.map(|o| Wire {
-            src: wire_src,
-            link: o.link as usize,
-            to_port,
-        });
         let short_max = dev.mtu() / 2;
         let frame = RxIn {
             link,
@@ -256,7 +287,71 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     if after.kick {
         crate::ri2n_hb::kick(dev);
     }
-    RxHandled::Consumed
+}
+
+/// Whether a data frame `seq` from `src` on `port` may be taken without
+/// the state lock (see [`lockless`]): its peer's cell, held, with the
+/// link and the carrier it was judged with.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn lockless_cell<'a>(
+    dev: &'a Ri2nDev,
+    port: &Device,
+    src: &Mac,
+    seq: Seq,
+    sealed: Option<&Sealed>,
+    skb: &Skb,
+    slots: &'a Slots,
+    rcu: &'a rcu::Guard,
+) -> Option<(usize, usize, u8, SpinLockBhGuard<'a, PeerCell>)> {
+    let d = dev.data();
+    // Acquire: the parameters, carrier and keys published before it.
+    if !slots.rx_lockless.load(Ordering::Acquire) {
+        return None;
+    }
+    // The keys the offload reads, the state's own while the flag is set
+    // (`set_key` clears it around a change, with a grace period). Checked
+    // before any peer's lock is taken; a frame they refuse goes the locked
+    // way, which counts it.
+    let verified = match (sealed, d.offload_keys.get(rcu)) {
+        (None, None) => true,
+        (Some(s), Some(keys)) => keys.verify(&s.msg, &s.seal.tag),
+        _ => false,
+    };
+    if !verified {
+        return None;
+    }
+    let l = d.txq.iter().position(|q| {
+        q.slave
+            .get(rcu)
+            .is_some_and(|s| s.as_raw() == port.as_raw())
+    })?;
+    let (slot, mut c) = slots.find(src, false)?;
+    // Again under the cell: down, a key or a link's loss is published
+    // under the state lock before its holder goes through the cells.
+    let carrier = slots.carrier.load(Ordering::Relaxed);
+    if !slots.rx_lockless.load(Ordering::Relaxed) || carrier & (1 << l) == 0 || !c.tx.swept {
+        return None;
+    }
+    let (_, peer) = c.both()?;
+    // Sealed: only what the locked way takes as it is (`sealed_fresh`,
+    // `take_epoch`, `set_strict`): the peer's epoch in full, a window
+    // already strict, numbers it would take (`unpooled`). A new epoch, or
+    // a replay, which is counted there, goes that way; so does the first
+    // frame after the keys went on or off (strict the wrong way).
+    // Nor while the locked way judges a sealed frame between two holds of
+    // a cell: read under this cell, which that way held and released since
+    // it counted itself in (`Slots::sealed_judged`).
+    let fresh = match sealed {
+        Some(s) => {
+            s.seal.epoch != 0
+                && peer.rx.epoch == s.seal.epoch
+                && peer.rx.window.strict()
+                && slots.sealed_judged.load(Ordering::Relaxed) == 0
+        }
+        None => !peer.rx.window.strict(),
+    };
+    (fresh && peer.rx.unpooled(seq, span_of(skb))).then_some((l, slot, carrier, c))
 }
 
 /// Data frame `seq` from `src`, for ri2n0, unsealed, or `sealed` under a
@@ -289,61 +384,14 @@ fn lockless(
     let d = dev.data();
     let rcu = rcu::read_lock();
     let slots = d.slots(&rcu);
-    // Acquire: the parameters, carrier and keys published before it.
-    if !slots.rx_lockless.load(Ordering::Acquire) {
-        return Err(skb);
-    }
-    // The keys the offload reads, the state's own while the flag is set
-    // (`set_key` clears it around a change, with a grace period). Checked
-    // before any peer's lock is taken; a frame they refuse goes the locked
-    // way, which counts it.
-    let verified = match (sealed, d.offload_keys.get(&rcu)) {
-        (None, None) => true,
-        (Some(s), Some(keys)) => keys.verify(&s.msg, &s.seal.tag),
-        _ => false,
-    };
-    if !verified {
-        return Err(skb);
-    }
-    let Some(l) = d.txq.iter().position(|q| {
-        q.slave
-            .get(&rcu)
-            .is_some_and(|s| s.as_raw() == port.as_raw())
-    }) else {
+    let Some((l, slot, carrier, mut c)) =
+        lockless_cell(dev, port, src, seq, sealed, &skb, slots, &rcu)
+    else {
         return Err(skb);
     };
-    let Some((slot, mut c)) = slots.find(src, false) else {
-        return Err(skb);
-    };
-    // Again under the cell: down, a key or a link's loss is published
-    // under the state lock before its holder goes through the cells.
-    let carrier = slots.carrier.load(Ordering::Relaxed);
-    if !slots.rx_lockless.load(Ordering::Relaxed) || carrier & (1 << l) == 0 || !c.tx.swept {
-        return Err(skb);
-    }
     let Some((tx, peer)) = c.both() else {
         return Err(skb);
     };
-    // Sealed: only what the locked way takes as it is (`sealed_fresh`,
-    // `take_epoch`, `set_strict`): the peer's epoch in full, a window
-    // already strict, numbers it would take (`unpooled`). A new epoch, or
-    // a replay, which is counted there, goes that way; so does the first
-    // frame after the keys went on or off (strict the wrong way).
-    // Nor while the locked way judges a sealed frame between two holds of
-    // a cell: read under this cell, which that way held and released since
-    // it counted itself in (`Slots::sealed_judged`).
-    let fresh = match sealed {
-        Some(s) => {
-            s.seal.epoch != 0
-                && peer.rx.epoch == s.seal.epoch
-                && peer.rx.window.strict()
-                && slots.sealed_judged.load(Ordering::Relaxed) == 0
-        }
-        None => !peer.rx.window.strict(),
-    };
-    if !fresh || !peer.rx.unpooled(seq, span_of(&skb)) {
-        return Err(skb);
-    }
     let params = slots.params.get();
     let t = Instant(crate::net::ktime_ns());
     let (frames, size) = (span_of(&skb), skb.truesize() as usize);
