@@ -10,6 +10,8 @@
 #                 events, get; the lab's guests carry it)
 #   make module   ri2n.ko against KDIR (a Rust-enabled kernel build directory;
 #                 default: the lab's cached guest kernel, built if missing)
+#   make install  that ri2n.ko into /lib/modules/RELEASE/extra (under
+#                 INSTALL_MOD_PATH if set), then depmod
 #   make check-debug  every lab test on the debug kernel (KASAN, lockdep,
 #                 kmemleak, atomic-sleep checks)
 #   make bench    ri2n vs one link vs bonding balance-rr in the lab: ping-pong,
@@ -30,20 +32,31 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all tool module demo check check-debug style unit lab-test bench insns hostprof bench-core bench-sim fuzz setup clean
+.PHONY: all tool module install demo check check-debug style unit lab-test bench insns hostprof bench-core bench-sim fuzz setup clean
 
 all: module
 
 setup:
 	@scripts/setup-host.sh
 
-module:
-	@kdir="$(KDIR)"; \
+# The kernel build directory: KDIR, or the lab's guest kernel (built if
+# missing); checked to be a built Rust-enabled kernel.
+find_kdir = kdir="$(KDIR)"; \
 	if [ -z "$$kdir" ]; then scripts/setup-host.sh && kdir=$$(scripts/build-kernel.sh guest) || exit 1; fi; \
 	[ -f "$$kdir/Module.symvers" ] && grep -q '^CONFIG_RUST=y' "$$kdir/.config" || \
-		{ echo "error: KDIR=$$kdir is not a built Rust-enabled kernel (no Module.symvers or CONFIG_RUST)." >&2; exit 1; }; \
-	PATH="$(LLVM_BIN):$${RI2N_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ri2n}/tools/bin:$$PATH" \
-		$(MAKE) -C "$$kdir" M="$(CURDIR)" LLVM=1 modules
+		{ echo "error: KDIR=$$kdir is not a built Rust-enabled kernel (no Module.symvers or CONFIG_RUST)." >&2; exit 1; }
+kmake = PATH="$(LLVM_BIN):$${RI2N_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ri2n}/tools/bin:$$PATH" \
+	$(MAKE) -C "$$kdir" M="$(CURDIR)" LLVM=1
+
+module:
+	@$(find_kdir); $(kmake) modules
+
+# Into INSTALL_MOD_PATH (default /)/lib/modules/RELEASE/extra, then depmod.
+install: module
+	@$(find_kdir); rel=$$(cat "$$kdir/include/config/kernel.release"); \
+	$(kmake) INSTALL_MOD_DIR=extra modules_install && \
+	depmod -b "$${INSTALL_MOD_PATH:-/}" -a "$$rel" && \
+	echo "installed $${INSTALL_MOD_PATH:-}/lib/modules/$$rel/extra/ri2n.ko"
 
 tool:
 	cd tools && $(CARGO) build --release -p ri2n

@@ -107,6 +107,14 @@ ri2n_module! {
     one_switch = OneSwitch: "1: all links through one switch; frames leave each slave with its own MAC (default 0: a switch per link, the paper's wire)",
 }
 
+/// `modinfo ri2n`'s version line, as C's `MODULE_VERSION` writes it
+/// (`module!` has no field for it): the tools' version, which a unit test
+/// checks it against (tools/ri2n-core/tests/misc.rs).
+#[cfg(MODULE)]
+#[link_section = ".modinfo"]
+#[used(compiler)]
+static MODULE_VERSION: [u8; 14] = *b"version=0.1.0\0";
+
 crate::charp_param!(
     slaves,
     "slave NICs of ri2n0, 2 to 8, e.g. eth0,eth1 (without it, no device is made)"

@@ -546,3 +546,18 @@ fn a_peer_costs_what_the_documentation_and_lab_tests_say() {
         (1536, 1829, 10021)
     );
 }
+
+#[test]
+fn the_module_says_the_tools_version() {
+    // ri2n_drv.rs writes `modinfo`'s version line by hand: it must be the
+    // version the tools (and the changelog) give, with its length right.
+    let drv = include_str!("../../../ri2n_drv.rs");
+    let line = format!("version={}\\0", env!("CARGO_PKG_VERSION"));
+    let decl = format!("[u8; {}] = *b\"{line}\";", line.len() - 1);
+    assert!(drv.contains(&decl), "ri2n_drv.rs lacks {decl}");
+    let changelog = include_str!("../../../CHANGELOG.md");
+    assert!(
+        changelog.contains(&format!("## {}", env!("CARGO_PKG_VERSION"))),
+        "CHANGELOG.md has no entry for this version"
+    );
+}
