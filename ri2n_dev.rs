@@ -19,7 +19,7 @@ use crate::net::lock::{SpinLockBh, SpinLockBhGuard};
 use crate::net::proc::{DeviceFile, DirName, ProcShow};
 use crate::net::rcu::RcuBox;
 use crate::net::skb::{Skb, SkbList};
-use crate::net::timer::Timer;
+use crate::net::timer::{DeviceTimer, Timer, TimerRef};
 use crate::net::{Mac, MacFmt};
 use crate::proto::auth::{Key, Keys};
 use crate::proto::header::{header_len_for, HEADER_LEN, MAX_HEADER_LEN};
@@ -41,11 +41,11 @@ use kernel::sync::{rcu, Arc, Mutex};
 pub(crate) struct Ri2n {
     /// `HBSPAN`: heartbeats to every known peer (ri2n_hb.rs).
     #[pin]
-    pub(crate) hb_timer: Timer,
+    hb_timer: Timer<Ri2n, 0>,
     /// `FAST_TOUT / 4`: releases, probes, queued heartbeats, paused
     /// transmit queues (ri2n_hb.rs).
     #[pin]
-    pub(crate) sweep_timer: Timer,
+    sweep_timer: Timer<Ri2n, 1>,
     #[pin]
     pub(crate) state: SpinLockBh<State>,
     /// ri2n0's GRO cells: the way up of what the windows release.
@@ -110,6 +110,16 @@ mod ifla {
 }
 
 impl Ri2n {
+    /// The heartbeat timer (ri2n_hb.rs).
+    pub(crate) fn hb_timer(&self) -> TimerRef<'_, Ri2n, 0> {
+        DeviceTimer::<0>::timer(self)
+    }
+
+    /// The sweep timer (ri2n_hb.rs).
+    pub(crate) fn sweep_timer(&self) -> TimerRef<'_, Ri2n, 1> {
+        DeviceTimer::<1>::timer(self)
+    }
+
     /// The table slots' cells (ri2n_peer.rs), for as long as
     /// `_rcu` lasts.
     pub(crate) fn slots<'a>(&'a self, _rcu: &'a rcu::Guard) -> &'a Slots {
@@ -248,8 +258,8 @@ impl Driver for Ri2n {
     fn init(dev: &Device) -> impl PinInit<Self, Error> {
         let state = State::new(default_params());
         try_pin_init!(Ri2n {
-            hb_timer <- Timer::new::<Ri2n, 0>(),
-            sweep_timer <- Timer::new::<Ri2n, 1>(),
+            hb_timer <- Timer::new(),
+            sweep_timer <- Timer::new(),
             slots: AtomicPtr::new(state.as_ref().map_or(core::ptr::null_mut(), |s| s.slots_ptr().cast_mut())),
             stats: state.as_ref().map_err(|e| *e)?.stats().clone(),
             state <- crate::new_spinlock_bh!(state?, "ri2n_state"),
@@ -286,8 +296,8 @@ impl Driver for Ri2n {
     fn uninit(dev: &Ri2nDev, rtnl: &Rtnl) {
         crate::ri2n_slave::release_all(dev, rtnl);
         // Closed already; no callback may run once the data goes.
-        dev.data().hb_timer.shutdown();
-        dev.data().sweep_timer.shutdown();
+        dev.data().hb_timer().shutdown();
+        dev.data().sweep_timer().shutdown();
         dev.data().gro.destroy();
         *dev.data().proc.lock() = [DeviceFile::none(), DeviceFile::none()];
         pr_info!("{}: removed\n", dev.name_str());
@@ -564,7 +574,7 @@ impl Sysfs for Ri2n {
         // is, so that a device going down stays unarmed).
         if p == Param::Hbspan && u64::from(v) < hbspan && st.is_up() {
             dev.data()
-                .hb_timer
+                .hb_timer()
                 .reduce_ms(v / crate::ri2n_state::HB_PHASES as u32);
         }
         drop(st);

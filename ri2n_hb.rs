@@ -37,10 +37,10 @@ pub(crate) fn start(dev: &Ri2nDev) {
     let mut none = SkbList::new();
     st.set_up(true, &mut none);
     // The first heartbeats go out soon: peers learn our epoch and links.
-    d.hb_timer
+    d.hb_timer()
         .arm_ms((st.params().hbspan().as_ms() as u32).min(100));
     st.sweep_now();
-    d.sweep_timer.arm_after_ms(st.sweep_delay_ms());
+    d.sweep_timer().arm_after_ms(st.sweep_delay_ms());
     drop(st);
 }
 
@@ -50,8 +50,8 @@ pub(crate) fn stop(dev: &Ri2nDev) {
     let mut garbage = SkbList::new();
     d.lock_state().set_up(false, &mut garbage);
     // Callbacks do not re-arm once the device is down.
-    d.hb_timer.stop();
-    d.sweep_timer.stop();
+    d.hb_timer().stop();
+    d.sweep_timer().stop();
     drop(garbage);
     // A queue paused for the sweep, which no longer runs, would keep its
     // frames, charged to their sockets, until the next up: they go now.
@@ -71,7 +71,7 @@ pub(crate) fn kick(dev: &Ri2nDev) {
 pub(crate) fn kick_locked(dev: &Ri2nDev, st: &mut State) {
     if st.is_up() {
         st.sweep_now();
-        dev.data().sweep_timer.arm_ms(0);
+        dev.data().sweep_timer().arm_ms(0);
     }
 }
 
@@ -92,7 +92,7 @@ pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
         // More peers' heartbeats than one call sends: the sweep sends the
         // rest, a period from now at the latest.
         if let Some(ms) = st.sweep_within_period() {
-            d.sweep_timer.reduce_ms(ms);
+            d.sweep_timer().reduce_ms(ms);
         }
     }
     // Re-armed under the lock, with the HBSPAN of now: a device gone down
@@ -100,7 +100,7 @@ pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
     // found the timer running) is not undone by the old one's wait.
     if st.is_up() {
         let tick = (st.params().hbspan().as_ms() * phases / HB_PHASES as u64) as u32;
-        d.hb_timer.arm_ms(tick.max(1));
+        d.hb_timer().arm_ms(tick.max(1));
     }
 }
 
@@ -139,7 +139,7 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev) {
         if paused {
             st.sweep_now();
         }
-        d.sweep_timer.reduce_ms(st.sweep_delay_ms());
+        d.sweep_timer().reduce_ms(st.sweep_delay_ms());
     }
     drop(st);
 }

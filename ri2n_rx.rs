@@ -273,7 +273,7 @@ fn receive_locked(
             // Under the lock, as the sweep re-arms: never later than
             // armed, and never once ri2n0 is down (`rx_frame` pulls only
             // while up).
-            d.sweep_timer.reduce_ms(ms);
+            d.sweep_timer().reduce_ms(ms);
         }
         after
     };
@@ -449,7 +449,7 @@ fn lockless(
             .flatten()
     });
     if let Some(at) = pull {
-        d.sweep_timer.reduce_ms(ms_until(at, t));
+        d.sweep_timer().reduce_ms(ms_until(at, t));
     }
     c.rx_at = t;
     let claim = hand_up(&d.gro, slot, &mut up, ends_runs);
