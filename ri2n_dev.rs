@@ -15,6 +15,7 @@ use crate::net::device::{
     NlMsg, Port, Rtnl, RxHandled, Setup, Stats64, Sysfs, TextBuf,
 };
 use crate::net::gro::GroCells;
+use crate::net::lock::Bh;
 use crate::net::lock::{SpinLockBh, SpinLockBhGuard};
 use crate::net::proc::{DeviceFile, DirName, ProcShow};
 use crate::net::rcu::RcuBox;
@@ -509,8 +510,8 @@ impl Ethtool for Ri2n {
 }
 
 impl Port for Ri2n {
-    fn handle_frame(dev: &Ri2nDev, port: &Device, skb: Skb) -> RxHandled {
-        crate::ri2n_rx::receive(dev, port, skb)
+    fn handle_frame(dev: &Ri2nDev, port: &Device, skb: Skb, bh: &Bh<'_>) -> RxHandled {
+        crate::ri2n_rx::receive(dev, port, skb, bh)
     }
 }
 

@@ -25,6 +25,7 @@
 //! Both re-arm only while the device is up; [`stop`] stops them
 //! synchronously, and dropping the device's data shuts them down for good.
 
+use crate::net::lock::Bh;
 use crate::net::skb::SkbList;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
@@ -77,7 +78,7 @@ pub(crate) fn kick_locked(dev: &Ri2nDev, st: &mut State) {
 
 /// `hb_timer`, at the phases of HBSPAN that have peers: heartbeats on
 /// every link that is up to the peers of the phases since the last tick.
-pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
+pub(crate) fn heartbeat_timer(dev: &Ri2nDev, _bh: &Bh<'_>) {
     let d = dev.data();
     let phases = {
         let mut st = d.lock_state();
@@ -106,12 +107,15 @@ pub(crate) fn heartbeat_timer(dev: &Ri2nDev) {
 
 /// `sweep_timer`: FAST_TOUT and loss releases for every peer; probes;
 /// queued heartbeats.
-pub(crate) fn sweep_timer(dev: &Ri2nDev) {
+pub(crate) fn sweep_timer(dev: &Ri2nDev, bh: &Bh<'_>) {
     let d = dev.data();
     let mut garbage = SkbList::new();
     let (pending, was_up) = {
         let mut st = d.lock_state();
-        (st.sweep(dev.name_str(), &d.gro, &mut garbage), st.is_up())
+        (
+            st.sweep(dev.name_str(), &d.gro, bh, &mut garbage),
+            st.is_up(),
+        )
     };
     drop(garbage);
     let me = crate::net::task_id();

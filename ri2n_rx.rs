@@ -20,7 +20,7 @@
 //! address, so they belong to another window than ri2n0's own.
 
 use crate::net::device::{Device, RxHandled};
-use crate::net::lock::SpinLockBhGuard;
+use crate::net::lock::{Bh, SpinLockBhGuard};
 use crate::net::skb::{DropReason, Skb, SkbList};
 use crate::net::Mac;
 use crate::proto::auth::Msg;
@@ -43,7 +43,7 @@ use kernel::prelude::*;
 use kernel::sync::rcu;
 
 /// A frame arrived on slave `port` of `dev` (softirq, under RCU).
-pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
+pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb, bh: &Bh<'_>) -> RxHandled {
     if skb.protocol() != ETH_P_RI2N {
         return RxHandled::Pass(skb);
     }
@@ -152,7 +152,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     };
     if !for_us {
         if let Some(skb) = skb {
-            receive_unordered(dev, &src, sealed.as_ref(), skb);
+            receive_unordered(dev, &src, sealed.as_ref(), skb, bh);
         }
         return RxHandled::Consumed;
     }
@@ -160,7 +160,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
     let skb = match (skb, &kind) {
         // A known peer's next data frame needs only that peer's lock.
         (Some(skb), &Frame::Data(seq)) if origin.is_none() && dst == ours => {
-            match lockless(dev, port, &src, seq, sealed.as_ref(), skb) {
+            match lockless(dev, port, &src, seq, sealed.as_ref(), skb, bh) {
                 Ok(()) => return RxHandled::Consumed,
                 Err(skb) => Some(skb),
             }
@@ -173,13 +173,13 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb) -> RxHandled {
         link: o.link as usize,
         to_port,
     });
-    receive_locked(dev, port, src, wire, kind, sealed, skb);
+    receive_locked(dev, port, src, wire, kind, sealed, skb, bh);
     RxHandled::Consumed
 }
 
 /// Promiscuous: another host's frame from `src`, for the bridge above us,
 /// verified and passed up outside any peer's order.
-fn receive_unordered(dev: &Ri2nDev, src: &Mac, sealed: Option<&Sealed>, skb: Skb) {
+fn receive_unordered(dev: &Ri2nDev, src: &Mac, sealed: Option<&Sealed>, skb: Skb, bh: &Bh<'_>) {
     let d = dev.data();
     let mut st = d.lock_state();
     if !st.verify(dev.name_str(), src, sealed) {
@@ -187,7 +187,7 @@ fn receive_unordered(dev: &Ri2nDev, src: &Mac, sealed: Option<&Sealed>, skb: Skb
     }
     st.rx_unordered(skb.len());
     drop(st);
-    d.gro.receive(skb);
+    d.gro.receive(skb, bh);
 }
 
 /// A heartbeat's payload, after the `hlen` bytes of header `hdr` (with
@@ -234,6 +234,7 @@ fn heartbeat_in(
 /// (`skb`: none for a frame only counted), under the state lock; then what
 /// its window released goes up, and heartbeats go if it asks.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn receive_locked(
     dev: &Ri2nDev,
     port: &Device,
@@ -242,6 +243,7 @@ fn receive_locked(
     kind: Frame,
     sealed: Option<Sealed>,
     skb: Option<Skb>,
+    bh: &Bh<'_>,
 ) {
     let d = dev.data();
     let (mut up, mut done, mut garbage) = (SkbList::new(), SkbList::new(), SkbList::new());
@@ -268,7 +270,7 @@ fn receive_locked(
             done: &mut done,
             garbage: &mut garbage,
         };
-        let after = st.rx_frame(dev.name_str(), frame, short_max, &d.gro, out);
+        let after = st.rx_frame(dev.name_str(), frame, short_max, &d.gro, bh, out);
         if let Some(ms) = after.pull_ms {
             // Under the lock, as the sweep re-arms: never later than
             // armed, and never once ri2n0 is down (`rx_frame` pulls only
@@ -380,6 +382,7 @@ fn lockless(
     seq: Seq,
     sealed: Option<&Sealed>,
     skb: Skb,
+    bh: &Bh<'_>,
 ) -> Result<(), Skb> {
     let d = dev.data();
     let rcu = rcu::read_lock();
@@ -452,7 +455,7 @@ fn lockless(
         d.sweep_timer().reduce_ms(ms_until(at, t));
     }
     c.rx_at = t;
-    let claim = hand_up(&d.gro, slot, &mut up, ends_runs);
+    let claim = hand_up(&d.gro, slot, &mut up, ends_runs, bh);
     drop(c);
     if packets > 0 {
         dev.count_rx(packets, bytes);

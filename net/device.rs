@@ -24,6 +24,7 @@
 //! happen once, and `free_netdev` defers to the core when it must.
 
 use super::bindings;
+use super::lock::Bh;
 use super::skb::Skb;
 use super::Mac;
 use core::marker::PhantomData;
@@ -893,8 +894,8 @@ pub trait Ethtool: Sized {
 /// The ports' `rx_handler` ([`NetDevice::attach_port`]).
 pub trait Port: Sized {
     /// A frame arrived on one of the device's ports (its rx_handler, see
-    /// [`NetDevice::attach_port`]). Softirq, under RCU.
-    fn handle_frame(dev: &NetDevice<Self>, port: &Device, skb: Skb) -> RxHandled;
+    /// [`NetDevice::attach_port`]). Softirq (`bh`), under RCU.
+    fn handle_frame(dev: &NetDevice<Self>, port: &Device, skb: Skb, bh: &Bh<'_>) -> RxHandled;
 }
 
 /// The device's sysfs attribute group.
@@ -1542,7 +1543,10 @@ unsafe extern "C" fn rx_handler<T: Driver>(
         };
         let port = super::skb::dev_of(skb.as_raw());
         let dev = bindings::rx_handler_data(port).cast::<bindings::net_device>();
-        match T::handle_frame(with::<T>(dev), Device::from_raw(port), skb) {
+        // The core calls rx_handlers from softirq, or with BH off (a
+        // threaded NAPI poll disables it): for this call.
+        let bh = Bh::new();
+        match T::handle_frame(with::<T>(dev), Device::from_raw(port), skb, &bh) {
             RxHandled::Consumed => bindings::rx_handler_result_RX_HANDLER_CONSUMED,
             RxHandled::Pass(skb) => {
                 *pskb = skb.into_raw();

@@ -17,6 +17,7 @@
 
 use super::bindings;
 use super::device::Device;
+use super::lock::Bh;
 use super::skb::{DropReason, Skb, SkbList};
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
@@ -204,9 +205,9 @@ impl GroCells {
         Some(unsafe { &*bindings::this_cpu_ptr(self.cells).cast::<Cell>() })
     }
 
-    /// Hands `skb` to the stack through this CPU's cell (softirq context),
+    /// Hands `skb` to the stack through this CPU's cell (BH off: `_bh`),
     /// for packets that need no order with others.
-    pub fn receive(&self, skb: Skb) {
+    pub fn receive(&self, skb: Skb, _bh: &Bh<'_>) {
         let mut l = SkbList::new();
         l.push(skb);
         match self.this_cell() {
@@ -215,22 +216,23 @@ impl GroCells {
         }
     }
 
-    /// Hands `skbs` to the stack through cell `i` (softirq context): after
+    /// Hands `skbs` to the stack through cell `i` (BH off: `_bh`): after
     /// everything queued on that cell before, from any CPU. It only queues
     /// and schedules, so the caller may hold its own lock, which then
     /// orders what the cell hands up.
-    pub fn queue(&self, i: usize, skbs: SkbList) {
+    pub fn queue(&self, i: usize, skbs: SkbList, _bh: &Bh<'_>) {
         if let Some(c) = self.cell(i) {
             c.queue(skbs);
         }
     }
 
     /// Claims cell `i`, if nothing of it is queued, polled or held by its
-    /// GRO, to hand packets up at once through the claim (softirq
-    /// context). While claimed, no poll of the cell runs: packets queued on
-    /// it meanwhile go up after the claim's, when it is dropped. Like
-    /// [`GroCells::queue`], it may be taken under the caller's lock.
-    pub fn claim(&self, i: usize) -> Option<Claim<'_>> {
+    /// GRO, to hand packets up at once through the claim, which lives no
+    /// longer than BH is off (`_bh`). While claimed, no poll of the cell
+    /// runs: packets queued on it meanwhile go up after the claim's, when
+    /// it is dropped. Like [`GroCells::queue`], it may be taken under the
+    /// caller's lock.
+    pub fn claim<'a>(&'a self, i: usize, _bh: &'a Bh<'_>) -> Option<Claim<'a>> {
         let c = self.cell(i)?;
         // SAFETY: An initialised NAPI context (invariant). Taking SCHED
         // (napi_schedule_prep) keeps every poll of it off until we give it

@@ -7,7 +7,41 @@
 //! plain and the IRQ-disabling kinds.
 
 use super::bindings;
+use core::marker::PhantomData;
 use kernel::sync::lock::{Backend, Guard, Lock};
+
+/// Proof that bottom halves are off on this CPU (softirq context, or BH
+/// disabled) for as long as it lives: what the GRO cells (net/gro.rs) need
+/// of their callers. Not `Send`: it holds only where it was made.
+///
+/// # Invariants
+///
+/// BH stays off on the CPU that made it for its whole lifetime `'a`.
+pub struct Bh<'a>(PhantomData<(&'a (), *mut ())>);
+
+impl Bh<'_> {
+    /// # Safety
+    ///
+    /// Bottom halves are off on this CPU for as long as the witness lives
+    /// (the caller ties its lifetime to that: a softirq callback's frame).
+    pub(crate) unsafe fn new() -> Self {
+        Bh(PhantomData)
+    }
+}
+
+/// A guard that proves BH off while it is held.
+pub trait BhOff {
+    /// The proof, for as long as the guard is held.
+    fn bh(&self) -> Bh<'_>;
+}
+
+impl<T: ?Sized> BhOff for SpinLockBhGuard<'_, T> {
+    fn bh(&self) -> Bh<'_> {
+        // SAFETY: `spin_lock_bh` disabled BH, and the guard keeps it so
+        // until it is dropped, which the borrow outlives.
+        unsafe { Bh::new() }
+    }
+}
 
 /// Creates a [`SpinLockBh`] initialiser with a lockdep class of its own.
 #[macro_export]

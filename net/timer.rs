@@ -16,6 +16,7 @@
 
 use super::bindings;
 use super::device::{Driver, NetDevice};
+use super::lock::Bh;
 use core::marker::PhantomData;
 use kernel::prelude::*;
 use kernel::types::Opaque;
@@ -50,8 +51,8 @@ pub unsafe trait DeviceTimer<const ID: u64>: Driver + Sized {
     /// Where the timer is.
     const OFFSET: usize;
 
-    /// The timer fired (softirq context).
-    fn fired(dev: &NetDevice<Self>);
+    /// The timer fired (softirq context: `bh`).
+    fn fired(dev: &NetDevice<Self>, bh: &Bh<'_>);
 
     /// Timer `ID` of `self`: the one way to arm or stop it.
     fn timer(&self) -> TimerRef<'_, Self, ID> {
@@ -81,8 +82,8 @@ macro_rules! device_timer {
                 let _ = field_is_the_timer;
                 core::mem::offset_of!($t, $field)
             };
-            fn fired(dev: &$crate::net::device::NetDevice<$t>) {
-                $cb(dev)
+            fn fired(dev: &$crate::net::device::NetDevice<$t>, bh: &$crate::net::lock::Bh<'_>) {
+                $cb(dev, bh)
             }
         }
     };
@@ -105,7 +106,9 @@ unsafe extern "C" fn timer_fn<T: DeviceTimer<ID>, const ID: u64>(t: *mut binding
     // and waits for this callback).
     unsafe {
         let data = &*t.cast::<u8>().sub(T::OFFSET).cast::<T>();
-        T::fired(NetDevice::from_data(data));
+        // Timer callbacks run in softirq: for this call.
+        let bh = Bh::new();
+        T::fired(NetDevice::from_data(data), &bh);
     }
 }
 

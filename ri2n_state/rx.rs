@@ -6,6 +6,7 @@
 use super::timers::ms_until;
 use super::{now, DevStats, State};
 use crate::net::gro::{Claim, GroCells};
+use crate::net::lock::Bh;
 use crate::net::skb::{Skb, SkbList};
 use crate::net::{Mac, MacFmt};
 use crate::proto::auth::Msg;
@@ -143,14 +144,15 @@ pub(crate) fn hand_up<'g>(
     slot: usize,
     up: &mut SkbList,
     ends_runs: bool,
+    bh: &'g Bh<'_>,
 ) -> Option<Claim<'g>> {
     if up.is_empty() {
         return None;
     }
     let i = cell_of(slot);
-    let claim = if ends_runs { gro.claim(i) } else { None };
+    let claim = if ends_runs { gro.claim(i, bh) } else { None };
     if claim.is_none() {
-        gro.queue(i, core::mem::take(up));
+        gro.queue(i, core::mem::take(up), bh);
     }
     claim
 }
@@ -238,6 +240,7 @@ impl State {
         frame: RxIn,
         short_max: u32,
         gro: &'g GroCells,
+        bh: &'g Bh<'_>,
         out: RxOut<'_>,
     ) -> RxAfter<'g> {
         let t = now();
@@ -249,7 +252,7 @@ impl State {
             return RxAfter::default();
         };
         let RxIn { kind, skb, src, .. } = frame;
-        self.rx_take(dev_name, &src, a, kind, skb, t, short_max, gro, out)
+        self.rx_take(dev_name, &src, a, kind, skb, t, short_max, gro, bh, out)
     }
 
     /// What receive decides before a frame touches its peer's cell: ri2n0
@@ -385,6 +388,7 @@ impl State {
         t0: Instant,
         short_max: u32,
         gro: &'g GroCells,
+        bh: &'g Bh<'_>,
         out: RxOut<'_>,
     ) -> RxAfter<'g> {
         let mut after = RxAfter::default();
@@ -500,7 +504,7 @@ impl State {
         let hb = peer.hb_pending & carrier != 0;
         // Up under the peer's cell, so that what the window released goes
         // up before anything receive takes without the state lock later.
-        after.claim = hand_up(gro, a.slot, up, ends_runs.get());
+        after.claim = hand_up(gro, a.slot, up, ends_runs.get(), bh);
         drop(c);
         stats.rx_packets.add(packets.get());
         stats.rx_bytes.add(bytes.get());

@@ -5,6 +5,7 @@
 
 use super::{now, DevStats, Slave, State};
 use crate::net::gro::GroCells;
+use crate::net::lock::Bh;
 use crate::net::skb::SkbList;
 use crate::net::{Mac, MacFmt};
 use crate::proto::detector::{loss_probe_every, Detector, Transitions};
@@ -56,7 +57,13 @@ impl State {
     /// peers on the sweep's lists (core/work.rs), which starts and ends
     /// probe rounds and releases what waited FAST_TOUT or was proved lost.
     /// Returns whether heartbeats are pending.
-    pub(crate) fn sweep(&mut self, dev_name: &str, gro: &GroCells, garbage: &mut SkbList) -> bool {
+    pub(crate) fn sweep(
+        &mut self,
+        dev_name: &str,
+        gro: &GroCells,
+        bh: &Bh<'_>,
+        garbage: &mut SkbList,
+    ) -> bool {
         if !self.up {
             return false;
         }
@@ -76,6 +83,7 @@ impl State {
             table: &mut self.table,
             slots: &self.slots,
             gro,
+            bh,
             t,
             lossy_every: loss_probe_every(self.lossy_peers),
             lossy_peers: 0,
@@ -228,6 +236,7 @@ struct SweepCx<'a> {
     slots: &'a Slots,
     /// Releases go up through their peer's cell.
     gro: &'a GroCells,
+    bh: &'a Bh<'a>,
     /// When the sweep began.
     t: Instant,
     /// How often each lossy link is probed, from the last sweep's count.
@@ -266,7 +275,7 @@ impl Visit for SweepCx<'_> {
         self.lossy_peers += usize::from(visit.lossy);
         if !up.is_empty() {
             // Under the peer's cell, as receive queues: in order.
-            self.gro.queue(cell_of(slot), up);
+            self.gro.queue(cell_of(slot), up, self.bh);
         }
         tx.publish(&p.det);
         if let Some(due) = visit.due {
