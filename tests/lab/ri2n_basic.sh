@@ -27,16 +27,19 @@ copies=$(proc_counter n2 rx_bcast_copies)
 check "broadcast copies dropped by the filter ($copies > 0)" test "$copies" -gt 0
 
 # UDP: 2000 datagrams. ri2n itself drops none (its counters say so); the
-# emulated path may lose a rare one (softnet backlog, socket buffer).
+# emulated path may lose a rare one (softnet backlog), and a guest starved
+# of CPU by a busy host more in its socket buffer, which UDP counts
+# (RcvbufErrors): those are not the path's.
 on n2 iperf3 -s -D -1
 sleep 0.5
 drops() { echo $(($(on $1 cat /sys/class/net/ri2n0/statistics/rx_dropped) + $(on $1 cat /sys/class/net/ri2n0/statistics/tx_dropped))); }
-d1=$(drops n1) d2=$(drops n2)
+d1=$(drops n1) d2=$(drops n2) rb=$(udp_rcvbuf_errors n2)
 udp=$(on n1 iperf3 -u -c 10.0.0.2 -b 20M -l 1400 -k 2000 -J)
 lost=$(echo "$udp" | awk -F'[:,]' '/"lost_packets"/ {v = $2} END {print v + 0}')
 pk=$(echo "$udp" | awk -F'[:,]' '/"packets"/ {v = $2} END {print v + 0}')
-pretty INFO "UDP: $lost of $pk lost; softnet drops on n2: $(on n2 sh -c 'd=0; while read -r _ x _; do d=$((d + 0x$x)); done < /proc/net/softnet_stat; echo $d')"
-check "UDP: 2000 datagrams, $lost lost (<= 0.5%)" test "$lost" -le 10 -a "$pk" -ge 1990
+rb=$(($(udp_rcvbuf_errors n2) - rb))
+pretty INFO "UDP: $lost of $pk lost, $rb of them in n2's socket buffer; softnet drops on n2: $(on n2 sh -c 'd=0; while read -r _ x _; do d=$((d + 0x$x)); done < /proc/net/softnet_stat; echo $d')"
+check "UDP: 2000 datagrams, $((lost - rb)) lost on the way (<= 0.5%)" test $((lost - rb)) -le 10 -a "$pk" -ge 1990
 e1=$(drops n1) e2=$(drops n2)
 check "UDP: ri2n dropped none (n1 $((e1 - d1)), n2 $((e2 - d2)))" test "$e1" = "$d1" -a "$e2" = "$d2"
 
