@@ -60,7 +60,7 @@ pub unsafe trait DeviceTimer<const ID: u64>: Driver + Sized {
         // (the trait's contract), so the pointer is to that field, which
         // lives as long as `self`.
         TimerRef(unsafe {
-            &*(self as *const Self)
+            &*core::ptr::from_ref(self)
                 .cast::<u8>()
                 .add(Self::OFFSET)
                 .cast::<Timer<Self, ID>>()

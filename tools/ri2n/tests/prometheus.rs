@@ -141,11 +141,7 @@ fn check(text: &str) -> Samples {
     samples
 }
 
-fn value(
-    s: &Samples,
-    name: &str,
-    labels: &[(&str, &str)],
-) -> f64 {
+fn value(s: &Samples, name: &str, labels: &[(&str, &str)]) -> f64 {
     let want: Vec<(String, String)> = labels
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
