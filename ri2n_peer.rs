@@ -158,12 +158,12 @@ pub(crate) fn alloc_peer(cache: &Arc<Cache<Peer>>) -> Option<PeerBox> {
 /// context); EINVAL if it holds less than one peer.
 pub(crate) fn new_table(bytes: usize, key: u64) -> Result<(Table, BufPool)> {
     let (npeers, nbufs) = capacity(bytes).ok_or(EINVAL)?;
-    let mut entries = KVVec::with_capacity(npeers, GFP_KERNEL)?;
+    let mut entries = KVVec::with_capacity(npeers, GFP_KERNEL_ACCOUNT)?;
     for _ in 0..npeers {
-        entries.push(Entry::default(), GFP_KERNEL)?;
+        entries.push(Entry::default(), GFP_KERNEL_ACCOUNT)?;
     }
-    let buckets = KVVec::from_elem(0u32, buckets_for(npeers), GFP_KERNEL)?;
-    let free = KVec::with_capacity(nbufs, GFP_KERNEL)?;
+    let buckets = KVVec::from_elem(0u32, buckets_for(npeers), GFP_KERNEL_ACCOUNT)?;
+    let free = KVec::with_capacity(nbufs, GFP_KERNEL_ACCOUNT)?;
     Ok((
         PeerTable::new(entries, buckets, key),
         BufPool {
@@ -392,14 +392,14 @@ impl Slots {
         if slots >= 1 << SLOT_BITS {
             return Err(EINVAL);
         }
-        let mut cells = KVVec::with_capacity(slots, GFP_KERNEL)?;
+        let mut cells = KVVec::with_capacity(slots, GFP_KERNEL_ACCOUNT)?;
         for _ in 0..slots {
             cells.push(
                 KBox::pin_init(
                     crate::new_spinlock_bh!(PeerCell::default(), "ri2n_peer"),
-                    GFP_KERNEL,
+                    GFP_KERNEL_ACCOUNT,
                 )?,
-                GFP_KERNEL,
+                GFP_KERNEL_ACCOUNT,
             )?;
         }
         // The power of two at or below the budget's count, so at least two
@@ -410,9 +410,9 @@ impl Slots {
         } else {
             want.next_power_of_two() / 2
         };
-        let mut index = KVVec::with_capacity(n, GFP_KERNEL)?;
+        let mut index = KVVec::with_capacity(n, GFP_KERNEL_ACCOUNT)?;
         for _ in 0..n {
-            index.push(AtomicU32::new(0), GFP_KERNEL)?;
+            index.push(AtomicU32::new(0), GFP_KERNEL_ACCOUNT)?;
         }
         let slots = Slots {
             cells,
@@ -432,7 +432,7 @@ impl Slots {
             bufs_short: AtomicBool::new(false),
             sealed_judged: AtomicU32::new(0),
         };
-        Ok(KBox::new(slots, GFP_KERNEL)?)
+        Ok(KBox::new(slots, GFP_KERNEL_ACCOUNT)?)
     }
 
     /// A receive found its peer due for the sweep (a window that started

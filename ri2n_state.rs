@@ -133,17 +133,17 @@ fn table_key() -> u64 {
 /// The timers' lists for a table of `n` slots.
 fn new_lists(n: usize) -> Result<Lists> {
     Ok(Work::new(
-        KVVec::from_elem(0, n, GFP_KERNEL)?,
-        KVVec::from_elem(0, n, GFP_KERNEL)?,
-        KVVec::from_elem(0, n, GFP_KERNEL)?,
-        KVVec::from_elem(0, n, GFP_KERNEL)?,
+        KVVec::from_elem(0, n, GFP_KERNEL_ACCOUNT)?,
+        KVVec::from_elem(0, n, GFP_KERNEL_ACCOUNT)?,
+        KVVec::from_elem(0, n, GFP_KERNEL_ACCOUNT)?,
+        KVVec::from_elem(0, n, GFP_KERNEL_ACCOUNT)?,
     ))
 }
 
 /// The slave MAC claims of a table of `slots` slots (core/claims.rs).
 fn new_claims(slots: usize) -> Result<Claims<KVVec<u32>>> {
     Ok(Claims::new(
-        KVVec::from_elem(0, claims_buckets(slots), GFP_KERNEL)?,
+        KVVec::from_elem(0, claims_buckets(slots), GFP_KERNEL_ACCOUNT)?,
         table_key(),
     ))
 }
@@ -167,7 +167,7 @@ impl NewTable {
         let slots = Slots::new(table.capacity(), table_key())?;
         let work = new_lists(table.capacity())?;
         let records = Records::new(
-            KVVec::from_elem(Record::default(), table.capacity(), GFP_KERNEL)?,
+            KVVec::from_elem(Record::default(), table.capacity(), GFP_KERNEL_ACCOUNT)?,
             table_key(),
         );
         Ok(NewTable {
