@@ -399,6 +399,97 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
+    /// A lossy endpoint's way back, at a report of `dtx` frames sent of
+    /// which `drx` arrived: after a clean run, or a sample no worse than
+    /// the other links' loss (`others`) plus half `thresh`. Returns whether
+    /// it came back (measured afresh from now).
+    fn back_from_lossy(
+        &mut self,
+        dtx: u32,
+        drx: u32,
+        others: Option<u32>,
+        thresh: u32,
+        now: Instant,
+    ) -> bool {
+        self.clean_run = if drx == dtx {
+            self.clean_run
+                .saturating_add(dtx.min(u32::from(u16::MAX)) as u16)
+        } else {
+            0
+        };
+        let sample_ok = self.acc_sent >= LOSS_SAMPLE_BACK
+            && others.is_some_and(|o| {
+                (u64::from(self.acc_lost) * 10_000 / u64::from(self.acc_sent)) as u32
+                    <= o + thresh / 2
+            });
+        if u32::from(self.clean_run) < LOSS_CLEAN_BACK && !sample_ok {
+            return false;
+        }
+        // No stale 0 % for the others to compare with, nor to halve the
+        // next figure.
+        self.loss_bp = 0;
+        self.measured = false;
+        self.strikes = 0;
+        self.acc_sent = 0;
+        self.acc_lost = 0;
+        self.set_lossy(false, now);
+        true
+    }
+
+    /// Closes the loss sample once it is full (or, not lossy, long
+    /// enough in time) and judges it against the other links' loss
+    /// (`others`) and `thresh`: `Some(true)` if the endpoint went lossy,
+    /// `Some(false)` if it left lossy (`thresh` 0), `None` otherwise.
+    fn take_sample(&mut self, others: Option<u32>, thresh: u32, now: Instant) -> Option<bool> {
+        let full = if self.lossy {
+            LOSS_SAMPLE_BACK
+        } else {
+            LOSS_SAMPLE
+        };
+        let slow = !self.lossy
+            && self.acc_sent >= LOSS_SAMPLE_MIN
+            && now.since(self.sampled) >= Duration::from_ms(LOSS_SAMPLE_MS);
+        if self.acc_sent < full && !slow {
+            return None;
+        }
+        let sample = (u64::from(self.acc_lost) * 10_000 / u64::from(self.acc_sent)) as u32;
+        self.acc_sent = 0;
+        self.acc_lost = 0;
+        // `sample` is at most 10,000: `acc_lost` is at most `acc_sent`.
+        self.loss_bp = if self.measured {
+            (u32::from(self.loss_bp) + sample) / 2
+        } else {
+            sample
+        } as u16;
+        self.measured = true;
+        self.sampled = now;
+        // The mean and the sample itself: a burst that hit one link's
+        // sample alone (a full port, whole GSO packets per link) stays in
+        // the mean for two more samples, but is one strike, not three.
+        let over = others.is_some_and(|o| {
+            lossy_margin(u32::from(self.loss_bp), o, thresh) && lossy_margin(sample, o, thresh)
+        });
+        self.strikes = if over {
+            self.strikes.saturating_add(1)
+        } else {
+            0
+        };
+        if thresh == 0 {
+            if !self.lossy {
+                return None;
+            }
+            self.set_lossy(false, now);
+            Some(false)
+        } else if !self.lossy && self.strikes >= LOSS_STRIKES {
+            self.set_lossy(true, now);
+            self.lossy_count += 1;
+            self.clean_run = 0;
+            Some(true)
+        } else {
+            None
+        }
+    }
+
     /// Whether data may be sent to the peer on this endpoint.
     pub fn usable(&self) -> bool {
         !self.failed && !self.peer_failed && !self.lossy
@@ -816,77 +907,21 @@ impl Detector {
         e.acc_sent = e.acc_sent.saturating_add(dtx);
         e.acc_lost = e.acc_lost.saturating_add(dtx - drx);
         let bit = 1u8 << link;
-        if e.lossy {
-            e.clean_run = if drx == dtx {
-                e.clean_run
-                    .saturating_add(dtx.min(u32::from(u16::MAX)) as u16)
-            } else {
-                0
-            };
-            // Back after a clean run, or a sample no worse than the others'
-            // plus half the threshold (where every link loses some).
-            let sample_ok = e.acc_sent >= LOSS_SAMPLE_BACK
-                && others.is_some_and(|o| {
-                    (u64::from(e.acc_lost) * 10_000 / u64::from(e.acc_sent)) as u32
-                        <= o + thresh / 2
-                });
-            if u32::from(e.clean_run) >= LOSS_CLEAN_BACK || sample_ok {
-                // Measured afresh from now: no stale 0 % for the others to
-                // compare with, nor to halve the next figure.
-                e.loss_bp = 0;
-                e.measured = false;
-                e.strikes = 0;
-                e.acc_sent = 0;
-                e.acc_lost = 0;
-                e.set_lossy(false, now);
-                t.lossless = bit;
-                return t;
-            }
-        }
-        let full = if e.lossy {
-            LOSS_SAMPLE_BACK
-        } else {
-            LOSS_SAMPLE
-        };
-        let slow = !e.lossy
-            && e.acc_sent >= LOSS_SAMPLE_MIN
-            && now.since(e.sampled) >= Duration::from_ms(LOSS_SAMPLE_MS);
-        if e.acc_sent < full && !slow {
+        if e.lossy && e.back_from_lossy(dtx, drx, others, thresh, now) {
+            t.lossless = bit;
             return t;
         }
-        let sample = (u64::from(e.acc_lost) * 10_000 / u64::from(e.acc_sent)) as u32;
-        e.acc_sent = 0;
-        e.acc_lost = 0;
-        // `sample` is at most 10,000: `acc_lost` is at most `acc_sent`.
-        e.loss_bp = if e.measured {
-            (u32::from(e.loss_bp) + sample) / 2
-        } else {
-            sample
-        } as u16;
-        e.measured = true;
-        e.sampled = now;
-        // The mean and the sample itself: a burst that hit one link's
-        // sample alone (a full port, whole GSO packets per link) stays in
-        // the mean for two more samples, but is one strike, not three.
-        let over = others.is_some_and(|o| {
-            lossy_margin(u32::from(e.loss_bp), o, thresh) && lossy_margin(sample, o, thresh)
-        });
-        e.strikes = if over { e.strikes.saturating_add(1) } else { 0 };
-        if thresh == 0 {
-            if e.lossy {
-                e.set_lossy(false, now);
-                t.lossless = bit;
+        match e.take_sample(others, thresh, now) {
+            Some(true) => {
+                t.lossy = bit;
+                // The data it carried until now says nothing of the peer's
+                // use of it from now on (`judge`: a lossy link busy with
+                // the peer's data is judged by SLOW_TOUT, one without by
+                // its probes' interval).
+                self.busy &= !bit;
             }
-        } else if !e.lossy && e.strikes >= LOSS_STRIKES {
-            e.set_lossy(true, now);
-            e.lossy_count += 1;
-            e.clean_run = 0;
-            t.lossy = bit;
-            // The data it carried until now says nothing of the peer's
-            // use of it from now on (`judge`: a lossy link busy with the
-            // peer's data is judged by SLOW_TOUT, one without by its
-            // probes' interval).
-            self.busy &= !bit;
+            Some(false) => t.lossless = bit,
+            None => {}
         }
         t
     }
