@@ -322,22 +322,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
             if last.before(self.next) {
                 return self.receive_late(seq, last, d, pkt, up);
             }
-            // A run whose first numbers were given up: those come late, as
-            // a packet of each would, and the rest brings `next` on.
-            self.stats.late += 1;
-            self.far_run = 0;
-            let mut s = seq;
-            while s != self.next {
-                if self.is_lost(s) {
-                    self.stats.late_loss += 1;
-                    self.set_lost(s, false);
-                }
-                self.set_gone(s, false);
-                s = s.next();
-            }
-            up(pkt);
-            self.next = self.pass(self.next, last, up);
-            self.drain_in_order(up);
+            self.receive_straddling(seq, last, pkt, up);
             return None;
         }
         self.far_run = 0;
@@ -396,6 +381,26 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Window<P, B> {
         self.stats.held += 1;
         self.hold(i, now, pkt);
         None
+    }
+
+    /// A run `seq..=last` whose first numbers were given up and whose
+    /// last ones are `next` on: those come late, as a packet of each
+    /// would, and the rest brings `next` on.
+    fn receive_straddling(&mut self, seq: Seq, last: Seq, pkt: P, up: &mut impl FnMut(P)) {
+        self.stats.late += 1;
+        self.far_run = 0;
+        let mut s = seq;
+        while s != self.next {
+            if self.is_lost(s) {
+                self.stats.late_loss += 1;
+                self.set_lost(s, false);
+            }
+            self.set_gone(s, false);
+            s = s.next();
+        }
+        up(pkt);
+        self.next = self.pass(self.next, last, up);
+        self.drain_in_order(up);
     }
 
     /// The buffer, once nothing is held: for the caller to give back.
