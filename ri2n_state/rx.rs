@@ -99,6 +99,53 @@ fn rx_left(
     }
 }
 
+/// What a window released for receive to hand up, and what it adds up.
+struct Delivery<'u> {
+    up: &'u mut SkbList,
+    /// Short packets skip an idle GRO cell (`ends_gro_run`).
+    short_max: u32,
+    /// Truesize of what left the window.
+    out_bytes: usize,
+    /// Every packet ends any run GRO could merge.
+    ends_runs: bool,
+    packets: u64,
+    bytes: u64,
+}
+
+impl<'u> Delivery<'u> {
+    fn new(up: &'u mut SkbList, short_max: u32) -> Self {
+        Delivery {
+            up,
+            short_max,
+            out_bytes: 0,
+            ends_runs: true,
+            packets: 0,
+            bytes: 0,
+        }
+    }
+
+    fn push(&mut self, mut s: Skb) {
+        self.packets += u64::from(span_of(&s));
+        self.bytes += u64::from(s.len());
+        self.out_bytes += s.truesize() as usize;
+        // After truesize is counted: parsing may pull, which can grow it.
+        self.ends_runs = self.ends_runs && ends_gro_run(&mut s, self.short_max);
+        self.up.push(s);
+    }
+}
+
+/// One log line for a peer's restart.
+fn log_restart(dev_name: &str, src: &Mac, epoch: u64) {
+    if crate::net::ratelimit() {
+        pr_info!(
+            "{}: peer {} restarted (new epoch {:x})\n",
+            dev_name,
+            MacFmt(src),
+            epoch
+        );
+    }
+}
+
 /// One-switch mode: what the wire said of a frame.
 #[derive(Clone, Copy)]
 pub(crate) struct Wire {
@@ -428,19 +475,7 @@ impl State {
         // a packet since (core/window.rs, `waited_us`).
         let t = now();
         ctx.fold(peer);
-        // Truesize of what left the windows (a `Cell`: read while the
-        // closure lives).
-        let out_bytes = core::cell::Cell::new(0usize);
-        let ends_runs = core::cell::Cell::new(true);
-        let (packets, bytes) = (core::cell::Cell::new(0u64), core::cell::Cell::new(0u64));
-        let mut deliver = |mut s: Skb| {
-            packets.set(packets.get() + u64::from(span_of(&s)));
-            bytes.set(bytes.get() + u64::from(s.len()));
-            out_bytes.set(out_bytes.get() + s.truesize() as usize);
-            // After truesize is counted: parsing may pull, which can grow it.
-            ends_runs.set(ends_runs.get() && ends_gro_run(&mut s, short_max));
-            up.push(s);
-        };
+        let mut dl = Delivery::new(up, short_max);
         if let (Frame::Data(_), Some(s)) = (&kind, &skb) {
             held.add(s.truesize() as usize);
         }
@@ -452,39 +487,34 @@ impl State {
             sealed: a.epoch,
             frames: a.frames,
         };
-        let got = peer.receive(&arrival, kind, skb, probing, &params, bufs, &mut deliver);
+        let got = peer.receive(&arrival, kind, skb, probing, &params, bufs, &mut |s| {
+            dl.push(s)
+        });
         let left = match got.left {
             Left::Up(s) => {
                 // Not from a window: not in `out_bytes`.
                 let size = s.truesize() as usize;
-                deliver(s);
-                out_bytes.set(out_bytes.get() - size);
+                dl.push(s);
+                dl.out_bytes -= size;
                 Left::Nothing
             }
             other => other,
         };
         rx_left(left, stats, held, done, garbage);
         if let Some(e) = got.restarted {
-            if crate::net::ratelimit() {
-                pr_info!(
-                    "{}: peer {} restarted (new epoch {:x})\n",
-                    dev_name,
-                    MacFmt(src),
-                    e
-                );
-            }
+            log_restart(dev_name, src, e);
         }
         after.kick |= got.answer;
         // Whatever left a window (in order, a heartbeat's resync or loss
         // release, FAST_TOUT) is no longer held.
-        held.sub(out_bytes.get());
+        held.sub(dl.out_bytes);
         if held.get() > params.held_mem() {
             // The arriving peer's window goes up whole: the total then
             // stays within held_mem plus a packet.
             stats.rx_held_full.add(1);
-            out_bytes.set(0);
-            peer.rx.flush(bufs, &mut deliver);
-            held.sub(out_bytes.get());
+            dl.out_bytes = 0;
+            peer.rx.flush(bufs, &mut |s| dl.push(s));
+            held.sub(dl.out_bytes);
         }
         if !got.tr.is_empty() {
             log_transitions(dev_name, slaves, src, &got.tr, t, &peer.det);
@@ -504,10 +534,17 @@ impl State {
         let hb = peer.hb_pending & carrier != 0;
         // Up under the peer's cell, so that what the window released goes
         // up before anything receive takes without the state lock later.
-        after.claim = hand_up(gro, a.slot, up, ends_runs.get(), bh);
+        let Delivery {
+            up,
+            ends_runs,
+            packets,
+            bytes,
+            ..
+        } = dl;
+        after.claim = hand_up(gro, a.slot, up, ends_runs, bh);
         drop(c);
-        stats.rx_packets.add(packets.get());
-        stats.rx_bytes.add(bytes.get());
+        stats.rx_packets.add(packets);
+        stats.rx_bytes.add(bytes);
         self.rx_schedule(a.slot, need, hb);
         after
     }
