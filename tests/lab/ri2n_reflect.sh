@@ -28,7 +28,10 @@ peers=$(proc_counter n2 peers_new)
 pretty INFO "n1 forged ${forged:-0} frames from 2,000 MACs; n2 admitted $peers peers and sent $out frames over 16 s beyond its own ($idle per 4 s)"
 check "the forged frames were sent (${forged:-0})" test "${forged:-0}" -ge 1900
 check "n2 took them for new peers ($peers)" test "${peers:-0}" -ge 1000
-check "n2 sent no more than it was sent ($out for ${forged:-0})" test "$out" -le "${forged:-0}"
+# One answer per forged frame, and n2's own frames estimated from 4 s of
+# them: what they add beyond the estimate (IPv6, ARP) is allowed 2 %; a
+# reflection is several frames out per frame in.
+check "n2 sent no more than it was sent ($out for ${forged:-0}, 2 % for its own)" test "$out" -le $((${forged:-0} + ${forged:-0} / 50))
 
 on n2 rmmod ri2n
 RI2N_PARAMS="peer_mem=36000" ri2n_up n2 || fail "ri2n_up n2 with a table of 15"
