@@ -30,7 +30,7 @@ check "get reads the keys' state" test "$(on n1 ri2n get ri2n0 auth state)" = of
 
 # Across a failover: events and watch run while n2's eth1 loses carrier
 # under a transfer and gets it back.
-on n1 sh -c "ri2n events ri2n0 --timeout 12 >/tmp/events 2>&1 &"
+on n1 sh -c "ri2n events ri2n0 --timeout 60 >/tmp/events 2>&1 &"
 on n1 sh -c "ri2n watch ri2n0 --interval 200 >/tmp/watch 2>&1 & echo \$! >/tmp/watch.pid"
 transfer_start n1 n2 "$(mib 40)"
 sleep 1.5
