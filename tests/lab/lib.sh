@@ -182,6 +182,19 @@ link_carrier() {
 	esac
 }
 
+# eavesdrop on|off: n3 listens to n1 and n2 as a host on a shared segment
+# does: the bridges forget and stop learning n1's and n2's addresses (a
+# hub), so their unicast floods, and n3's ports are promiscuous.
+eavesdrop() {
+	local k i learn=on
+	[ "$1" = on ] && learn=off
+	for k in 0 1; do
+		for i in 1 2; do ns bridge link set dev n${i}e$k learning $learn; done
+		ns ip link set br$k type bridge fdb_flush
+		on n3 ip link set eth$k promisc "$1"
+	done
+}
+
 # Detaching the tap from its bridge drops every frame both ways, while QEMU
 # keeps the guest's link up: the failure miimon cannot see.
 link_blackhole() {

@@ -87,16 +87,7 @@ check "full-size ping with DF at mtu 1476" on n1 ping -c 2 -M 'do' -s 1448 -W 2 
 # n3 captures sealed frames as an eavesdropper on a shared segment sees
 # them: the bridges forget and stop learning addresses (a hub), so unicast
 # floods, and n3 listens promiscuously.
-hub() { # on|off
-	local k i learn=on
-	[ "$1" = on ] && learn=off
-	for k in 0 1; do
-		for i in 1 2; do ns bridge link set dev n${i}e$k learning $learn; done
-		ns ip link set br$k type bridge fdb_flush
-		on n3 ip link set eth$k promisc "$1"
-	done
-}
-hub on
+eavesdrop on
 on n1 ping -c 50 -i 0.05 -q 10.0.0.2 >/dev/null &
 pinger=$!
 for l in 0 1; do
@@ -116,7 +107,7 @@ check "n3 captured sealed heartbeats to replay" on n3 sh -c 'test -s /tmp/hb0 -o
 # Captured: a switch again, so that n3 is not flooded with the pair's bulk
 # traffic (which would cost n3's guest, hence the host, CPU that the
 # goodput comparison below would then miss).
-hub off
+eavesdrop off
 
 # --- Keyed pair under forgery ---------------------------------------------
 # (The unkeyed forgeries above may have left n2 with a fake epoch for n1,

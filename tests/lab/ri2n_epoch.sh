@@ -26,22 +26,13 @@ check "the keyed pair talks" on n2 ping -c 3 -i 0.2 -W 2 -q 10.0.0.1
 
 # n3 listens as an eavesdropper on a shared segment: the bridges flood
 # unicast (no learning), n3's port is promiscuous.
-hub() { # on|off
-	local k i learn=on
-	[ "$1" = on ] && learn=off
-	for k in 0 1; do
-		for i in 1 2; do ns bridge link set dev n${i}e$k learning $learn; done
-		ns ip link set br$k type bridge fdb_flush
-		on n3 ip link set eth$k promisc "$1"
-	done
-}
-hub on
+eavesdrop on
 on n3 ri2n-forge eth0 capture /tmp/data --src "$m2" --kind data --count 20 --timeout 5 >/dev/null &
 capture=$!
 sleep 0.5
 on n2 ping -c 40 -i 0.05 -W 2 -q 10.0.0.1 >/dev/null
 wait $capture
-hub off
+eavesdrop off
 captured=$(on n3 sh -c 'wc -l </tmp/data')
 check "n3 captured n2's sealed data ($captured frames)" test "${captured:-0}" -ge 10
 
