@@ -16,6 +16,10 @@
 #                 kmemleak, atomic-sleep checks)
 #   make bench    ri2n vs one link vs bonding balance-rr in the lab: ping-pong,
 #                 bulk TCP, failover timelines, MPI; bench/results/README.md
+#   make bench-apps   LAMMPS on 2 and 4 nodes (uncut and with a link cut),
+#                 netperf, sockperf and MPI collectives over ri2n, one link,
+#                 bonding (miimon and ARP monitor) and OpenMPI over both
+#                 NICs; bench/results/apps/README.md
 #   make insns    guest instructions per round trip and per MiB, by function
 #                 (a QEMU plugin); bench/results/insns
 #   make hostprof where a round trip's wall time goes under TCG, seen from
@@ -32,7 +36,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all tool module install demo check check-debug style unit lab-test bench insns hostprof bench-core bench-sim fuzz setup clean
+.PHONY: all tool module install demo check check-debug style unit lab-test bench bench-apps insns hostprof bench-core bench-sim fuzz setup clean
 
 all: module
 
@@ -82,6 +86,10 @@ demo:
 bench:
 	scripts/setup-host.sh --bench
 	LAB_MPI=1 scripts/lab run scripts/bench-lab.sh
+
+bench-apps:
+	scripts/setup-host.sh --apps
+	LAB_MPI=1 LAB_APPS=1 scripts/lab run scripts/apps-lab.sh
 
 # Where the guests' CPU time goes (perf, by kernel symbol), for 64-byte and
 # 16 KiB ping-pong and unshaped bulk over one link, bonding, ri2n and ri2n

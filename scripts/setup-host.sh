@@ -25,9 +25,12 @@ APT_PKGS=(
 )
 QEMU_PKG=qemu-system-x86
 # --bench: what make bench needs besides (plots, the MPI ping-pong);
-# --demo: the demo's timeline plot.
+# --apps: that and make bench-apps's applications (LAMMPS, netperf,
+# sockperf); --demo: the demo's timeline plot.
+BENCH_PKGS=(gnuplot-nox openmpi-bin libopenmpi-dev linux-perf)
 case "${1:-}" in
---bench) APT_PKGS+=(gnuplot-nox openmpi-bin libopenmpi-dev linux-perf) ;;
+--bench) APT_PKGS+=("${BENCH_PKGS[@]}") ;;
+--apps) APT_PKGS+=("${BENCH_PKGS[@]}" lammps liblammps0 netperf sockperf) ;;
 --demo) APT_PKGS+=(gnuplot-nox) ;;
 esac
 
@@ -59,6 +62,27 @@ if [ "$(cat $sources 2>/dev/null)" != "$want_sources" ] || [ "$(cat $prefs 2>/de
 	printf '%s\n' "$want_prefs" >$prefs
 	updated=0
 	apt_update
+fi
+# netperf is in bookworm's non-free section only (trixie's needs a newer
+# libc): --apps adds that section, pinned at 100 so that it only ever
+# provides packages named for installation.
+if [ "${1:-}" = --apps ]; then
+	nf_sources=/etc/apt/sources.list.d/ri2n-nonfree.sources
+	nf_prefs=/etc/apt/preferences.d/ri2n-nonfree
+	want_nf_sources='Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg'
+	want_nf_prefs='Package: *
+Pin: release n=bookworm,c=non-free
+Pin-Priority: 100'
+	if [ "$(cat $nf_sources 2>/dev/null)" != "$want_nf_sources" ] || [ "$(cat $nf_prefs 2>/dev/null)" != "$want_nf_prefs" ]; then
+		printf '%s\n' "$want_nf_sources" >$nf_sources
+		printf '%s\n' "$want_nf_prefs" >$nf_prefs
+		updated=0
+		apt_update
+	fi
 fi
 
 missing=()
