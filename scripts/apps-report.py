@@ -34,15 +34,17 @@ def read_tsv(name):
 
 
 def meta():
-    path = os.path.join(RAW, "meta.txt")
-    if not os.path.exists(path):
-        return {}
+    """The runs' meta-PARTS.txt files (a part may be rerun alone), merged; a
+    key whose value differs between them lists each, with its parts."""
     out = {}
-    with open(path) as f:
-        for line in f:
-            k, _, v = line.rstrip("\n").partition(" ")
-            out[k] = v
-    return out
+    for path in sorted(glob.glob(os.path.join(RAW, "meta-*.txt"))):
+        parts = os.path.basename(path)[5:-4]
+        with open(path) as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition(" ")
+                out.setdefault(k, {}).setdefault(v, []).append(parts)
+    return {k: v if len(vs) == 1 else "; ".join(f"{x} ({', '.join(p)})" for x, p in vs.items())
+            for k, vs in out.items() for v in [next(iter(vs))]}
 
 
 def fnum(s):
@@ -52,12 +54,21 @@ def fnum(s):
         return None
 
 
+def median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    n = len(xs)
+    if not n:
+        return None
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
 def lammps_runs():
-    """(nodes, cfg, fault) -> dict(loop, comm, steps)."""
+    """(nodes, cfg, run) -> dict(loop, comm, steps); run is none-rROUND for
+    the uncut rounds, carrier or blackhole for the cuts."""
     runs = {}
     for row in read_tsv("lammps.tsv"):
-        nodes, cfg, fault, loop, comm, steps = (row + [""] * 6)[:6]
-        runs[(int(nodes), cfg, fault)] = {
+        nodes, cfg, run, loop, comm, steps = (row + [""] * 6)[:6]
+        runs[(int(nodes), cfg, run)] = {
             "loop": fnum(loop),
             "comm": fnum(comm),
             "steps": int(fnum(steps) or 0),
@@ -65,10 +76,10 @@ def lammps_runs():
     return runs
 
 
-def timeline(nodes, cfg, fault):
+def timeline(nodes, cfg, run):
     """Steps against seconds since the loop started (host clock), and the
     cut and heal times on the same axis."""
-    path = os.path.join(RAW, f"lammps-{nodes}-{cfg}-{fault}.txt")
+    path = os.path.join(RAW, f"lammps-{nodes}-{cfg}-{run}.txt")
     if not os.path.exists(path):
         return None
     t0, cut, heal, pts, header = None, None, None, [], False
@@ -100,7 +111,7 @@ def pct(x):
     return f"{x:.0f} %" if x is not None else "–"
 
 
-def lammps_section(m, runs, targets, plots):
+def lammps_section(m, runs, targets, plots, bars):
     lines = []
     if not runs:
         return lines
@@ -108,30 +119,39 @@ def lammps_section(m, runs, targets, plots):
         "## LAMMPS, LJ melt",
         "",
         f"`lmp -in tools/apps/in.lj`, a cube of {m.get('lj_box', '?')} fcc cells a side "
-        f"({int(m.get('lj_box', '0')) ** 3 * 4} atoms), {m.get('lj_steps', '?')} steps, one rank per node, "
-        "OpenMPI's TCP BTL over the configuration's interfaces. Loop time is LAMMPS's "
-        "own (\"Loop time of\"); comm is its share of the loop spent in communication "
-        "(the \"Comm\" row, rank mean). A cut run takes n2's link 1 down a third of the "
-        "way through the uncut run's loop time and back at two thirds; slowdown is its "
-        "loop time over the uncut run's. One link uses eth0 only: a cut of link 1 does "
-        "not touch it, so it is not cut.",
+        f"({int(m['lj_box']) ** 3 * 4 if m.get('lj_box', '').isdigit() else '?'} atoms), "
+        f"{m.get('lj_steps', '?')} steps, one rank per node, OpenMPI's TCP BTL over the "
+        "configuration's interfaces. Loop time is LAMMPS's own (\"Loop time of\"): the "
+        "median of the uncut rounds, with their range; comm is the share of the loop spent "
+        "in communication (LAMMPS's \"Comm\" row, rank mean; median of the rounds). A cut "
+        "run takes n2's link 1 of the configuration down a third of the way through its "
+        "median uncut loop time and back at two thirds; slowdown is its loop time over that "
+        "median. One link is not cut (a cut of another link does not touch it).",
         "",
     ]
     for nodes in sorted({k[0] for k in runs}):
-        cfgs = [c for c in CFG_NAMES if (nodes, c, "none") in runs]
+        rounds = sorted({int(k[2][6:]) for k in runs if k[0] == nodes and k[2].startswith("none-r")})
+        cfgs = [c for c in CFG_NAMES if any((nodes, c, f"none-r{r}") in runs for r in rounds)]
+
+        def loops(c):
+            return [runs.get((nodes, c, f"none-r{r}"), {}).get("loop") for r in rounds]
+
+        uncut = {c: median(loops(c)) for c in cfgs}
         lines += [
-            f"### {nodes} nodes",
+            f"### {nodes} nodes, {len(rounds)} rounds",
             "",
-            "| configuration | loop (s) | steps/s | comm | carrier cut: loop (s) | slowdown | blackhole: loop (s) | slowdown |",
+            "| configuration | loop (s) | steps/s | comm | carrier cut: loop (s) | slowdown | blackhole cut: loop (s) | slowdown |",
             "|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for c in cfgs:
-            u = runs[(nodes, c, "none")]
+            ls = [x for x in loops(c) if x is not None]
             row = [CFG_NAMES[c]]
-            if u["loop"]:
-                row += [f"{u['loop']:.1f}", f"{u['steps'] / u['loop']:.2f}", pct(u["comm"])]
+            if uncut[c]:
+                row += [f"{uncut[c]:.1f} ({min(ls):.1f}–{max(ls):.1f})" + ("" if len(ls) == len(rounds) else f", {len(rounds) - len(ls)} did not finish"),
+                        f"{int(m.get('lj_steps', '0') or 0) / uncut[c]:.2f}" if m.get("lj_steps", "").isdigit() else "–",
+                        pct(median([runs.get((nodes, c, f"none-r{r}"), {}).get("comm") for r in rounds]))]
             else:
-                row += [f"did not finish (step {u['steps']})", "–", "–"]
+                row += ["did not finish", "–", "–"]
             for fault in ("carrier", "blackhole"):
                 r = runs.get((nodes, c, fault))
                 if r is None:
@@ -139,28 +159,30 @@ def lammps_section(m, runs, targets, plots):
                 elif r["loop"] is None:
                     row += [f"did not finish (step {r['steps']})", "–"]
                 else:
-                    row += [f"{r['loop']:.1f}", f"{r['loop'] / u['loop']:.2f} ×" if u["loop"] else "–"]
+                    row += [f"{r['loop']:.1f}", f"{r['loop'] / uncut[c]:.2f} ×" if uncut[c] else "–"]
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
-        # Targets: uncut, ri2n at least as fast as the best baseline.
-        base = [(runs[(nodes, c, "none")]["loop"], c) for c in BASELINES
-                if (nodes, c, "none") in runs and runs[(nodes, c, "none")]["loop"]]
-        r = runs.get((nodes, "ri2n", "none"))
-        if base and r and r["loop"]:
-            best, bc = min(base)
-            ratio = best / r["loop"]
-            targets.append((f"LAMMPS {nodes} nodes uncut: ri2n's speed ≥ the best baseline's ({CFG_NAMES[bc]})",
-                            f"{ratio:.3f} × ({r['loop']:.1f} s against {best:.1f} s)", ratio >= 1.0))
+        bars.append((nodes, [(c, uncut[c], (runs.get((nodes, c, "carrier")) or {}).get("loop"),
+                              (runs.get((nodes, c, "blackhole")) or {}).get("loop")) for c in cfgs]))
+        lines += [f"![LAMMPS loop time, {nodes} nodes](lammps-{nodes}-loop.png)", ""]
+        # Uncut: ri2n at least as fast as the best baseline, round by round.
+        base = [(uncut[c], c) for c in BASELINES if c in uncut and uncut[c]]
+        if base and uncut.get("ri2n"):
+            _, bc = min(base)
+            q = median([b / a for a, b in zip(loops("ri2n"), loops(bc)) if a and b])
+            if q:
+                targets.append((f"LAMMPS {nodes} nodes uncut: ri2n's speed ≥ the best baseline's ({CFG_NAMES[bc]}); median of the rounds' ratios",
+                                f"{q:.3f} × (loop {uncut['ri2n']:.1f} s against {uncut[bc]:.1f} s, medians)", q >= 1.0))
         for fault in ("carrier", "blackhole"):
             slow = {}
             for c in cfgs:
-                u, cut = runs[(nodes, c, "none")], runs.get((nodes, c, fault))
-                if cut and cut["loop"] and u["loop"]:
-                    slow[c] = cut["loop"] / u["loop"]
+                cut = runs.get((nodes, c, fault))
+                if cut and cut["loop"] and uncut[c]:
+                    slow[c] = cut["loop"] / uncut[c]
             if "ri2n" in slow:
-                others = {c: s for c, s in slow.items() if c not in ("ri2n", "ri2n-keyed")}
-                ok = all(slow["ri2n"] <= s for s in others.values())
-                desc = ", ".join(f"{CFG_NAMES[c]} {s:.2f}" for c, s in sorted(others.items(), key=lambda x: x[1]))
+                others = {c: x for c, x in slow.items() if c not in ("ri2n", "ri2n-keyed")}
+                ok = all(slow["ri2n"] <= x for x in others.values())
+                desc = ", ".join(f"{CFG_NAMES[c]} {x:.2f}" for c, x in sorted(others.items(), key=lambda x: x[1]))
                 targets.append((f"LAMMPS {nodes} nodes, {fault} cut: ri2n's slowdown the smallest of those that finish",
                                 f"ri2n {slow['ri2n']:.2f} × (others: {desc or 'none finished'})", ok))
             elif (nodes, "ri2n", fault) in runs:
@@ -169,133 +191,155 @@ def lammps_section(m, runs, targets, plots):
             name = f"lammps-{nodes}-{fault}.png"
             series = []
             for c in cfgs:
-                u = runs[(nodes, c, "none")]
-                tl = timeline(nodes, c, fault if c != "single" else "none")
-                if tl and tl["points"] and u["loop"]:
-                    series.append((c, u["loop"], tl))
+                tl = timeline(nodes, c, fault if c != "single" else f"none-r{rounds[0]}")
+                if tl and tl["points"] and uncut[c]:
+                    series.append((c, uncut[c], tl))
             if series:
                 plots.append((name, nodes, fault, series))
                 lines += [f"![LAMMPS progress, {nodes} nodes, {fault} cut]({name})", ""]
     return lines
 
 
-def sockperf(cfg, proto, size):
-    path = os.path.join(RAW, f"sockperf-{cfg}-{proto}-{size}.txt")
-    if not os.path.exists(path):
-        return None
-    out = {}
-    with open(path) as f:
-        for line in f:
-            mm = re.search(r"percentile (\d+\.\d+) = +([\d.]+)", line)
-            if mm:
-                out[mm.group(1)] = float(mm.group(2))
-    return out or None
-
-
-def pingpong(cfg):
-    path = os.path.join(RAW, f"pingpong-{cfg}.txt")
-    out = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                p = line.split()
-                if len(p) >= 3 and not line.startswith("#"):
-                    out[int(p[0])] = float(p[2])
-    return out
-
-
 def clients_section(targets):
-    rows = read_tsv("netperf.tsv")
+    """clients.tsv: round, path, test, bytes, value; every path measured by
+    turns in each round, so a ratio is taken within a round and the rounds'
+    ratios give their median."""
+    rows = read_tsv("clients.tsv")
     if not rows:
         return []
-    rr = {(r[0], int(r[2])): fnum(r[3]) for r in rows if r[1] == "TCP_RR"}
-    st = {r[0]: fnum(r[3]) for r in rows if r[1] == "TCP_STREAM"}
-    cfgs = [c for c in CFG_NAMES if any(k[0] == c for k in rr)]
+    val = {}
+    for r, path, test, size, v in rows:
+        val[(int(r), path, test, size)] = fnum(v)
+    rounds = sorted({k[0] for k in val})
+    paths = [p for p in CFG_NAMES if any(k[1] == p for k in val)]
+
+    def med(path, test, size):
+        return median([val[(r, path, test, size)] for r in rounds if val.get((r, path, test, size))])
+
+    def ratio(a, b, test, size):
+        """Median over rounds of a's figure over b's."""
+        return median([val[(r, a, test, size)] / val[(r, b, test, size)] for r in rounds
+                       if val.get((r, a, test, size)) and val.get((r, b, test, size))])
+
+    sizes = ["1", "64", "1024", "4096"]
     lines = [
         "## netperf, sockperf and tools/pingpong, 2 nodes",
         "",
-        "TCP_RR: transactions per second (one request and one response of the size, one "
-        "at a time), and tools/pingpong's round trips per second at the same size "
-        "(1 / its mean round trip) in the same lab. TCP_STREAM: 10⁶ bits/s.",
+        f"Every path in the same lab, measured by turns, {len(rounds)} rounds, each in "
+        "another order; each figure is the median of the rounds, each ratio the median of "
+        "the rounds' ratios. TCP_RR: transactions per second, one request and one response of "
+        "the size at a time; pingpong: tools/pingpong's round trips per second (1 / its "
+        "mean round trip) at the same size. TCP_STREAM: 10⁶ bits/s.",
         "",
-        "| configuration | " + " | ".join(f"TCP_RR {s} B (pingpong)" for s in (1, 64, 1024, 4096)) + " | TCP_STREAM |",
-        "|---|" + "---:|" * 5,
+        "| path | " + " | ".join(f"TCP_RR {s} B | pingpong {s} B" for s in sizes) + " | TCP_STREAM |",
+        "|---|" + "---:|" * (2 * len(sizes) + 1),
     ]
-    for c in cfgs:
-        pp = pingpong(c)
+    for p in paths:
         cells = []
-        for s in (1, 64, 1024, 4096):
-            v = rr.get((c, s))
-            p = f" ({1e6 / pp[s]:.0f})" if s in pp else ""
-            cells.append((f"{v:.0f}" if v else "–") + p)
-        cells.append(f"{st[c]:.1f}" if st.get(c) else "–")
-        lines.append(f"| {CFG_NAMES[c]} | " + " | ".join(cells) + " |")
+        for sz in sizes:
+            for test in ("netperf_rr", "pingpong_rr"):
+                v = med(p, test, sz)
+                cells.append(f"{v:.0f}" if v else "–")
+        v = med(p, "netperf_stream", "-")
+        cells.append(f"{v:.1f}" if v else "–")
+        lines.append(f"| {CFG_NAMES[p]} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "sockperf ping-pong, full round trip (µs): p50 / p99 / p99.9.",
+        "netperf TCP_RR against tools/pingpong over the same path and size, median of the "
+        "rounds' ratios (above 1: netperf counts more round trips per second).",
         "",
-        "| configuration | UDP 64 B | UDP 1024 B | TCP 64 B | TCP 1024 B |",
-        "|---|---:|---:|---:|---:|",
+        "| path | " + " | ".join(f"{s} B" for s in sizes) + " |",
+        "|---|" + "---:|" * len(sizes),
     ]
-    for c in cfgs:
+    for p in paths:
         cells = []
-        for proto, size in (("udp", 64), ("udp", 1024), ("tcp", 64), ("tcp", 1024)):
-            sp = sockperf(c, proto, size)
-            cells.append(" / ".join(f"{sp.get(k, 0):.0f}" for k in ("50.000", "99.000", "99.900")) if sp else "–")
-        lines.append(f"| {CFG_NAMES[c]} | " + " | ".join(cells) + " |")
+        for sz in sizes:
+            q = median([val[(r, p, "netperf_rr", sz)] / val[(r, p, "pingpong_rr", sz)] for r in rounds
+                        if val.get((r, p, "netperf_rr", sz)) and val.get((r, p, "pingpong_rr", sz))])
+            cells.append(f"{q:.3f}" if q else "–")
+        lines.append(f"| {CFG_NAMES[p]} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "sockperf ping-pong, 64 B, full round trip (µs), medians of the rounds: p50 / p99 / p99.9.",
+        "",
+        "| path | UDP | TCP |",
+        "|---|---:|---:|",
+    ]
+    for p in paths:
+        cells = []
+        for proto in ("udp", "tcp"):
+            qs = [med(p, f"sockperf_{proto}_p{q}", "64") for q in ("50", "99", "99.900")]
+            cells.append(" / ".join(f"{q:.0f}" if q else "–" for q in qs))
+        lines.append(f"| {CFG_NAMES[p]} | " + " | ".join(cells) + " |")
     lines.append("")
-    for s in (1, 64, 1024, 4096):
-        a, b = rr.get(("ri2n", s)), rr.get(("bond", s))
-        if a and b:
-            targets.append((f"netperf TCP_RR {s} B: ri2n within 5 % of bonding", f"{a / b:.3f} × ({a:.0f} against {b:.0f} /s)", a / b >= 0.95))
-    for proto, size in (("udp", 64), ("tcp", 64)):
-        a, b = sockperf("ri2n", proto, size), sockperf("bond", proto, size)
-        if a and b:
-            r = a["50.000"] / b["50.000"]
-            targets.append((f"sockperf {proto.upper()} {size} B p50: ri2n within 5 % of bonding",
-                            f"{r:.3f} × ({a['50.000']:.0f} against {b['50.000']:.0f} µs)", r <= 1.05))
+    if "ri2n" in paths and "bond" in paths:
+        for sz in sizes:
+            q = ratio("ri2n", "bond", "netperf_rr", sz)
+            if q:
+                targets.append((f"netperf TCP_RR {sz} B: ri2n within 5 % of bonding (median of {len(rounds)} rounds' ratios)",
+                                f"{q:.3f} × bonding's transactions/s", q >= 0.95))
+        for proto in ("udp", "tcp"):
+            q = ratio("ri2n", "bond", f"sockperf_{proto}_p50", "64")
+            if q:
+                targets.append((f"sockperf {proto.upper()} 64 B p50: ri2n within 5 % of bonding (median of {len(rounds)} rounds' ratios)",
+                                f"{q:.3f} × bonding's round trip", q <= 1.05))
     return lines
 
 
-def coll(nodes, cfg):
-    path = os.path.join(RAW, f"coll-{nodes}-{cfg}.txt")
+def coll(path):
     out = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                p = line.split()
-                if len(p) == 6 and p[0] in ("alltoall", "allreduce"):
-                    out[(p[0], int(p[1]))] = float(p[3])
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 6 and p[0] in ("alltoall", "allreduce"):
+                out[(p[0], int(p[1]))] = float(p[3])
     return out
 
 
 def coll_section(targets):
-    files = glob.glob(os.path.join(RAW, "coll-*-*.txt"))
+    """coll-NODES-CONFIG-rROUND.txt: each round ran every configuration by
+    turns; figures are medians of the rounds, ratios medians of the rounds'
+    ratios."""
+    files = glob.glob(os.path.join(RAW, "coll-*-r*.txt"))
     if not files:
         return []
+    data = {}
+    for f in files:
+        mm = re.match(r"coll-(\d+)-(.+)-r(\d+)\.txt$", os.path.basename(f))
+        if mm:
+            data[(int(mm.group(1)), mm.group(2), int(mm.group(3)))] = coll(f)
     lines = []
-    for nodes in sorted({int(os.path.basename(f).split("-")[1]) for f in files}):
-        cfgs = [c for c in CFG_NAMES if os.path.exists(os.path.join(RAW, f"coll-{nodes}-{c}.txt"))]
-        data = {c: coll(nodes, c) for c in cfgs}
+    sizes = (8, 1024, 65536, 1048576)
+    for nodes in sorted({k[0] for k in data}):
+        rounds = sorted({k[2] for k in data if k[0] == nodes})
+        cfgs = [c for c in CFG_NAMES if any(k[:2] == (nodes, c) for k in data)]
+
+        def fig(c, op, sz):
+            return [data.get((nodes, c, r), {}).get((op, sz)) for r in rounds]
+
         lines += [
-            f"## MPI collectives, {nodes} nodes",
+            f"## MPI collectives, {nodes} nodes, {len(rounds)} rounds",
             "",
-            "tools/mpi-coll (OSU-style): mean latency per call (µs), mean over ranks.",
+            "tools/mpi-coll (OSU-style): mean latency per call (µs), mean over ranks; "
+            "median of the rounds.",
             "",
             "| configuration | " + " | ".join(f"{op} {sz}" for op in ("alltoall", "allreduce") for sz in ("8 B", "1 KiB", "64 KiB", "1 MiB")) + " |",
             "|---|" + "---:|" * 8,
         ]
         for c in cfgs:
-            cells = [f"{data[c][(op, s)]:.0f}" if (op, s) in data[c] else "failed"
-                     for op in ("alltoall", "allreduce") for s in (8, 1024, 65536, 1048576)]
+            cells = []
+            for op in ("alltoall", "allreduce"):
+                for sz in sizes:
+                    v = median(fig(c, op, sz))
+                    cells.append(f"{v:.0f}" if v else "failed")
             lines.append(f"| {CFG_NAMES[c]} | " + " | ".join(cells) + " |")
         lines.append("")
-        if "ri2n" in data and "bond" in data:
-            for s in (8, 1024, 65536, 1048576):
-                a, b = data["ri2n"].get(("alltoall", s)), data["bond"].get(("alltoall", s))
-                if a and b:
-                    targets.append((f"all-to-all {nodes} nodes {s} B: ri2n at least bonding's speed",
-                                    f"{b / a:.3f} × ({a:.0f} against {b:.0f} µs)", a <= b))
+        if "ri2n" in cfgs and "bond" in cfgs:
+            for sz in sizes:
+                q = median([b / a for a, b in zip(fig("ri2n", "alltoall", sz), fig("bond", "alltoall", sz)) if a and b])
+                if q:
+                    targets.append((f"all-to-all {nodes} nodes {sz} B: ri2n at least bonding's speed (median of the rounds' ratios)",
+                                    f"{q:.3f} × (bonding's latency over ri2n's)", q >= 1.0))
     return lines
 
 
@@ -330,11 +374,37 @@ def plot(plots):
         subprocess.run(["gnuplot"], input="\n".join(cmds) + "\n" + "\n".join(data) + "\n", text=True, check=True)
 
 
+def plot_bars(bars):
+    """Loop time per configuration: uncut, carrier cut, blackhole cut (a run
+    that did not finish has no bar)."""
+    if not shutil.which("gnuplot"):
+        return
+    for nodes, rows in bars:
+        cmds = [
+            "set terminal pngcairo size 900,450",
+            f"set output '{os.path.join(OUT, f'lammps-{nodes}-loop.png')}'",
+            f"set title 'LAMMPS LJ melt loop time, {nodes} nodes (lower is faster)'",
+            "set style data histogram",
+            "set style histogram clustered gap 1",
+            "set style fill solid 0.8 border -1",
+            "set ylabel 'seconds'",
+            "set yrange [0:*]",
+            "set grid ytics",
+            "set key top left",
+            "set xtics rotate by -20",
+            "plot '-' using 2:xtic(1) title 'uncut', '-' using 3 title 'carrier cut', '-' using 4 title 'blackhole cut'",
+        ]
+        data = "\n".join(
+            f"\"{CFG_NAMES[c]}\" {u or 0} {cr or 0} {bh or 0}" for c, u, cr, bh in rows) + "\ne\n"
+        subprocess.run(["gnuplot"], input="\n".join(cmds) + "\n" + data * 3, text=True, check=True)
+
+
 def main():
     m = meta()
     targets, plots = [], []
     body = []
-    body += lammps_section(m, lammps_runs(), targets, plots)
+    bars = []
+    body += lammps_section(m, lammps_runs(), targets, plots, bars)
     body += clients_section(targets)
     body += coll_section(targets)
     head = [
@@ -342,8 +412,10 @@ def main():
         "",
         "Made by `make bench-apps` (scripts/apps-lab.sh, scripts/apps-report.py) from "
         "raw/. Guests run under TCG, one vCPU each; every link is shaped to "
-        f"{m.get('rate', '?')} on the host side. Absolute figures are this host's; the "
-        "targets compare configurations within one run.",
+        f"{m.get('rate', '?')} on the host side. Every configuration has links of its own "
+        "in the same lab, and they run by turns, each round in another order, so that the "
+        "host's drift (tens of percent over minutes) falls on all alike. Absolute figures "
+        "are this host's; the targets compare configurations within the lab.",
         "",
     ]
     head += [f"- {k}: {v}" for k, v in m.items()]
@@ -353,6 +425,7 @@ def main():
     with open(os.path.join(OUT, "README.md"), "w") as f:
         f.write("\n".join(head + body) + "\n")
     plot(plots)
+    plot_bars(bars)
     print("\n".join(head))
 
 
