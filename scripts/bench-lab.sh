@@ -10,8 +10,9 @@
 #      unshaped (CPU-bound), with TCP health (nstat) and guest CPU time;
 #   3. failover timelines (Fig. 15): bulk TCP, one link cut at 10 s and
 #      restored at 20 s, sampled every 0.1 s, as carrier loss and as a silent
-#      blackhole, ri2n and bonding;
-#   4. OpenMPI ping-pong over ri2n0 and over one link (Fig. 14);
+#      blackhole, ri2n and bonding (miimon, and the ARP monitor);
+#   4. OpenMPI ping-pong over ri2n0, over one link (Fig. 14), and over
+#      both NICs striped by OpenMPI itself;
 #   5. paired rounds (scripts/pair-lab.sh): ri2n0, one link and bonding,
 #      both with TSO off, in one lab by turns, shaped and unshaped, so that
 #      the targets' ratios do not depend on which minute each configuration
@@ -27,6 +28,8 @@
 # unshaped bulk, PROF_CFGS and PROF_WORK, only when asked: make profile,
 # summarised by scripts/profile-report.sh);
 # BENCH_BULK_CFGS="single ri2n ri2n-keyed" the bulk configurations,
+# BENCH_FAILOVER_CFGS="ri2n bond bond-arp" and BENCH_MPI_CFGS="single ri2n
+# mpi-2nic" those of failover and MPI,
 # BENCH_BULK_LINKS="2" the shaped link counts, BENCH_PP_CFGS the ping-pong
 # ones, BENCH_STREAMS="1" the iperf3 stream counts. ri2n-keyed: with a key
 #; ri2n-1sw: one-switch mode with
@@ -67,19 +70,32 @@ lab() {
 			on $n ip addr add "$(addr 1 $n)/24" dev eth0
 			DEV=eth0 SRC=$(addr 1 n1) DST=$(addr 1 n2)
 			;;
-		bond | bond-1500)
+		bond | bond-1500 | bond-arp)
 			# bond-1500: TSO off on the slaves, so that bonding too puts only
 			# MTU-sized frames on the wire (the kernel segments in software).
+			# bond-arp: the ARP monitor instead of miimon, what a site sets
+			# against a blackhole (scripts/apps-lab.sh says why "filter").
 			on $n modprobe bonding max_bonds=0
-			on $n ip link add bond0 type bond mode balance-rr miimon 100
+			if [ "$cfg" = bond-arp ]; then
+				on $n ip link add bond0 type bond mode balance-rr arp_interval 100 \
+					arp_ip_target "$(addr 3 "$([ $n = n1 ] && echo n2 || echo n1)")" arp_validate filter
+			else
+				on $n ip link add bond0 type bond mode balance-rr miimon 100
+			fi
 			for ((l = 0; l < links; l++)); do
 				on $n ip link set eth$l down
-				[ "$cfg" = bond ] || on $n ethtool -K eth$l tso off
+				[ "$cfg" != bond-1500 ] || on $n ethtool -K eth$l tso off
 				on $n ip link set eth$l master bond0
 			done
 			on $n ip link set bond0 up
 			on $n ip addr add "$(addr 3 $n)/24" dev bond0
 			DEV=bond0 SRC=$(addr 3 n1) DST=$(addr 3 n2)
+			;;
+		mpi-2nic)
+			# No driver: OpenMPI's TCP BTL stripes over both NICs itself.
+			on $n ip addr add "$(addr 1 $n)/24" dev eth0
+			on $n ip addr add "$(addr 2 $n)/24" dev eth1
+			DEV=eth0,eth1 SRC=$(addr 1 n1) DST=$(addr 1 n2)
 			;;
 		ri2n | ri2n-one | ri2n-keyed | ri2n-1sw | ri2n-seg | ri2n-nogro)
 			# ri2n-seg: tx_gso=0, ri2n segments GSO packets and stripes the
@@ -103,6 +119,10 @@ lab() {
 		link_carrier n2 1 down
 		sleep 0.5
 	fi
+	# bond-arp: the slaves come up once the probes have been answered.
+	[ "$cfg" != bond-arp ] || await 30 "bond0's slaves to be up" \
+		on n1 sh -c '[ "$(grep -c "MII Status: up" /proc/net/bonding/bond0)" = 3 ]' ||
+		fail "bond-arp: the ARP monitor did not bring both slaves up"
 	on n1 ping -c 3 -q -W 2 "$DST" >/dev/null || fail "$cfg: no ping to $DST"
 }
 
@@ -369,14 +389,15 @@ failover_samples() {
 # --- 4. MPI --------------------------------------------------------------------
 
 # mpi CONFIG: the OpenMPI ping-pong (tools/mpi-pingpong.c, Debian's
-# OpenMPI, nothing changed) between n1 and n2, TCP BTL over ri2n0 or eth0.
+# OpenMPI, nothing changed) between n1 and n2, TCP BTL over ri2n0, eth0,
+# or eth0 and eth1 (mpi-2nic).
 mpi() {
 	local cfg=$1
 	lab "$cfg" 2 "$RATE"
 	pretty BENCH "MPI ping-pong over $DEV"
 	on n1 mpirun --allow-run-as-root --oversubscribe -np 2 -H "$SRC,$DST" \
 		--mca plm_rsh_agent ri2n-rsh --mca btl tcp,self --mca btl_tcp_if_include "$DEV" \
-		--mca oob_tcp_if_include "$DEV" --bind-to none \
+		--mca oob_tcp_if_include "${DEV%%,*}" --bind-to none \
 		mpi-pingpong >"$RAW/mpi-$cfg.txt" || fail "mpirun over $DEV failed"
 	done_lab "MPI $cfg"
 }
@@ -414,7 +435,7 @@ if want bulk; then
 	for links in ${BENCH_BULK_LINKS:-2 4}; do
 		# single-1500 once: with MTU frames on the wire as well, one link's
 		# TCP health (ACKs per MiB) is ri2n's like-for-like reference.
-		for cfg in ${BENCH_BULK_CFGS:-single $([ $links = 2 ] && echo single-1500) bond ri2n ri2n-keyed $([ $links = 2 ] && echo ri2n-1sw ri2n-seg)}; do
+		for cfg in ${BENCH_BULK_CFGS:-single $([ $links = 2 ] && echo single-1500) bond $([ $links = 2 ] && echo bond-arp) ri2n ri2n-keyed $([ $links = 2 ] && echo ri2n-1sw ri2n-seg)}; do
 			for streams in ${BENCH_STREAMS:-1 4}; do bulk $cfg $links "$RATE" $streams; done
 		done
 	done
@@ -423,13 +444,15 @@ if want bulk; then
 	done
 fi
 if want failover; then
-	for cfg in ri2n bond; do
+	for cfg in ${BENCH_FAILOVER_CFGS:-ri2n bond bond-arp}; do
 		for fault in carrier blackhole; do failover $cfg $fault; done
 	done
-	for fault in carrier blackhole; do failover_samples $fault "${BENCH_FAILOVER_CUTS:-7}"; done
+	if [[ " ${BENCH_FAILOVER_CFGS:-ri2n} " == *" ri2n "* ]]; then
+		for fault in carrier blackhole; do failover_samples $fault "${BENCH_FAILOVER_CUTS:-7}"; done
+	fi
 fi
 if want mpi; then
-	for cfg in single ri2n; do mpi $cfg; done
+	for cfg in ${BENCH_MPI_CFGS:-single ri2n mpi-2nic}; do mpi $cfg; done
 fi
 if want paired; then
 	for rate in "$RATE" none; do paired "$rate"; done

@@ -55,12 +55,16 @@ pp_worst_vs() {
 
 # Bonding comes right before ri2n: the tables' last column is ri2n / bonding.
 PP_CFGS="single single-1500 bond-1500 ri2n-one ri2n-seg bond ri2n"
+# The failover timelines, CONFIG-FAULT.
+FAILOVER_RUNS="ri2n-carrier ri2n-blackhole bond-carrier bond-blackhole bond-arp-carrier bond-arp-blackhole"
 cfg_name() {
 	case $1 in
 	single) echo "one link" ;;
 	single-1500) echo "one link, TSO off" ;;
 	bond) echo "bonding" ;;
 	bond-1500) echo "bonding, TSO off" ;;
+	bond-arp) echo "bonding, ARP monitor" ;;
+	mpi-2nic) echo "OpenMPI over both NICs" ;;
 	ri2n-one) echo "ri2n, one link" ;;
 	ri2n-seg) echo "ri2n tx_gso=0" ;;
 	*) echo "$1" ;;
@@ -250,8 +254,8 @@ plot $(pp_plot "$rate" 5)
 EOF
 	done
 	local f cmds=()
-	for f in ri2n-carrier ri2n-blackhole bond-carrier bond-blackhole; do
-		[ -f "$RAW/failover-$f.tsv" ] && cmds+=("\"$RAW/failover-$f.tsv\" using 1:2 with lines lw 2 title \"${f/-/, }\"")
+	for f in $FAILOVER_RUNS; do
+		[ -f "$RAW/failover-$f.tsv" ] && cmds+=("\"$RAW/failover-$f.tsv\" using 1:2 with lines lw 2 title \"$(cfg_name "${f%-*}"), ${f##*-}\"")
 	done
 	if [ ${#cmds[@]} -gt 0 ]; then
 		local IFS=,
@@ -285,7 +289,9 @@ EOF
 	echo "- shaping: tbf $RATE (burst 128 KiB) on every tap's egress on the host, the link"
 	echo "  into each guest, as a switch port's line rate; \`none\` = unshaped, where the"
 	echo "  guests' emulated CPUs are the limit. Bonding: balance-rr, miimon 100,"
-	echo "  default tcp_reordering. ri2n: the paper's parameters (Table 2)."
+	echo "  default tcp_reordering; \"ARP monitor\": arp_interval 100, the peer as"
+	echo "  arp_ip_target, arp_validate filter, no miimon. ri2n: the paper's parameters"
+	echo "  (Table 2)."
 	echo
 
 	if [ -f "$RAW/bulk.tsv" ]; then
@@ -479,12 +485,12 @@ EOF
 		echo
 		echo "| config | fault | before, Mbit/s | during (from +2 s), Mbit/s | gap, ms | recovery, ms | endpoint out, ms | endpoint back, ms |"
 		echo "|---|---|--:|--:|--:|--:|--:|--:|"
-		for f in ri2n-carrier ri2n-blackhole bond-carrier bond-blackhole; do
+		for f in $FAILOVER_RUNS; do
 			[ -f "$RAW/failover-$f.tsv" ] || continue
 			read -r pre gap rec during < <(failover_metrics "$RAW/failover-$f.tsv")
 			d=$(awk '$1 == "detect_ms" {print $2}' "$RAW/failover-$f.watch" 2>/dev/null || true)
 			r=$(awk '$1 == "recover_ms" {print $2}' "$RAW/failover-$f.watch" 2>/dev/null || true)
-			echo "| ${f%%-*} | ${f#*-} | $pre | $during | $gap | $rec | ${d:--} | ${r:--} |"
+			echo "| $(cfg_name "${f%-*}") | ${f##*-} | $pre | $during | $gap | $rec | ${d:--} | ${r:--} |"
 		done
 		echo
 	fi
@@ -500,6 +506,16 @@ EOF
 		paste <(grep -v '^#' "$RAW/mpi-single.txt") <(grep -v '^#' "$RAW/mpi-ri2n.txt") |
 			awk '{printf "| %s | %.1f | %.1f | %.2f | %.2f | %.2f |\n", $1, $4, $9, $5, $10, ($5 > 0 ? $10 / $5 : 0)}'
 		echo
+		if [ -f "$RAW/mpi-mpi-2nic.txt" ]; then
+			echo "The baseline an HPC site has without any driver: OpenMPI's TCP BTL over"
+			echo "eth0 and eth1 itself (\`btl_tcp_if_include eth0,eth1\`), against ri2n0."
+			echo
+			echo "| bytes | OpenMPI over both NICs µs | ri2n µs | both NICs MB/s | ri2n MB/s | ri2n / both NICs |"
+			echo "|--:|--:|--:|--:|--:|--:|"
+			paste <(grep -v '^#' "$RAW/mpi-mpi-2nic.txt") <(grep -v '^#' "$RAW/mpi-ri2n.txt") |
+				awk '{printf "| %s | %.1f | %.1f | %.2f | %.2f | %.2f |\n", $1, $4, $9, $5, $10, ($5 > 0 ? $10 / $5 : 0)}'
+			echo
+		fi
 	fi
 } >"$MD"
 plots
