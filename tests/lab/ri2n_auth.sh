@@ -10,6 +10,8 @@
 #   n1 eth1 --- br1 --- eth1 n2        a mirror of n1's and n2's ports
 #                                      while it captures
 set -u
+# Times the driver's events from host actions: the guests' clocks.
+export LAB_CLOCKS=1
 . "$(dirname "$0")/lib.sh"
 lab_up 3 2
 ri2n_up n1 n2 || fail "ri2n_up"

@@ -4,6 +4,8 @@
 # find it, idle the heartbeats and a probe round do; a heartbeat brings it
 # back.
 set -u
+# Times the driver's events from host actions: the guests' clocks.
+export LAB_CLOCKS=1
 . "$(dirname "$0")/lib.sh"
 ri2n_pair 100mbit
 

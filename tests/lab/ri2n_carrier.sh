@@ -5,6 +5,8 @@
 # Links shaped to 100 Mbit/s into each guest (host-side tbf), so the
 # transfer lasts long enough to cut a link in its middle.
 set -u
+# Times the driver's events from host actions: the guests' clocks.
+export LAB_CLOCKS=1
 . "$(dirname "$0")/lib.sh"
 ri2n_pair 100mbit
 

@@ -8,6 +8,8 @@
 # 1 % loss: >= 0.9 x one clean link; once the loss ends, >= 0.95 x two
 # links within 3 s.
 set -u
+# Times the driver's events from host actions: the guests' clocks.
+export LAB_CLOCKS=1
 . "$(dirname "$0")/lib.sh"
 # On by default, at 0.5 %.
 ri2n_pair 100mbit

@@ -3,6 +3,8 @@
 # arrive. n1's detector sees it; its heartbeats tell n2, which stops sending
 # on link 1 as well. A transfer n2 -> n1 completes.
 set -u
+# Times the driver's events from host actions: the guests' clocks.
+export LAB_CLOCKS=1
 . "$(dirname "$0")/lib.sh"
 ri2n_pair 100mbit
 
