@@ -36,6 +36,8 @@
 # every link through one switch. BENCH_RI2N_PARAMS: more module
 # parameters for every ri2n configuration (stripe_segs=8, say).
 set -u
+# Failover timelines time the guests' events from host actions: their clocks.
+export LAB_CLOCKS=1
 . "$RI2N_ROOT/tests/lab/lib.sh"
 RATE=${BENCH_RATE:-100mbit}
 SECS=${BENCH_SECS:-10}
@@ -416,15 +418,21 @@ paired() {
 		bash "$RI2N_ROOT/scripts/pair-lab.sh" >&2 || fail "paired rounds at $1"
 }
 
-{
+commit="$(git -C "$RI2N_ROOT" rev-parse --short HEAD)$(git -C "$RI2N_ROOT" diff --quiet HEAD -- . ':!bench' || echo '+dirty')"
+# A run of some configurations only (BENCH_*_CFGS) adds rows to an existing
+# report: the report says which, from when.
+partial="${BENCH_PP_CFGS:+ BENCH_PP_CFGS=\"$BENCH_PP_CFGS\"}${BENCH_BULK_CFGS:+ BENCH_BULK_CFGS=\"$BENCH_BULK_CFGS\"}${BENCH_FAILOVER_CFGS:+ BENCH_FAILOVER_CFGS=\"$BENCH_FAILOVER_CFGS\"}${BENCH_MPI_CFGS:+ BENCH_MPI_CFGS=\"$BENCH_MPI_CFGS\"}"
+if [ -n "$partial" ] && [ -f "$RAW/meta.txt" ]; then
+	echo "rerun $(date -u +%Y-%m-%dT%H:%MZ), commit $commit, BENCH_ONLY=$ONLY$partial" >>"$RAW/meta.txt"
+else {
 	echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
-	echo "commit $(git -C "$RI2N_ROOT" rev-parse --short HEAD)$(git -C "$RI2N_ROOT" diff --quiet HEAD -- . ':!bench' || echo '+dirty')"
+	echo "commit $commit"
 	echo "kernel $(cat "${LAB_KERNEL%/arch/x86/boot/bzImage}/include/config/kernel.release") ($LAB_VARIANT, $(basename "${LAB_KERNEL%/arch/x86/boot/bzImage}"))"
 	echo "qemu $(qemu-system-x86_64 --version | head -1)"
 	echo "host $(nproc) x $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
 	echo "rate $RATE"
 	echo "secs $SECS"
-} >"$RAW/meta.txt"
+} >"$RAW/meta.txt"; fi
 
 if want pingpong; then
 	for cfg in ${BENCH_PP_CFGS:-single bond bond-1500 ri2n ri2n-1sw ri2n-seg}; do pingpong $cfg "$RATE"; done

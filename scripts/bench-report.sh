@@ -284,6 +284,7 @@ EOF
 	echo "from \`raw/\`). Two TCG QEMU guests, 1 vCPU each, on this project's lab."
 	echo
 	echo "- date: $(meta date); commit: $(meta commit)"
+	awk '$1 == "rerun" {sub(/^rerun /, ""); print "- rows run again or added since: " $0}' "$RAW/meta.txt"
 	echo "- kernel: $(meta kernel); $(meta qemu)"
 	echo "- host: $(meta host)"
 	echo "- shaping: tbf $RATE (burst 128 KiB) on every tap's egress on the host, the link"
