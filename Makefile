@@ -89,7 +89,8 @@ bench:
 
 bench-apps:
 	scripts/setup-host.sh --apps
-	LAB_MPI=1 LAB_APPS=1 scripts/lab run scripts/apps-lab.sh
+	rm -rf bench/results/apps/raw
+	LAB_APPS=1 scripts/lab run scripts/apps-lab.sh
 
 # Where the guests' CPU time goes (perf, by kernel symbol), for 64-byte and
 # 16 KiB ping-pong and unshaped bulk over one link, bonding, ri2n and ri2n

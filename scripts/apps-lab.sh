@@ -332,8 +332,10 @@ coll() {
 	echo "lj_steps $STEPS"
 	echo "lj_thermo $THERMO"
 	echo "secs $SECS"
-} >"$RAW/meta-${ONLY//,/-}.txt"
-want lammps && printf '#nodes\tcfg\trun\tloop_s\tcomm_pct\tlast_step\n' >"$RAW/lammps.tsv"
+} >"$RAW/meta-${ONLY//,/-}-${NODES// /-}.txt"
+# A run of some parts or node counts adds to the raw results of the others
+# (make bench-apps starts from none).
+want lammps && [ ! -f "$RAW/lammps.tsv" ] && printf '#nodes\tcfg\trun\tloop_s\tcomm_pct\tlast_step\n' >"$RAW/lammps.tsv"
 
 for nodes in $NODES; do
 	want lammps || { [ "$nodes" = 2 ] && want clients; } || { [ "$nodes" = 4 ] && want coll; } || continue
