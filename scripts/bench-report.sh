@@ -510,6 +510,12 @@ EOF
 		if [ -f "$RAW/mpi-mpi-2nic.txt" ]; then
 			echo "The baseline an HPC site has without any driver: OpenMPI's TCP BTL over"
 			echo "eth0 and eth1 itself (\`btl_tcp_if_include eth0,eth1\`), against ri2n0."
+			if grep -q '^rerun .*BENCH_MPI_CFGS' "$RAW/meta.txt"; then
+				echo "Its column comes from a later lab than ri2n's (\"rows run again\" above):"
+				echo "a host's speed differs between labs by up to 30 %, so the ratio is only"
+				echo "indicative; \`make bench-apps\` compares the two by turns in one lab (LAMMPS,"
+				echo "collectives)."
+			fi
 			echo
 			echo "| bytes | OpenMPI over both NICs µs | ri2n µs | both NICs MB/s | ri2n MB/s | ri2n / both NICs |"
 			echo "|--:|--:|--:|--:|--:|--:|"
