@@ -183,8 +183,6 @@ fault() {
 	esac
 }
 
-# sleep_until T_HOST_MS
-sleep_until() { sleep "$(awk -v t="$1" -v now="$(host_ms)" 'BEGIN {d = (t - now) / 1000; print (d > 0 ? d : 0)}')"; }
 
 # --- 1. LAMMPS ------------------------------------------------------------------
 

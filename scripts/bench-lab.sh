@@ -279,8 +279,6 @@ n2_n1_clock() {
 	read -r OFF21 ERR21 < <(on n1 ri2n-pingpong clock "$DST")
 }
 
-# sleep_until T_HOST_MS
-sleep_until() { sleep "$(awk -v t="$1" -v now="$(host_ms)" 'BEGIN {d = (t - now) / 1000; print (d > 0 ? d : 0)}')"; }
 
 # failover CONFIG carrier|blackhole: 30 s of bulk TCP n1 -> n2 sampled every
 # 0.1 s; n2's link 1 fails at 10 s and heals at 20 s (the receiver's side,

@@ -10,10 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 APPS_PKGS=(lammps liblammps0 netperf sockperf libopenmpi-dev)
-for p in "${APPS_PKGS[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		die "package $p is missing: run scripts/setup-host.sh --apps."
-done
+need_pkgs --apps "${APPS_PKGS[@]}"
 key=$({
 	cat "$0" "$RI2N_ROOT/tools/mpi-coll.c" "$RI2N_ROOT/tools/apps/in.lj"
 	dpkg-query -W "${APPS_PKGS[@]}"

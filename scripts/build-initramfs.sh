@@ -12,10 +12,7 @@ if [ -f "$out/base.cpio.gz" ]; then
 	echo "$out"
 	exit 0
 fi
-for p in "${GUEST_PKGS[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		die "package $p is missing: run scripts/setup-host.sh."
-done
+need_pkgs "" "${GUEST_PKGS[@]}"
 
 log "building guest initramfs in $out"
 rm -rf "$out"

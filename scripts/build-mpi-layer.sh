@@ -10,10 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 MPI_PKGS=(openmpi-bin libopenmpi3 libpmix2 dropbear-bin)
-for p in "${MPI_PKGS[@]}" libopenmpi-dev; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		die "package $p is missing: run scripts/setup-host.sh --bench."
-done
+need_pkgs --bench "${MPI_PKGS[@]}" libopenmpi-dev
 key=$({
 	cat "$0" "$RI2N_ROOT/tools/mpi-pingpong.c" "$(initramfs_dir)/id_ed25519.pub"
 	dpkg-query -W "${MPI_PKGS[@]}"

@@ -6,8 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-dpkg-query -W -f='${Status}' linux-perf 2>/dev/null | grep -q 'ok installed' ||
-	die "package linux-perf is missing: run scripts/setup-host.sh --bench."
+need_pkgs --bench linux-perf
 key=$({
 	cat "$0"
 	dpkg-query -W linux-perf

@@ -10,6 +10,16 @@ LLVM_DIR=/usr/lib/llvm-19
 KERNEL_PKG=linux-source-7.3
 export PATH="$TOOLS_DIR/bin:$LLVM_DIR/bin:$HOME/.cargo/bin:$PATH"
 
+# need_pkgs SETUP_FLAG PKG...: dies naming the first package not installed
+# and the setup-host.sh call that installs it.
+need_pkgs() {
+	local flag=$1 p
+	shift
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			die "package $p is missing: run scripts/setup-host.sh${flag:+ $flag}."
+	done
+}
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

@@ -314,6 +314,8 @@ peer_counters() {
 	for c in "$@"; do printf '%s=%s ' "$c" "$(peer_counter "$node" "$peer" "$c")"; done
 }
 host_ms() { date +%s%3N; }
+# sleep_until T_HOST_MS: sleeps until the host clock reads T_HOST_MS.
+sleep_until() { sleep "$(awk -v t="$1" -v now="$(host_ms)" 'BEGIN {d = (t - now) / 1000; print (d > 0 ? d : 0)}')"; }
 # guest_offset NODE: the guest clock minus the host clock, in ms, from the
 # quickest of 10 ssh round trips (error below half of it; a busy guest
 # answers some of them late).
