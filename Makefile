@@ -8,6 +8,8 @@
 #                 and shellcheck
 #   make tool     the ri2n command, tools/target/release/ri2n (show, watch,
 #                 events, get; the lab's guests carry it)
+#   make iplink   ip(8)'s ri2n link kind, tools/target/link_ri2n.so: ip link
+#                 add/set DEV type ri2n PARAM VALUE..., ip -d link show
 #   make module   ri2n.ko against KDIR (a Rust-enabled kernel build directory;
 #                 default: the lab's cached guest kernel, built if missing)
 #   make install  that ri2n.ko into /lib/modules/RELEASE/extra (under
@@ -36,7 +38,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all tool module install demo check check-debug style unit lab-test bench bench-apps insns hostprof bench-core bench-sim fuzz setup clean
+.PHONY: all tool iplink module install demo check check-debug style unit lab-test bench bench-apps insns hostprof bench-core bench-sim fuzz setup clean
 
 all: module
 
@@ -64,6 +66,15 @@ install: module
 
 tool:
 	cd tools && $(CARGO) build --release -p ri2n
+
+# iproute2 looks for link_KIND.so in its library directory; a slave's kind
+# is KIND_slave, hence the link.
+iplink: tools/target/link_ri2n.so
+tools/target/link_ri2n.so: tools/iproute2/link_ri2n.c include/uapi/linux/ri2n.h
+	tools/iproute2/check-ip.sh
+	mkdir -p tools/target
+	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
+	ln -sf link_ri2n.so tools/target/link_ri2n_slave.so
 
 style: setup
 	scripts/style.sh $(KDIR)

@@ -11,20 +11,21 @@
 //! *and* the lock, so RTNL alone is enough to read them.
 
 use crate::net::device::{
-    feature, AddrListLocked, Device, Driver, Ethtool, EthtoolStrings, ExtAck, Link, NetDevice,
-    NlMsg, Port, Rtnl, RxHandled, Setup, Stats64, Sysfs, TextBuf,
+    feature, AddrListLocked, AttrKind, Device, Driver, Ethtool, EthtoolStrings, ExtAck, Link,
+    LinkAttrs, NetDevice, NlMsg, Port, Rtnl, RxHandled, Setup, Stats64, Sysfs, TextBuf,
 };
 use crate::net::gro::GroCells;
 use crate::net::lock::Bh;
 use crate::net::lock::{SpinLockBh, SpinLockBhGuard};
 use crate::net::proc::{DeviceFile, DirName, ProcShow};
 use crate::net::rcu::RcuBox;
-use crate::net::skb::{Skb, SkbList};
+use crate::net::skb::Skb;
 use crate::net::timer::{DeviceTimer, Timer, TimerRef};
 use crate::net::{Mac, MacFmt};
 use crate::proto::auth::{Key, Keys};
 use crate::proto::header::{header_len_for, HEADER_LEN, MAX_HEADER_LEN};
-use crate::proto::params::{Param, Params, NPARAMS};
+use crate::proto::params::{Param, Params, Refusal, NPARAMS};
+use crate::proto::uapi::{self, Attr};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_peer::Slots;
 use crate::ri2n_state::{DevStats, State};
@@ -56,7 +57,7 @@ pub(crate) struct Ri2n {
     pub(crate) txq: [LinkQueue; MAX_LINKS],
     /// The state's table slots' cells, which unicast and receive reach
     /// without the state lock ([`Ri2n::slots`]).
-    slots: AtomicPtr<Slots>,
+    pub(crate) slots: AtomicPtr<Slots>,
     /// The state's counters, for `ndo_get_stats64` without its lock.
     pub(crate) stats: Arc<DevStats>,
     /// Our incarnation, carried by heartbeats (never 0).
@@ -95,20 +96,44 @@ const MIN_MTU: u32 = 68;
 /// with, and one more accepted (core/auth.rs has the rotation).
 pub(crate) const KEY_FILES: [&CStr; 2] = [c"key", c"key_accept"];
 
-/// `IFLA_INFO_DATA` attributes of `ip -d link show ri2n0` (ours; 0 unused).
-mod ifla {
-    pub(crate) const EPOCH: u16 = 1;
-    pub(crate) const VERSION: u16 = 2;
-    pub(crate) const SLAVES: u16 = 3;
-    pub(crate) const PEERS: u16 = 4;
-    /// The parameters, `Param` order, from here on (room for new ones).
-    pub(crate) const PARAM0: u16 = 16;
-    /// Slave attributes (`IFLA_INFO_SLAVE_DATA`).
-    pub(crate) const SLAVE_LINK: u16 = 1;
-    pub(crate) const SLAVE_CARRIER: u16 = 2;
-    pub(crate) const SLAVE_PEERS_UP: u16 = 3;
-    pub(crate) const SLAVE_PEERS_DOWN: u16 = 4;
+/// The parameters a request carries, and how many.
+fn param_attrs(attrs: &LinkAttrs<'_>) -> ([(Param, u32); NPARAMS], usize) {
+    let mut pairs = [(Param::FtHthresh, 0); NPARAMS];
+    let mut n = 0;
+    for p in Param::ALL {
+        if let Some(v) = attrs.u32(p.attr()) {
+            pairs[n] = (p, v);
+            n += 1;
+        }
+    }
+    (pairs, n)
 }
+
+/// Points a refusal about `p` at its attribute; about the two thresholds,
+/// at whichever of them the request carries.
+fn point_at(attrs: &LinkAttrs<'_>, p: Param, extack: &ExtAck) {
+    let p = match p {
+        Param::FtLthresh if attrs.u32(p.attr()).is_none() => Param::FtHthresh,
+        p => p,
+    };
+    extack.set_bad_attr(attrs, p.attr());
+}
+
+/// What each `IFLA_INFO_DATA` attribute is (core/uapi.rs numbers them):
+/// state is only reported, the parameters are set as u32s.
+const LINK_ATTRS: [AttrKind; uapi::IFLA_MAX as usize] = {
+    let mut kinds = [AttrKind::Reserved; uapi::IFLA_MAX as usize];
+    let mut ty = 1;
+    while ty <= uapi::IFLA_MAX {
+        kinds[ty as usize - 1] = match Attr::of(ty) {
+            Attr::State => AttrKind::ReadOnly(c"epoch, version, slaves and peers are read-only"),
+            Attr::Reserved => AttrKind::Reserved,
+            Attr::Param(_) => AttrKind::U32,
+        };
+        ty += 1;
+    }
+    kinds
+};
 
 impl Ri2n {
     /// The heartbeat timer (ri2n_hb.rs).
@@ -373,19 +398,58 @@ impl Link for Ri2n {
 
     const SLAVE_INFO_SIZE: usize = 4 * NlMsg::attr_size(4);
 
+    const ATTRS: &'static [AttrKind] = &LINK_ATTRS;
+
+    fn check_u32(ty: u16, v: u32, extack: &ExtAck) -> Result {
+        let Attr::Param(param) = Attr::of(ty) else {
+            return Ok(());
+        };
+        param.check(v).map_err(|error| {
+            extack.set_msg_fmt(format_args!(
+                "{}",
+                Refusal {
+                    param,
+                    value: v,
+                    error
+                }
+            ));
+            EINVAL
+        })
+    }
+
+    fn check_new(attrs: &LinkAttrs<'_>, extack: &ExtAck) -> Result {
+        let (pairs, n) = param_attrs(attrs);
+        match crate::module_defaults().with(&pairs[..n]) {
+            Ok(_) => Ok(()),
+            Err(r) => {
+                extack.set_msg_fmt(format_args!("{}", r));
+                point_at(attrs, r.param, extack);
+                Err(EINVAL)
+            }
+        }
+    }
+
+    fn changelink(dev: &Ri2nDev, rtnl: &Rtnl, attrs: &LinkAttrs<'_>, extack: &ExtAck) -> Result {
+        let (pairs, n) = param_attrs(attrs);
+        crate::ri2n_conf::set_params(dev, rtnl, &pairs[..n], extack).map_err(|(e, p)| {
+            point_at(attrs, p, extack);
+            e
+        })
+    }
+
     fn fill_info(dev: &Ri2nDev, msg: &mut NlMsg) -> Result {
         let (params, nslaves, npeers) = {
             let st = dev.data().lock_state();
             (*st.params(), st.nslaves(), st.npeers())
         };
         for (i, p) in Param::ALL.iter().enumerate() {
-            msg.put_u32(ifla::PARAM0 + i as u16, params.get(*p))?;
+            msg.put_u32(uapi::IFLA_PARAM0 + i as u16, params.get(*p))?;
         }
         // The low 32 bits, what heartbeats carry.
-        msg.put_u32(ifla::EPOCH, dev.data().epoch as u32)?;
-        msg.put_u32(ifla::VERSION, u32::from(crate::proto::header::VERSION))?;
-        msg.put_u32(ifla::SLAVES, nslaves as u32)?;
-        msg.put_u32(ifla::PEERS, npeers as u32)
+        msg.put_u32(uapi::IFLA_EPOCH, dev.data().epoch as u32)?;
+        msg.put_u32(uapi::IFLA_VERSION, u32::from(crate::proto::header::VERSION))?;
+        msg.put_u32(uapi::IFLA_SLAVES, nslaves as u32)?;
+        msg.put_u32(uapi::IFLA_PEERS, npeers as u32)
     }
 
     fn fill_slave_info(dev: &Ri2nDev, port: &Device, msg: &mut NlMsg) -> Result {
@@ -396,10 +460,10 @@ impl Link for Ri2n {
             };
             (l, st.carrier() & (1 << l) != 0, st.link_peer_counts(l))
         };
-        msg.put_u32(ifla::SLAVE_LINK, link as u32)?;
-        msg.put_u32(ifla::SLAVE_CARRIER, u32::from(carrier))?;
-        msg.put_u32(ifla::SLAVE_PEERS_UP, up)?;
-        msg.put_u32(ifla::SLAVE_PEERS_DOWN, down)
+        msg.put_u32(uapi::IFLA_SLAVE_LINK, link as u32)?;
+        msg.put_u32(uapi::IFLA_SLAVE_CARRIER, u32::from(carrier))?;
+        msg.put_u32(uapi::IFLA_SLAVE_PEERS_UP, up)?;
+        msg.put_u32(uapi::IFLA_SLAVE_PEERS_DOWN, down)
     }
 }
 
@@ -538,50 +602,17 @@ impl Sysfs for Ri2n {
         let Some(&p) = Param::ALL.get(idx) else {
             return Err(EINVAL);
         };
-        let spec = p.spec();
         let Ok(v) = input.parse::<u32>() else {
             pr_err!(
                 "{}: {}: '{}' is not a number\n",
                 dev.name_str(),
-                spec.name,
+                p.spec().name,
                 input
             );
             return Err(EINVAL);
         };
-        if p == Param::PeerMem {
-            return set_peer_mem(dev, v);
-        }
-        if p == Param::OneSwitch {
-            return set_one_switch(dev, v);
-        }
-        let mut st = dev.data().lock_state();
-        let hbspan = st.params().hbspan().as_ms();
-        if let Err(e) = st.set_param(p, v) {
-            drop(st);
-            pr_err!(
-                "{}: {} = {} refused: {} ({}..={} {})\n",
-                dev.name_str(),
-                spec.name,
-                v,
-                e.reason(),
-                spec.min,
-                spec.max,
-                spec.unit
-            );
-            return Err(EINVAL);
-        }
-        // The heartbeat timer may sleep for up to the old HBSPAN: a shorter
-        // one wakes it within a phase of the new (under the lock, as `stop`
-        // is, so that a device going down stays unarmed).
-        if p == Param::Hbspan && u64::from(v) < hbspan && st.is_up() {
-            dev.data()
-                .hb_timer()
-                .reduce_ms(v / crate::ri2n_state::HB_PHASES as u32);
-        }
-        drop(st);
-        // The sweep plans with the new times from its next run.
-        crate::ri2n_hb::kick(dev);
-        Ok(())
+        let rtnl = Rtnl::try_lock_or_restart()?;
+        crate::ri2n_conf::set_params(dev, &rtnl, &[(p, v)], &ExtAck::none()).map_err(|(e, _)| e)
     }
 }
 
@@ -677,82 +708,6 @@ fn log_key(dev: &Ri2nDev, which: usize, id: Option<u32>, was: bool, now: bool) {
             "{}: key_accept has no effect until a key is set\n",
             dev.name_str()
         );
-    }
-}
-
-/// `one_switch` changes the wire format: only while the device is down;
-/// the MTU follows the header's length.
-fn set_one_switch(dev: &Ri2nDev, v: u32) -> Result {
-    let rtnl = Rtnl::try_lock_or_restart()?;
-    {
-        let mut st = dev.data().lock_state();
-        if st.is_up() {
-            drop(st);
-            pr_err!(
-                "{}: one_switch can only change while the device is down\n",
-                dev.name_str()
-            );
-            return Err(EBUSY);
-        }
-        if let Err(e) = st.set_param(Param::OneSwitch, v) {
-            drop(st);
-            pr_err!(
-                "{}: one_switch = {} refused: {} (0 or 1)\n",
-                dev.name_str(),
-                v,
-                e.reason()
-            );
-            return Err(EINVAL);
-        }
-    }
-    dev.data().one_switch.store(v != 0, Ordering::Relaxed);
-    Ri2n::update_mtu(dev, &rtnl);
-    Ok(())
-}
-
-/// `peer_mem` makes a new table: allowed while the device is down, and
-/// made here, in process context, before the lock is taken.
-fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
-    let spec = Param::PeerMem.spec();
-    if let Err(e) = Param::PeerMem.check(v) {
-        pr_err!(
-            "{}: peer_mem = {} refused: {} (at least {} bytes: one peer and one reorder buffer; at most {})\n",
-            dev.name_str(), v, e.reason(), spec.min, spec.max
-        );
-        return Err(EINVAL);
-    }
-    if dev.data().lock_state().is_up() {
-        pr_err!(
-            "{}: peer_mem can only change while the device is down\n",
-            dev.name_str()
-        );
-        return Err(EBUSY);
-    }
-    let new = crate::ri2n_state::NewTable::new(v as usize)?;
-    let mut garbage = SkbList::new();
-    let (r, old) = {
-        let mut st = dev.data().lock_state();
-        let r = st.set_peer_mem(v, new, &mut garbage);
-        dev.data()
-            .slots
-            .store(st.slots_ptr().cast_mut(), Ordering::Release);
-        r
-    };
-    // The old table (or the unused new one) is freed here, unlocked:
-    // down, no transmit runs, and a straggler that read the old slots is
-    // done after a grace period.
-    drop(garbage);
-    crate::net::synchronize_net();
-    drop(old);
-    match r {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            pr_err!(
-                "{}: peer_mem can only change while the device is down\n",
-                dev.name_str()
-            );
-            Err(e)
-        }
     }
 }
 

@@ -30,6 +30,7 @@ pub mod net;
 #[allow(dead_code, unreachable_pub)]
 #[path = "core/mod.rs"]
 mod proto;
+mod ri2n_conf;
 mod ri2n_dev;
 mod ri2n_hb;
 mod ri2n_peer;

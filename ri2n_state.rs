@@ -453,16 +453,12 @@ impl State {
 
     // --- Configuration -------------------------------------------------------
 
-    /// Sets a parameter if the whole set stays valid (`peer_mem`: see
-    /// [`State::set_peer_mem`]).
-    pub(crate) fn set_param(
-        &mut self,
-        p: Param,
-        v: u32,
-    ) -> core::result::Result<(), crate::proto::params::ParamError> {
-        self.params.set(p, v)?;
+    /// Replaces the parameters with `next`, a valid set whose `peer_mem`
+    /// is this table's (`set_peer_mem` changes that).
+    pub(crate) fn replace_params(&mut self, next: Params) {
+        debug_assert_eq!(next.peer_mem(), self.params.peer_mem());
+        self.params = next;
         self.publish_tx();
-        Ok(())
     }
 
     /// Sets `peer_mem` to `v` with `table` and `bufs` made for it, while

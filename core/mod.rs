@@ -29,6 +29,7 @@
 //! - [`work`]: which peers the device's timers visit, and when.
 //! - [`claims`]: one-switch mode's slave MACs, whose each one is.
 //! - [`params`]: the tunables of Table 2, their units, defaults and limits.
+//! - [`uapi`]: the numbers user space sees (netlink attributes).
 
 #![forbid(unsafe_code)]
 
@@ -47,6 +48,7 @@ pub mod sched;
 pub mod seq;
 pub mod time;
 pub mod tx;
+pub mod uapi;
 pub mod window;
 pub mod work;
 

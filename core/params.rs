@@ -134,6 +134,34 @@ impl ParamError {
     }
 }
 
+/// A value refused for a parameter, and why: one line for the kernel log
+/// or a netlink extended ack (at most 79 bytes, the ack's room).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Refusal {
+    /// The parameter refused.
+    pub param: Param,
+    /// Its value refused.
+    pub value: u32,
+    /// Why.
+    pub error: ParamError,
+}
+
+impl core::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let s = self.param.spec();
+        match self.error {
+            ParamError::LthreshNotBelowHthresh => {
+                write!(f, "ft_lthresh {} must be below ft_hthresh", self.value)
+            }
+            _ => write!(
+                f,
+                "{} must be {}..={} {}, not {}",
+                s.name, s.min, s.max, s.unit, self.value
+            ),
+        }
+    }
+}
+
 impl Param {
     /// Every parameter, in table order.
     pub const ALL: [Param; NPARAMS] = [
@@ -165,6 +193,12 @@ impl Param {
         } else {
             Ok(())
         }
+    }
+
+    /// Whether it changes only while the device is down: a new peer table
+    /// (`peer_mem`), a new wire format (`one_switch`).
+    pub fn down_only(self) -> bool {
+        matches!(self, Param::PeerMem | Param::OneSwitch)
     }
 
     /// The parameter called `name`.
@@ -242,6 +276,27 @@ impl Params {
             p.values[k as usize] = v;
         }
         p.validated(Param::FtHthresh)
+    }
+
+    /// `self` with `pairs` applied as a whole: the order of the pairs does
+    /// not matter, only the final values; refused, the first value out of
+    /// range (in `pairs` order), else the set's inconsistency.
+    pub fn with(&self, pairs: &[(Param, u32)]) -> Result<Params, Refusal> {
+        let mut next = *self;
+        for &(p, v) in pairs {
+            p.check(v).map_err(|error| Refusal {
+                param: p,
+                value: v,
+                error,
+            })?;
+            next.values[p as usize] = v;
+        }
+        next.validated(Param::FtHthresh).map_err(|error| Refusal {
+            param: Param::FtLthresh,
+            value: next.ft_lthresh(),
+            error,
+        })?;
+        Ok(next)
     }
 
     /// FT_HTHRESH.

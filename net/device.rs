@@ -112,6 +112,12 @@ impl ExtAck {
         ExtAck(core::ptr::null_mut())
     }
 
+    /// Whether there is none: the request came from elsewhere (sysfs, a
+    /// module parameter), where a refusal is logged instead.
+    pub fn is_none(&self) -> bool {
+        self.0.is_null()
+    }
+
     /// Sets the message `ip` prints with the error (a static string).
     pub fn set_msg(&self, msg: &'static CStr) {
         if !self.0.is_null() {
@@ -119,6 +125,87 @@ impl ExtAck {
             // (what NL_SET_ERR_MSG stores).
             unsafe { (*self.0)._msg = msg.as_char_ptr() }
         }
+    }
+
+    /// Sets the message `ip` prints with the error, formatted into the
+    /// extack's own buffer, cut at its 79 bytes (NL_SET_ERR_MSG_FMT).
+    pub fn set_msg_fmt(&self, args: core::fmt::Arguments<'_>) {
+        if self.0.is_null() {
+            return;
+        }
+        // SAFETY: A live extack of the current request, which only this
+        // request's handler writes while it runs.
+        let ack = unsafe { &mut *self.0 };
+        // SAFETY: `_msg_buf` is a `c_char` array; `u8` has its layout.
+        let buf: &mut [u8] = unsafe {
+            core::slice::from_raw_parts_mut(ack._msg_buf.as_mut_ptr().cast(), ack._msg_buf.len())
+        };
+        let last = buf.len() - 1;
+        let mut w = SliceWriter {
+            buf: &mut buf[..last],
+            at: 0,
+        };
+        let _ = kernel::fmt::Write::write_fmt(&mut w, args);
+        let end = w.at;
+        buf[end] = 0;
+        ack._msg = ack._msg_buf.as_ptr();
+    }
+
+    /// Points the error at attribute `ty` of `attrs` (NL_SET_BAD_ATTR), if
+    /// the request carries it.
+    pub fn set_bad_attr(&self, attrs: &LinkAttrs<'_>, ty: u16) {
+        if let (false, Some(a)) = (self.0.is_null(), attrs.raw(ty)) {
+            // SAFETY: A live extack; `a` is in the request's message.
+            unsafe { (*self.0).bad_attr = a };
+        }
+    }
+}
+
+/// The most attributes the core parses in a link kind's `IFLA_INFO_DATA`
+/// (`RTNL_MAX_TYPE` of net/core/rtnetlink.c, in no header).
+const RTNL_MAX_TYPE: usize = 50;
+
+/// What an attribute of a link kind's `IFLA_INFO_DATA` is, for
+/// [`Link::ATTRS`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum AttrKind {
+    /// No attribute has this number: a request carrying it is refused.
+    Reserved,
+    /// Reported by [`Link::fill_info`], never set: a request carrying it is
+    /// refused with this message.
+    ReadOnly(&'static CStr),
+    /// A u32 the user sets, checked by [`Link::check_u32`].
+    U32,
+}
+
+/// The attributes of `ip link add/set DEV type KIND ...` (`IFLA_INFO_DATA`),
+/// each already checked against [`Link::ATTRS`] and [`Link::check_u32`].
+pub struct LinkAttrs<'a> {
+    /// `nlattr *data[kinds.len() + 1]`, indexed by type.
+    data: *mut *mut bindings::nlattr,
+    kinds: &'static [AttrKind],
+    _p: PhantomData<&'a bindings::nlattr>,
+}
+
+impl LinkAttrs<'_> {
+    /// Attribute `ty`, if the request carries it.
+    fn raw(&self, ty: u16) -> Option<*const bindings::nlattr> {
+        if ty == 0 || usize::from(ty) > self.kinds.len() {
+            return None;
+        }
+        // SAFETY: `data` has an entry for every type up to the kinds' count
+        // (the maxtype the core parsed with).
+        let a = unsafe { *self.data.add(usize::from(ty)) };
+        (!a.is_null()).then_some(a.cast_const())
+    }
+
+    /// The value of u32 attribute `ty`, if the request carries it.
+    pub fn u32(&self, ty: u16) -> Option<u32> {
+        if self.kinds.get(usize::from(ty).wrapping_sub(1)) != Some(&AttrKind::U32) {
+            return None;
+        }
+        // SAFETY: The policy (`NLA_U32`) made sure it holds 4 bytes.
+        self.raw(ty).map(|a| unsafe { bindings::nla_get_u32(a) })
     }
 }
 
@@ -856,6 +943,36 @@ pub trait Link: Sized {
     /// Bytes `fill_slave_info` adds at most.
     const SLAVE_INFO_SIZE: usize = 0;
 
+    /// What each attribute of `IFLA_INFO_DATA` is, type 1 first; empty:
+    /// `ip link add/set ... type KIND` takes none.
+    const ATTRS: &'static [AttrKind] = &[];
+
+    /// Checks the value of u32 attribute `ty` on its own (its range, say),
+    /// saying why in `extack`. The core calls it as it parses a request,
+    /// before [`Link::changelink`] or the device's creation.
+    fn check_u32(_ty: u16, _v: u32, _extack: &ExtAck) -> Result {
+        Ok(())
+    }
+
+    /// `ip link add DEV type KIND ATTRS`: checks `attrs` as a whole before
+    /// the device is made, so that a refusal leaves no trace of it. Under
+    /// RTNL.
+    fn check_new(_attrs: &LinkAttrs<'_>, _extack: &ExtAck) -> Result {
+        Ok(())
+    }
+
+    /// `ip link add/set DEV type KIND ATTRS`: applies `attrs`, all or none,
+    /// to a device just registered or to an existing one, under RTNL. An
+    /// error during `ip link add` deletes the new device again.
+    fn changelink(
+        _dev: &NetDevice<Self>,
+        _rtnl: &Rtnl,
+        _attrs: &LinkAttrs<'_>,
+        _extack: &ExtAck,
+    ) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
     /// `ip -d link show DEV`: the kind's attributes.
     fn fill_info(_dev: &NetDevice<Self>, _msg: &mut NlMsg) -> Result {
         Ok(())
@@ -1182,6 +1299,9 @@ pub struct Registration<T: Driver> {
     /// The per-device sysfs files (before `ops`: registered devices point
     /// at it until `ops` is unregistered, which deletes them).
     sysfs: AttrGroup,
+    /// `IFLA_INFO_DATA`'s policy, from [`Link::ATTRS`] (before `ops`,
+    /// which points at it until unregistered).
+    policy: KVec<bindings::nla_policy>,
     #[pin]
     ops: Opaque<bindings::rtnl_link_ops>,
     _p: PhantomData<T>,
@@ -1195,13 +1315,19 @@ unsafe impl<T: Driver> Send for Registration<T> {}
 impl<T: Driver> Registration<T> {
     /// Registers the link type.
     pub fn new() -> impl PinInit<Self, Error> {
+        let policy = Adapter::<T>::policy();
+        // The table's heap buffer stays where it is when the vector moves
+        // into `Self`.
+        let table = policy.as_ref().map_or(core::ptr::null(), |p| p.as_ptr());
         try_pin_init!(Self {
             sysfs: AttrGroup::new::<T>()?,
+            policy: policy?,
             ops <- Opaque::try_ffi_init(|slot: *mut bindings::rtnl_link_ops| {
                 // SAFETY: `slot` is ours to write; the table then stays
-                // pinned inside `Self` until `drop` unregisters it.
+                // pinned inside `Self` until `drop` unregisters it, and
+                // `policy` outlives it.
                 unsafe {
-                    slot.write(Adapter::<T>::link_ops());
+                    slot.write(Adapter::<T>::link_ops(table));
                     to_result(bindings::rtnl_link_register(slot))
                 }
             }),
@@ -1678,20 +1804,32 @@ unsafe extern "C" fn get_ethtool_stats<T: Driver>(
 /// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn newlink<T: Driver>(
     dev: *mut bindings::net_device,
-    _params: *mut bindings::rtnl_newlink_params,
+    params: *mut bindings::rtnl_newlink_params,
     extack: *mut bindings::netlink_ext_ack,
 ) -> i32 {
     // SAFETY: Under RTNL; `dev` was allocated by the core with our setup
     // and is not registered yet. On failure the core frees it; once
-    // registered, an error must unregister it ourselves.
+    // registered, an error must unregister it ourselves. `params` is the
+    // request's, its `data` parsed by our policy (null without
+    // `IFLA_INFO_DATA`).
     unsafe {
+        let data = (*params).data;
+        if !data.is_null() {
+            if let Err(e) = T::check_new(&Adapter::<T>::attrs(data), &ExtAck(extack)) {
+                return e.to_errno();
+            }
+        }
         let r = bindings::register_netdevice(dev);
         if r != 0 {
             return r;
         }
         let d = with::<T>(dev);
-        let _ = extack;
-        match T::registered(d, Rtnl::assume_held()) {
+        let rtnl = Rtnl::assume_held();
+        let mut r = T::registered(d, rtnl);
+        if r.is_ok() && T::HAS_CHANGELINK && !data.is_null() {
+            r = T::changelink(d, rtnl, &Adapter::<T>::attrs(data), &ExtAck(extack));
+        }
+        match r {
             Ok(()) => 0,
             Err(e) => {
                 bindings::unregister_netdevice_queue(dev, core::ptr::null_mut());
@@ -1699,6 +1837,53 @@ unsafe extern "C" fn newlink<T: Driver>(
             }
         }
     }
+}
+
+/// The C callback `changelink`.
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the table this module fills in, with
+/// the arguments and in the context that table's contract gives.
+unsafe extern "C" fn changelink<T: Driver>(
+    dev: *mut bindings::net_device,
+    _tb: *mut *mut bindings::nlattr,
+    data: *mut *mut bindings::nlattr,
+    extack: *mut bindings::netlink_ext_ack,
+) -> i32 {
+    // SAFETY: Under RTNL, for a registered device of ours; the core calls
+    // it only with `IFLA_INFO_DATA` parsed into `data` by our policy.
+    from_result(|| unsafe {
+        T::changelink(
+            with::<T>(dev),
+            Rtnl::assume_held(),
+            &Adapter::<T>::attrs(data),
+            &ExtAck(extack),
+        )
+        .map(|()| 0)
+    })
+}
+
+/// The policy's check of a u32 attribute (`NLA_VALIDATE_FUNCTION`).
+///
+/// # Safety
+///
+/// Only the kernel calls it, through the policy this module fills in, with
+/// an attribute whose length the policy's type checked.
+unsafe extern "C" fn check_u32<T: Driver>(
+    attr: *const bindings::nlattr,
+    extack: *mut bindings::netlink_ext_ack,
+) -> i32 {
+    // SAFETY: A `NLA_U32` attribute of the request being parsed, 4 bytes.
+    let (ty, v) = unsafe { (bindings::nla_type(attr) as u16, bindings::nla_get_u32(attr)) };
+    let r = T::check_u32(ty, v, &ExtAck(extack));
+    if r.is_err() && !extack.is_null() {
+        // SAFETY: The request's live extack; `attr` is in its message
+        // (NL_SET_BAD_ATTR, which the core does not do for a validate
+        // function).
+        unsafe { (*extack).bad_attr = attr };
+    }
+    from_result(|| r.map(|()| 0))
 }
 
 /// The C callback `get_size`.
@@ -1828,19 +2013,74 @@ impl<T: Driver> Adapter<T> {
         ..unsafe { MaybeUninit::zeroed().assume_init() }
     };
 
-    fn link_ops() -> bindings::rtnl_link_ops {
+    /// The link ops, with `policy` for [`Link::ATTRS`] (null if none).
+    fn link_ops(policy: *const bindings::nla_policy) -> bindings::rtnl_link_ops {
         bindings::rtnl_link_ops {
             kind: T::KIND.as_char_ptr(),
             priv_size: core::mem::size_of::<Priv<T>>(),
             setup: Some(setup::<T>),
+            maxtype: if T::ATTRS.is_empty() {
+                0
+            } else {
+                RTNL_MAX_TYPE as u32
+            },
+            policy,
             newlink: Some(newlink::<T>),
+            changelink: if T::HAS_CHANGELINK {
+                Some(changelink::<T>)
+            } else {
+                None
+            },
             get_size: Some(get_size::<T>),
             fill_info: Some(fill_info::<T>),
             get_slave_size: Some(get_slave_size::<T>),
             fill_slave_info: Some(fill_slave_info::<T>),
-            // SAFETY: All-zero is a valid table: every other op absent, no
-            // attributes (`maxtype` 0).
+            // SAFETY: All-zero is a valid table: every other op absent.
             ..unsafe { MaybeUninit::zeroed().assume_init() }
+        }
+    }
+
+    /// `IFLA_INFO_DATA`'s policy: one entry per type, 0 to the most the
+    /// core parses (`RTNL_MAX_TYPE`), those past `ATTRS` reserved. Entry 0
+    /// makes every attribute strictly checked (`strict_start_type` 1): a
+    /// reserved one, as a newer `ip` may send an older module, is refused,
+    /// not ignored.
+    fn policy() -> Result<KVec<bindings::nla_policy>> {
+        build_assert!(T::ATTRS.len() <= RTNL_MAX_TYPE);
+        let mut v = KVec::with_capacity(RTNL_MAX_TYPE + 1, GFP_KERNEL)?;
+        // SAFETY: All-zero is a valid entry (`NLA_UNSPEC`, no validation).
+        let zero: bindings::nla_policy = unsafe { MaybeUninit::zeroed().assume_init() };
+        let mut first = zero;
+        first.__bindgen_anon_1.strict_start_type = 1;
+        v.push(first, GFP_KERNEL)?;
+        for kind in T::ATTRS {
+            let mut e = zero;
+            match kind {
+                AttrKind::Reserved => {}
+                AttrKind::ReadOnly(msg) => {
+                    e.type_ = bindings::NLA_REJECT as u8;
+                    e.__bindgen_anon_1.reject_message = msg.as_char_ptr();
+                }
+                AttrKind::U32 => {
+                    e.type_ = bindings::NLA_U32 as u8;
+                    e.validation_type = bindings::nla_policy_validation_NLA_VALIDATE_FUNCTION as u8;
+                    e.__bindgen_anon_1.validate = Some(check_u32::<T>);
+                }
+            }
+            v.push(e, GFP_KERNEL)?;
+        }
+        while v.len() <= RTNL_MAX_TYPE {
+            v.push(zero, GFP_KERNEL)?;
+        }
+        Ok(v)
+    }
+
+    /// The parsed `IFLA_INFO_DATA` of a request.
+    fn attrs<'a>(data: *mut *mut bindings::nlattr) -> LinkAttrs<'a> {
+        LinkAttrs {
+            data,
+            kinds: T::ATTRS,
+            _p: PhantomData,
         }
     }
 }

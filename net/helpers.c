@@ -29,6 +29,9 @@ void rnet_dev_sw_netstats_tx_add(struct net_device *dev, unsigned int packets, u
 void rnet_dev_sw_netstats_rx_add(struct net_device *dev, unsigned int len) { dev_sw_netstats_rx_add(dev, len); }
 void rnet_dev_fetch_tstats(struct rtnl_link_stats64 *s, const struct net_device *dev) { dev_fetch_sw_netstats(s, dev->tstats); }
 
+u32 rnet_nla_get_u32(const struct nlattr *nla) { return nla_get_u32(nla); }
+int rnet_nla_type(const struct nlattr *nla) { return nla_type(nla); }
+
 void rnet_skb_consume(struct sk_buff *skb) { consume_skb(skb); }
 bool rnet_skb_shared(const struct sk_buff *skb) { return skb_shared(skb); }
 bool rnet_skb_header_cloned(const struct sk_buff *skb) { return skb_header_cloned(skb); }

@@ -59,4 +59,88 @@ check "unload" on n1 rmmod ri2n
 check "load again with defaults" on n1 modprobe ri2n slaves=eth1,eth0
 check "  ... defaults back" out_has n1 "ft_hthresh=10 ft_lthresh=1 slow_tout=100 hbspan=2000 hbweight=3 fast_tout=20 maxbuf=300" cat /proc/net/ri2n/ri2n0
 check "unload again" on n1 rmmod ri2n
+
+# Netlink, as bonding is configured: ip link add/set DEV type ri2n PARAM
+# VALUE... (ip loads the ri2n link kind, tools/iproute2/link_ri2n.c), in
+# force at once, all or none, a refusal's reason in ip's own error.
+# nl_refused PATTERN IP-ARGS...: ip fails, printing PATTERN.
+nl_refused() {
+	local pat=$1 out
+	shift
+	if out=$(on n1 ip "$@" 2>&1); then
+		echo "ip $* succeeded"
+		return 1
+	fi
+	echo "$out"
+	grep -Eq -- "$pat" <<<"$out"
+}
+Q=/sys/class/net/ri2n5/ri2n
+vals() { local f out=; for f; do out+=$(on n1 cat "$Q/$f")/; done; echo "${out%/}"; }
+on n1 modprobe ri2n
+check "netlink: ip link add with parameters" on n1 ip link add ri2n5 type ri2n hbspan 500 fast_tout 10 ft_lthresh 20 ft_hthresh 40
+check "  ... in force" test "$(vals hbspan fast_tout ft_lthresh ft_hthresh)" = 500/10/20/40
+check "  ... shown by ip -d link" out_has n1 "ri2n .*ft_hthresh 40 ft_lthresh 20 .*hbspan 500 .*fast_tout 10 " ip -d link show ri2n5
+check "  ... and in its JSON" out_has n1 '"hbspan":500,' ip -j -d link show ri2n5
+check "netlink: out of range refused, the range said" nl_refused "Error: fast_tout must be 1\.\.=10000 ms, not 0" link add ri2n6 type ri2n fast_tout 0
+check "  ... nothing made" not on n1 ip link show ri2n6
+check "netlink: ft_lthresh not below ft_hthresh refused" nl_refused "Error: ft_lthresh 10 must be below ft_hthresh" link add ri2n6 type ri2n ft_lthresh 10
+check "  ... nothing made" not on n1 ip link show ri2n6
+on n1 ip link set ri2n5 up
+check "netlink: changed while up" on n1 ip link set ri2n5 type ri2n hbspan 1000 maxbuf 100
+check "  ... in force" test "$(vals hbspan maxbuf)" = 1000/100
+check "netlink: all or none (maxbuf 512 refused)" nl_refused "Error: maxbuf must be 1\.\.=511 packets, not 512" link set ri2n5 type ri2n fast_tout 5 maxbuf 512
+check "  ... fast_tout unchanged" test "$(vals fast_tout maxbuf)" = 10/100
+check "netlink: peer_mem refused while up" nl_refused "Error: peer_mem can only change while ri2n5 is down" link set ri2n5 type ri2n peer_mem 1000000
+check "netlink: one_switch refused while up" nl_refused "Error: one_switch can only change while ri2n5 is down" link set ri2n5 type ri2n one_switch 1
+check "  ... unchanged" test "$(vals peer_mem one_switch)" = 16777216/0
+on n1 ip link set ri2n5 down
+check "netlink: both changed while down" on n1 ip link set ri2n5 type ri2n peer_mem 1000000 one_switch 1
+check "  ... in force" test "$(vals peer_mem one_switch)" = 1000000/1
+slave_shown() { on n1 ip link set eth0 master ri2n5 && out_has n1 'ri2n_slave link 0 carrier [01] peers_up 0 ' ip -d link show eth0; }
+check "netlink: a slave's link shown" slave_shown
+sysfs_logged() { on n1 dmesg -C; not on n1 sh -c "echo 0 > $Q/fast_tout" && out_has n1 'ri2n5: fast_tout must be 1\.\.=10000 ms, not 0' dmesg; }
+check "sysfs: a refusal logged with the range" sysfs_logged
+check "netlink: delete" on n1 ip link del ri2n5
+
+# Every attribute: each bound, one value past each, and a change while up.
+# name min max: core/params.rs's SPECS (tools/ri2n-core/tests/uapi.rs
+# holds this table to it). peer_mem's maximum (1 GiB of peer table) is
+# more than a lab guest has.
+PARAM_RANGES="ft_hthresh 1 1000000
+ft_lthresh 0 999999
+slow_tout 1 600000
+hbspan 10 3600000
+hbweight 0 1000000
+fast_tout 1 10000
+maxbuf 1 511
+peer_mem 10021 1073741824
+held_mem 65536 1073741824
+loss_thresh 0 1000
+one_switch 0 1"
+Q=/sys/class/net/ri2n7/ri2n
+# nl_set PARAM VALUE: sets it on ri2n7, with ft_lthresh kept below ft_hthresh.
+nl_set() {
+	case $1 in
+	ft_hthresh) on n1 ip link set ri2n7 type ri2n ft_lthresh 0 ft_hthresh "$2" ;;
+	ft_lthresh) on n1 ip link set ri2n7 type ri2n ft_hthresh 1000000 ft_lthresh "$2" ;;
+	*) on n1 ip link set ri2n7 type ri2n "$1" "$2" ;;
+	esac && test "$(vals "$1")" = "$2"
+}
+on n1 ip link add ri2n7 type ri2n
+while read -r p min max; do
+	check "netlink: $p $min, its minimum" nl_set "$p" "$min"
+	[ "$p" = peer_mem ] || check "netlink: $p $max, its maximum" nl_set "$p" "$max"
+	check "netlink: $p $((max + 1)) refused" nl_refused "Error: $p must be $min\.\.=$max .*, not $((max + 1))\.?$" link set ri2n7 type ri2n "$p" $((max + 1))
+	[ "$min" = 0 ] || check "netlink: $p $((min - 1)) refused" nl_refused "Error: $p must be $min\.\.=$max .*, not $((min - 1))\.?$" link set ri2n7 type ri2n "$p" $((min - 1))
+done <<<"$PARAM_RANGES"
+on n1 ip link set ri2n7 type ri2n peer_mem 16777216 one_switch 0
+on n1 ip link set ri2n7 up
+while read -r p min max; do
+	case $p in
+	peer_mem | one_switch) check "netlink: $p refused while up" nl_refused "Error: $p can only change while ri2n7 is down" link set ri2n7 type ri2n "$p" "$max" ;;
+	*) check "netlink: $p changed while up" nl_set "$p" "$min" ;;
+	esac
+done <<<"$PARAM_RANGES"
+on n1 ip link del ri2n7
+on n1 rmmod ri2n
 finish
