@@ -21,6 +21,7 @@ use crate::net::proc::{DeviceFile, DirName, ProcShow};
 use crate::net::rcu::RcuBox;
 use crate::net::skb::Skb;
 use crate::net::timer::{DeviceTimer, Timer, TimerRef};
+use crate::net::work::{DeviceWork, Work, WorkRef};
 use crate::net::{Mac, MacFmt};
 use crate::proto::auth::{Key, Keys};
 use crate::proto::header::{header_len_for, HEADER_LEN, MAX_HEADER_LEN};
@@ -48,6 +49,9 @@ pub(crate) struct Ri2n {
     /// transmit queues (ri2n_hb.rs).
     #[pin]
     sweep_timer: Timer<Ri2n, 1>,
+    /// Tells the stack the slaves' lower states (ri2n_slave.rs).
+    #[pin]
+    ports_work: Work<Ri2n, 0>,
     #[pin]
     pub(crate) state: SpinLockBh<State>,
     /// ri2n0's GRO cells: the way up of what the windows release.
@@ -83,6 +87,7 @@ pub(crate) struct Ri2n {
 
 crate::device_timer!(Ri2n, hb_timer, 0, crate::ri2n_hb::heartbeat_timer);
 crate::device_timer!(Ri2n, sweep_timer, 1, crate::ri2n_hb::sweep_timer);
+crate::device_work!(Ri2n, ports_work, 0, crate::ri2n_slave::tell_ports);
 
 /// A ri2n device.
 pub(crate) type Ri2nDev = NetDevice<Ri2n>;
@@ -136,6 +141,11 @@ const LINK_ATTRS: [AttrKind; uapi::IFLA_MAX as usize] = {
 };
 
 impl Ri2n {
+    /// The work that tells the slaves' lower states (ri2n_slave.rs).
+    pub(crate) fn ports_work(&self) -> WorkRef<'_, Ri2n, 0> {
+        DeviceWork::<0>::work(self)
+    }
+
     /// The heartbeat timer (ri2n_hb.rs).
     pub(crate) fn hb_timer(&self) -> TimerRef<'_, Ri2n, 0> {
         DeviceTimer::<0>::timer(self)
@@ -286,6 +296,7 @@ impl Driver for Ri2n {
         try_pin_init!(Ri2n {
             hb_timer <- Timer::new(),
             sweep_timer <- Timer::new(),
+            ports_work <- Work::new(),
             slots: AtomicPtr::new(state.as_ref().map_or(core::ptr::null_mut(), |s| s.slots_ptr().cast_mut())),
             stats: state.as_ref().map_err(|e| *e)?.stats().clone(),
             state <- crate::new_spinlock_bh!(state?, "ri2n_state"),

@@ -112,10 +112,11 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev, bh: &Bh<'_>) {
     let mut garbage = SkbList::new();
     let (pending, was_up) = {
         let mut st = d.lock_state();
-        (
-            st.sweep(dev.name_str(), &d.gro, bh, &mut garbage),
-            st.is_up(),
-        )
+        let pending = st.sweep(dev.name_str(), &d.gro, bh, &mut garbage);
+        if st.take_ports_changed() {
+            d.ports_work().queue_ms(0);
+        }
+        (pending, st.is_up())
     };
     drop(garbage);
     let me = crate::net::task_id();

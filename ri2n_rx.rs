@@ -271,6 +271,9 @@ fn receive_locked(
             garbage: &mut garbage,
         };
         let after = st.rx_frame(dev.name_str(), frame, short_max, &d.gro, bh, out);
+        if st.take_ports_changed() {
+            d.ports_work().queue_ms(0);
+        }
         if let Some(ms) = after.pull_ms {
             // Under the lock, as the sweep re-arms: never later than
             // armed, and never once ri2n0 is down (`rx_frame` pulls only
@@ -473,16 +476,15 @@ fn lockless(
         }
     }
     if !tr.is_empty() || dup.is_some() || full || spare.is_some() {
-        let kick = d.lock_state().rx_lockless_after(
-            dev.name_str(),
-            slot,
-            src,
-            tr,
-            t,
-            dup.is_some(),
-            full,
-            spare,
-        );
+        let kick = {
+            let mut st = d.lock_state();
+            let kick =
+                st.rx_lockless_after(dev.name_str(), slot, src, tr, t, dup.is_some(), full, spare);
+            if st.take_ports_changed() {
+                d.ports_work().queue_ms(0);
+            }
+            kick
+        };
         if kick {
             crate::ri2n_hb::kick(dev);
         }

@@ -166,6 +166,7 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
     Ri2n::update_mtu(dev, rtnl);
     Ri2n::update_carrier(dev);
     crate::ri2n_hb::kick(dev);
+    dev.data().ports_work().queue_ms(0);
     pr_info!(
         "{}: link {}: {} enslaved (carrier {})\n",
         dev.name_str(),
@@ -431,6 +432,9 @@ impl Handler for Events {
                     Ri2n::update_carrier(master);
                     crate::ri2n_hb::kick(master);
                 }
+                // Also when the sweep saw the carrier change first: the
+                // work tells only what changed since it last told.
+                master.data().ports_work().queue_ms(0);
             }
             Event::ChangeMtu => Ri2n::update_mtu(master, rtnl),
             // Unregistered, or moved to another namespace: it is no longer
@@ -441,6 +445,24 @@ impl Handler for Events {
             _ => {}
         }
         Verdict::Done
+    }
+}
+
+/// `ports_work`: tells the stack each slave's lower state where it changed
+/// (`netdev_lower_state_changed`, as bonding does for its ports), so that
+/// `ip monitor link` shows a port going bad and coming back: up with
+/// carrier, transmit enabled while no known peer has its link failed.
+pub(crate) fn tell_ports(dev: &Ri2nDev) {
+    // RTNL before the state lock, as configuration takes them; tried, as
+    // bonding's works do, so that nothing that holds RTNL need wait for
+    // this work. Run after ri2n0's unregistration, it finds no slave.
+    let Some(rtnl) = Rtnl::try_lock() else {
+        dev.data().ports_work().queue_ms(1);
+        return;
+    };
+    let ports = dev.data().lock_state().ports_to_tell();
+    for (port, up, tx) in ports.iter().flatten() {
+        port.lower_state_changed(&rtnl, *up, *tx);
     }
 }
 

@@ -106,6 +106,12 @@ pub(crate) struct State {
     /// Peers with a lossy link at the last sweep (they set how often each
     /// is probed: `loss_probe_every`).
     lossy_peers: usize,
+    /// An endpoint changed state since the ports' lower states were last
+    /// told (`take_ports_changed`).
+    ports_changed: bool,
+    /// Each link's lower state as last told (`ports_to_tell`): bit 0 link
+    /// up, bit 1 transmit enabled, bit 7 told at all.
+    ports_told: [u8; MAX_LINKS],
     /// The peers that probe us (a link of theirs lossy toward us).
     probing: ProbingPeers,
     /// The MAC address was set by the administrator or derived from the
@@ -208,6 +214,8 @@ impl State {
             records,
             bcast_seq: Seq(crate::net::random_u32()),
             lossy_peers: 0,
+            ports_changed: false,
+            ports_told: [0; MAX_LINKS],
             probing: ProbingPeers::default(),
             mac_chosen: false,
             stats: Arc::new(DevStats::default(), GFP_KERNEL)?,
@@ -437,6 +445,39 @@ impl State {
         }
     }
 
+    /// Whether an endpoint or a slave's carrier changed state since the
+    /// last call.
+    pub(crate) fn take_ports_changed(&mut self) -> bool {
+        core::mem::take(&mut self.ports_changed)
+    }
+
+    /// The slaves whose lower state changed since last told, with the new
+    /// one (link up, transmit enabled), which counts as told: a port is up
+    /// with carrier, and enabled while no peer in the table has its link
+    /// out of use (as `link_peer_counts` counts them). One pass over the
+    /// peers.
+    pub(crate) fn ports_to_tell(&mut self) -> [Option<(ARef<Device>, bool, bool)>; MAX_LINKS] {
+        let mut failed = 0u8;
+        let links = (0..MAX_LINKS)
+            .filter(|&l| self.slaves[l].is_some())
+            .fold(0u8, |m, l| m | 1 << l);
+        self.peers_from(0, |_, _, _, p| {
+            failed |= links & !p.det.usable();
+            failed != links
+        });
+        core::array::from_fn(|l| {
+            let s = self.slaves[l].as_ref()?;
+            let up = self.carrier & (1 << l) != 0;
+            let tx = up && failed & (1 << l) == 0;
+            let now = 0x80 | u8::from(up) | u8::from(tx) << 1;
+            if self.ports_told[l] == now {
+                return None;
+            }
+            self.ports_told[l] = now;
+            Some((s.dev.clone(), up, tx))
+        })
+    }
+
     /// Peers usable and failed on link `l` (for `ip -d link`).
     pub(crate) fn link_peer_counts(&self, l: usize) -> (u32, u32) {
         let (mut up, mut failed) = (0, 0);
@@ -542,6 +583,7 @@ impl State {
     /// Adds `slave` as link `l` (free); `carrier` says whether it is up.
     pub(crate) fn add_slave(&mut self, l: usize, slave: Slave, carrier: bool) {
         self.slaves[l] = Some(slave);
+        self.ports_told[l] = 0;
         self.link_stats[l] = LinkStats::default();
         let r = &self.slots.link_rx[l];
         let merged = r.merged.swap(0, Ordering::Relaxed);
@@ -595,6 +637,7 @@ impl State {
     /// Removes link `l`'s slave (its queue is the caller's to flush).
     pub(crate) fn remove_slave(&mut self, l: usize) -> Option<Slave> {
         let s = self.slaves[l].take()?;
+        self.ports_told[l] = 0;
         if self.carrier & (1 << l) != 0 {
             self.carrier_changed_to(l, false);
         }
@@ -611,6 +654,7 @@ impl State {
             return false;
         }
         self.carrier_changed[l] = now();
+        self.ports_changed = true;
         if up {
             self.carrier |= bit;
         } else {
@@ -727,6 +771,8 @@ impl State {
     /// Removes the peer in `slot`; its held packets go to `garbage`. The
     /// slot stays on the work lists, which skip empty slots.
     fn forget(&mut self, slot: usize, garbage: &mut SkbList) {
+        // A link failed only toward this peer is in use toward all now.
+        self.ports_changed = true;
         self.claims.forget(&CellMacs(&self.slots), slot);
         let mac = *self.table.mac(slot);
         self.slots.unnote(&mac, slot);

@@ -89,6 +89,18 @@ impl Rtnl {
     }
 }
 
+impl Rtnl {
+    /// RTNL if it is free (`rtnl_trylock`).
+    pub fn try_lock() -> Option<RtnlGuard> {
+        // SAFETY: No preconditions.
+        (unsafe { bindings::rtnl_trylock() } != 0).then(|| {
+            RtnlGuard(Rtnl {
+                _not_send: PhantomData,
+            })
+        })
+    }
+}
+
 impl core::ops::Deref for RtnlGuard {
     type Target = Rtnl;
     fn deref(&self) -> &Rtnl {
@@ -574,6 +586,22 @@ impl Device {
         // SAFETY: Zeroed, then filled on success.
         let speed = unsafe { ks.assume_init() }.base.speed;
         (r == 0 && speed != 0 && speed != bindings::SPEED_UNKNOWN as u32).then_some(speed)
+    }
+
+    /// Tells the stack this port's state below its master
+    /// (`netdev_lower_state_changed`, as bonding and team do for their
+    /// ports): `ip monitor link` shows it.
+    pub fn lower_state_changed(&self, _rtnl: &Rtnl, link_up: bool, tx_enabled: bool) {
+        let mut info = bindings::netdev_lag_lower_state_info::default();
+        info.set_link_up(u8::from(link_up));
+        info.set_tx_enabled(u8::from(tx_enabled));
+        // SAFETY: Alive; RTNL held; `info` is read during the call only.
+        unsafe {
+            bindings::netdev_lower_state_changed(
+                self.as_raw(),
+                core::ptr::from_mut(&mut info).cast(),
+            )
+        }
     }
 
     /// Tells the neighbours our address: gratuitous ARP, unsolicited NA

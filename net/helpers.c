@@ -52,6 +52,9 @@ void rnet_rcu_read_unlock(void) { rcu_read_unlock(); }
 void *rnet_current(void) { return current; }
 unsigned int rnet_nr_cpus_max(void) { return NR_CPUS; }
 
+void rnet_init_delayed_work(struct delayed_work *w, work_func_t fn) { INIT_DELAYED_WORK(w, fn); }
+bool rnet_schedule_delayed_work(struct delayed_work *w, unsigned long delay) { return schedule_delayed_work(w, delay); }
+struct delayed_work *rnet_to_delayed_work(struct work_struct *w) { return to_delayed_work(w); }
 void rnet_timer_setup(struct timer_list *t, void (*fn)(struct timer_list *)) { timer_setup(t, fn, 0); }
 unsigned long rnet_jiffies(void) { return jiffies; }
 unsigned long rnet_msecs_to_jiffies(unsigned int ms) { return msecs_to_jiffies(ms); }

@@ -36,6 +36,7 @@ pub mod proc;
 pub mod rcu;
 pub mod skb;
 pub mod timer;
+pub mod work;
 
 /// An Ethernet address.
 pub type Mac = [u8; 6];

@@ -449,6 +449,7 @@ impl State {
             stats,
             slaves,
             probing,
+            ports_changed,
             ..
         } = self;
         let held = &slots.held;
@@ -517,6 +518,7 @@ impl State {
             held.sub(dl.out_bytes);
         }
         if !got.tr.is_empty() {
+            *ports_changed = true;
             log_transitions(dev_name, slaves, src, &got.tr, t, &peer.det);
         }
         ctx.publish(&peer.det);
@@ -594,6 +596,7 @@ impl State {
         self.stats.rx_held_full.add(u64::from(full));
         let mut kick = false;
         if !tr.is_empty() {
+            self.ports_changed = true;
             let carrier = self.carrier;
             let queue = self.slots.cell(slot).is_some_and(|cell| {
                 let mut c = cell.lock();

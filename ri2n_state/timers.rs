@@ -87,6 +87,7 @@ impl State {
             t,
             lossy_every: loss_probe_every(self.lossy_peers),
             lossy_peers: 0,
+            ports_changed: false,
             next: more_aged.then_some(t),
         };
         let slow_every = Duration(self.params.hbspan().0 / 8);
@@ -97,6 +98,7 @@ impl State {
         };
         // Every peer with a lossy link is on the every-sweep list.
         self.lossy_peers = cx.lossy_peers;
+        self.ports_changed |= cx.ports_changed;
         // The visits gave back the idle windows' buffers.
         self.slots.bufs_short.store(false, Ordering::Relaxed);
         self.slots
@@ -243,6 +245,8 @@ struct SweepCx<'a> {
     lossy_every: Duration,
     /// Peers with a lossy link seen in this sweep.
     lossy_peers: usize,
+    /// An endpoint changed state in this sweep.
+    ports_changed: bool,
     /// The earliest deadline of the peers visited.
     next: Option<Instant>,
 }
@@ -283,6 +287,7 @@ impl Visit for SweepCx<'_> {
         }
         if !visit.tr.is_empty() {
             let mac = self.table.mac(slot);
+            self.ports_changed = true;
             log_transitions(self.dev_name, self.slaves, mac, &visit.tr, t, &p.det);
         }
         Some(Visited {

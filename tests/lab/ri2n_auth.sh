@@ -81,6 +81,7 @@ check "  ... and never read back, even by root" not on n1 cat "$(keyfile key)"
 check "procfs names the key by its id, on both nodes alike" \
 	test "$(on n1 grep '^auth ' /proc/net/ri2n_state/ri2n0)" = "$(on n2 grep '^auth ' /proc/net/ri2n_state/ri2n0)"
 check "  ... and shows no key" not on n1 grep -rq "$k1" /proc/net/ri2n_state/ri2n0 /proc/net/ri2n/ri2n0
+check "  ... nor does netlink (ip -d link, plain and JSON)" not out_has n1 "$k1" sh -c 'ip -d link show ri2n0; ip -j -d link show ri2n0'
 check "the sealed header's 16 more bytes come off the MTU (1476)" out_has n1 'mtu 1476' ip link show ri2n0
 check "a bad key is refused" not on n1 sh -c "echo 1234 > $(keyfile key)"
 check "the keyed pair talks" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2

@@ -8,6 +8,9 @@ set -u
 export LAB_CLOCKS=1
 . "$(dirname "$0")/lib.sh"
 ri2n_pair 100mbit
+# ip monitor sees a port go bad and come back, with no ri2n tool: its
+# lower state follows its endpoints (rtnetlink, as a bond's port's).
+on n1 sh -c 'ip -o -d monitor link >/tmp/mon.txt 2>&1 &'
 
 # Under load.
 transfer_start n1 n2 "$(mib 100)"
@@ -23,6 +26,8 @@ rec=$WATCHED
 pretty INFO "blackhole lifted: link in use again after $rec ms (failed links probed every HBSPAN / 8 = 250 ms)"
 check "recovered within HBSPAN / 8 + 750 ms ($rec ms)" lt "$rec" 1000
 check "$(mib 100) MiB transfer across the blackhole completed, checksums equal" transfer_wait 120
+check "ip monitor link: eth1 out of use toward the peer" out_has n1 "eth1: .* ri2n_slave link 1 carrier 1 peers_up 0 peers_down 1 " cat /tmp/mon.txt
+check "  ... and in use again" out_has n1 "eth1: .* ri2n_slave link 1 carrier 1 peers_up 1 peers_down 0 " cat /tmp/mon.txt
 
 # Idle: only heartbeats. The first one after the cut arrives on link 0
 # alone; link 1 has been silent since the one before, so a probe round

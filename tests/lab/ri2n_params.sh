@@ -100,6 +100,8 @@ slave_shown() { on n1 ip link set eth0 master ri2n5 && out_has n1 'ri2n_slave li
 check "netlink: a slave's link shown" slave_shown
 sysfs_logged() { on n1 dmesg -C; not on n1 sh -c "echo 0 > $Q/fast_tout" && out_has n1 'ri2n5: fast_tout must be 1\.\.=10000 ms, not 0' dmesg; }
 check "sysfs: a refusal logged with the range" sysfs_logged
+check "netlink: a change without CAP_NET_ADMIN refused" not on n1 setpriv --bounding-set=-net_admin ip link set ri2n5 type ri2n hbspan 700
+check "  ... value unchanged" test "$(vals hbspan)" = 1000
 check "netlink: delete" on n1 ip link del ri2n5
 
 # Every attribute: each bound, one value past each, and a change while up.
@@ -127,20 +129,24 @@ nl_set() {
 	esac && test "$(vals "$1")" = "$2"
 }
 on n1 ip link add ri2n7 type ri2n
-while read -r p min max; do
+# (Not `while read`: ssh in `on` would read the rest of the table.)
+mapfile -t ranges <<<"$PARAM_RANGES"
+for row in "${ranges[@]}"; do
+	read -r p min max <<<"$row"
 	check "netlink: $p $min, its minimum" nl_set "$p" "$min"
 	[ "$p" = peer_mem ] || check "netlink: $p $max, its maximum" nl_set "$p" "$max"
 	check "netlink: $p $((max + 1)) refused" nl_refused "Error: $p must be $min\.\.=$max .*, not $((max + 1))\.?$" link set ri2n7 type ri2n "$p" $((max + 1))
 	[ "$min" = 0 ] || check "netlink: $p $((min - 1)) refused" nl_refused "Error: $p must be $min\.\.=$max .*, not $((min - 1))\.?$" link set ri2n7 type ri2n "$p" $((min - 1))
-done <<<"$PARAM_RANGES"
+done
 on n1 ip link set ri2n7 type ri2n peer_mem 16777216 one_switch 0
 on n1 ip link set ri2n7 up
-while read -r p min max; do
+for row in "${ranges[@]}"; do
+	read -r p min max <<<"$row"
 	case $p in
 	peer_mem | one_switch) check "netlink: $p refused while up" nl_refused "Error: $p can only change while ri2n7 is down" link set ri2n7 type ri2n "$p" "$max" ;;
 	*) check "netlink: $p changed while up" nl_set "$p" "$min" ;;
 	esac
-done <<<"$PARAM_RANGES"
+done
 on n1 ip link del ri2n7
 on n1 rmmod ri2n
 finish
