@@ -81,8 +81,10 @@ on n1 sh -c "ri2n events ri2n0 >/tmp/gone 2>&1 & ri2n watch ri2n0 >/tmp/gone-wat
 following() { out_has n1 "following ri2n0" cat /tmp/gone && on n1 test -s /tmp/gone-watch; }
 check "events and watch follow the device" await 10 "events and watch to follow ri2n0" following
 on n1 rmmod ri2n
-check "events: the device going away is said" await 10 "events to say so" out_has n1 "ri2n0 went away" cat /tmp/gone
-check "watch: the device going away is said" await 10 "watch to say so" out_has n1 "ri2n0 went away" cat /tmp/gone-watch
+check "events: the device going away is said" await 10 "events to say so" out_has n1 "ri2n0 went away" cat /tmp/gone ||
+	on n1 tail -3 /tmp/gone >&2
+check "watch: the device going away is said" await 10 "watch to say so" out_has n1 "ri2n0 went away" cat /tmp/gone-watch ||
+	on n1 tail -c 300 /tmp/gone-watch >&2
 check "no ri2n module: exit 2" test "$(status on n1 ri2n show)" = 2
 check "  ... with a clear message" out_has n1 "is the ri2n module loaded" sh -c 'ri2n show 2>&1'
 finish

@@ -234,14 +234,25 @@ fn read(o: &Opts, dev: &str) -> Option<State> {
 }
 
 /// Reads `dev`'s state: `None` if the device is gone, an error if its
-/// state cannot be read.
+/// state cannot be read. A device deleted while its file is read fails
+/// that read (an error, or a state cut short) before its file goes: a
+/// failed read is tried again a few times, and counts only if the file is
+/// still there.
 fn read_or(o: &Opts, dev: &str) -> Result<Option<State>, String> {
-    let text = match std::fs::read_to_string(format!("{}/{dev}", o.proc_dir)) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{dev}: {e}")),
-    };
-    parse(&text).map(Some).map_err(|e| format!("{dev}: {e}"))
+    let path = format!("{}/{dev}", o.proc_dir);
+    let mut tries = 0;
+    loop {
+        let r = match std::fs::read_to_string(&path) {
+            Ok(text) => parse(&text).map(Some).map_err(|e| format!("{dev}: {e}")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => Err(format!("{dev}: {e}")),
+        };
+        tries += 1;
+        if r.is_ok() || tries == 5 {
+            return r;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 struct Paint(bool);
