@@ -7,7 +7,7 @@
 
 use crate::net::device::{ExtAck, Rtnl};
 use crate::net::skb::SkbList;
-use crate::proto::params::Param;
+use crate::proto::params::{Param, Params};
 use crate::ri2n_dev::{Ri2n, Ri2nDev};
 use core::fmt;
 use core::sync::atomic::Ordering;
@@ -17,11 +17,8 @@ use kernel::prelude::*;
 /// the log when the request came from sysfs.
 fn refuse(dev: &Ri2nDev, extack: &ExtAck, why: fmt::Arguments<'_>) {
     if extack.is_none() {
-        // Rate-limited: root of a container's user namespace may write its
-        // devices' files.
-        if crate::net::ratelimit() {
-            pr_err!("{}: {}\n", dev.name_str(), why);
-        }
+        // As bonding's sysfs options: one line per refused write.
+        pr_err!("{}: {}\n", dev.name_str(), why);
     } else {
         extack.set_msg_fmt(why);
     }
@@ -47,6 +44,10 @@ pub(crate) fn set_params(
         refuse(dev, extack, format_args!("{}", r));
         (EINVAL, r.param)
     })?;
+    if let Err(p) = within_memory_allowed(&cur, &next) {
+        refuse(dev, extack, format_args!("{}", MemoryRefusal(p)));
+        return Err((EPERM, p));
+    }
     for &(p, _) in pairs {
         if p.down_only() && up && next.get(p) != cur.get(p) {
             refuse(
@@ -98,6 +99,45 @@ pub(crate) fn set_params(
         Ri2n::update_mtu(dev, rtnl);
     }
     Ok(())
+}
+
+/// The memory budgets a container may raise only up to the module's
+/// defaults: beyond is the host administrator's to give.
+const MEMORY: [Param; 2] = [Param::PeerMem, Param::HeldMem];
+
+/// Whether the current task may take `next`'s memory budgets, `cur`'s
+/// being the device's now: above the module's defaults (which only the
+/// host sets) and higher than now needs `CAP_NET_ADMIN` in the initial user
+/// namespace. Root of a container's user namespace administers its own
+/// devices, within the memory the host allows each (every allocation is
+/// charged to its memory cgroup as well). Else the budget refused.
+pub(crate) fn within_memory_allowed(
+    cur: &Params,
+    next: &Params,
+) -> core::result::Result<(), Param> {
+    let ceiling = crate::module_defaults();
+    for p in MEMORY {
+        let v = next.get(p);
+        if v > cur.get(p) && v > ceiling.get(p) && !crate::net::host_net_admin() {
+            return Err(p);
+        }
+    }
+    Ok(())
+}
+
+/// Why a budget was refused (for the log or an extended ack).
+pub(crate) struct MemoryRefusal(pub(crate) Param);
+
+impl fmt::Display for MemoryRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.0;
+        write!(
+            f,
+            "{} above {} needs CAP_NET_ADMIN over the host",
+            p.spec().name,
+            crate::module_defaults().get(p)
+        )
+    }
 }
 
 /// A new peer table of `v` bytes, made here in process context before the

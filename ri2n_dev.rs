@@ -430,14 +430,17 @@ impl Link for Ri2n {
 
     fn check_new(attrs: &LinkAttrs<'_>, extack: &ExtAck) -> Result {
         let (pairs, n) = param_attrs(attrs);
-        match crate::module_defaults().with(&pairs[..n]) {
-            Ok(_) => Ok(()),
-            Err(r) => {
-                extack.set_msg_fmt(format_args!("{}", r));
-                point_at(attrs, r.param, extack);
-                Err(EINVAL)
-            }
-        }
+        let defaults = crate::module_defaults();
+        let next = defaults.with(&pairs[..n]).map_err(|r| {
+            extack.set_msg_fmt(format_args!("{}", r));
+            point_at(attrs, r.param, extack);
+            EINVAL
+        })?;
+        crate::ri2n_conf::within_memory_allowed(&defaults, &next).map_err(|p| {
+            extack.set_msg_fmt(format_args!("{}", crate::ri2n_conf::MemoryRefusal(p)));
+            point_at(attrs, p, extack);
+            EPERM
+        })
     }
 
     fn changelink(dev: &Ri2nDev, rtnl: &Rtnl, attrs: &LinkAttrs<'_>, extack: &ExtAck) -> Result {
@@ -656,7 +659,10 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     } else {
         keys.accept(key.clone());
     }
-    let next = keys.on().then(|| KBox::new(keys, GFP_KERNEL)).transpose()?;
+    let next = keys
+        .on()
+        .then(|| KBox::new(keys, GFP_KERNEL_ACCOUNT))
+        .transpose()?;
     let keys_on = !was && which == 0 && key.is_some();
     let id = key.as_ref().map(Key::id);
     if keys_on {

@@ -218,7 +218,7 @@ impl State {
             ports_told: [0; MAX_LINKS],
             probing: ProbingPeers::default(),
             mac_chosen: false,
-            stats: Arc::new(DevStats::default(), GFP_KERNEL)?,
+            stats: Arc::new(DevStats::default(), GFP_KERNEL_ACCOUNT)?,
             link_stats: [LinkStats::default(); MAX_LINKS],
             keys: Keys::default(),
             hb_counter: HbCounter::default(),

@@ -30,7 +30,8 @@ unsafe impl<T: Send> Sync for Cache<T> {}
 
 impl<T> Cache<T> {
     /// A cache named `name` (`/proc/slabinfo`; the slab allocator keeps a
-    /// copy); process context.
+    /// copy), its objects charged to the allocating task's memory cgroup
+    /// (`SLAB_ACCOUNT`); process context.
     pub fn new(name: &CStr) -> Result<Arc<Self>> {
         let (size, align) = (
             core::mem::size_of::<T>() as u32,
@@ -38,7 +39,7 @@ impl<T> Cache<T> {
         );
         // SAFETY: `name` is NUL-terminated and copied by the callee; size
         // and align are those of a Rust type.
-        let ptr = unsafe { bindings::kmem_cache_create(name.as_char_ptr(), size, align) };
+        let ptr = unsafe { bindings::kmem_cache_create_account(name.as_char_ptr(), size, align) };
         let ptr = NonNull::new(ptr).ok_or(ENOMEM)?;
         Ok(Arc::new(
             Cache {

@@ -150,11 +150,12 @@ impl GroCells {
     pub fn new(dev: &Device) -> Result<Self> {
         let mut cpus = KVec::new();
         for cpu in possible_cpus() {
-            cpus.push(cpu, GFP_KERNEL)?;
+            cpus.push(cpu, GFP_KERNEL_ACCOUNT)?;
         }
         let (size, align) = (core::mem::size_of::<Cell>(), core::mem::align_of::<Cell>());
-        // SAFETY: A plain allocation, all bytes zero.
-        let cells = unsafe { bindings::__alloc_percpu(size, align) };
+        // SAFETY: A plain allocation, all bytes zero, charged to the
+        // creator's memory cgroup.
+        let cells = unsafe { bindings::alloc_percpu_account(size, align) };
         if cells.is_null() || cpus.is_empty() {
             // SAFETY: Ours, or NULL (a no-op).
             unsafe { bindings::free_percpu(cells) };

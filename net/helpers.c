@@ -70,7 +70,7 @@ int rnet_nla_put_u8(struct sk_buff *skb, int type, u8 v) { return nla_put_u8(skb
 int rnet_nla_put_u64(struct sk_buff *skb, int type, u64 v) { return nla_put_u64_64bit(skb, type, v, 0); }
 size_t rnet_nla_total_size(int payload) { return nla_total_size(payload); }
 bool rnet_net_ratelimit(void) { return net_ratelimit(); }
-struct kmem_cache *rnet_kmem_cache_create(const char *name, unsigned int size, unsigned int align) { return kmem_cache_create(name, size, align, 0, NULL); }
+struct kmem_cache *rnet_kmem_cache_create_account(const char *name, unsigned int size, unsigned int align) { return kmem_cache_create(name, size, align, SLAB_ACCOUNT, NULL); }
 void *rnet_kmem_cache_zalloc(struct kmem_cache *c, gfp_t flags) { return kmem_cache_zalloc(c, flags); }
 void rnet_skb_set_network_header(struct sk_buff *skb, int offset) { skb_set_network_header(skb, offset); }
 void rnet_skb_gso_error_unwind(struct sk_buff *skb, __be16 protocol, int pulled_hlen, u16 mac_offset, int mac_len) { skb_gso_error_unwind(skb, protocol, pulled_hlen, mac_offset, mac_len); }
@@ -79,7 +79,7 @@ netdev_features_t rnet_netif_f_hw_gso(void) { return NETIF_F_ALL_TSO | NETIF_F_G
 void *rnet_skb_gro_header(struct sk_buff *skb, unsigned int hlen, unsigned int offset) { return skb_gro_header(skb, hlen, offset); }
 void rnet_skb_gro_postpull_rcsum(struct sk_buff *skb, const void *start, unsigned int len) { skb_gro_postpull_rcsum(skb, start, len); }
 unsigned int rnet_skb_gso_tcp_udp(void) { return SKB_GSO_TCPV4 | SKB_GSO_TCPV6 | SKB_GSO_TCP_ECN | SKB_GSO_TCP_FIXEDID | SKB_GSO_UDP_L4; }
-void *rnet___alloc_percpu(size_t size, size_t align) { return __alloc_percpu(size, align); }
+void *rnet_alloc_percpu_account(size_t size, size_t align) { return __alloc_percpu_gfp(size, align, GFP_KERNEL_ACCOUNT); }
 unsigned int rnet_nr_cpu_ids(void) { return nr_cpu_ids; }
 bool rnet_cpu_possible(unsigned int cpu) { return cpu_possible(cpu); }
 void *rnet_per_cpu_ptr(void __percpu *p, unsigned int cpu) { return per_cpu_ptr(p, cpu); }

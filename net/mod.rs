@@ -73,6 +73,14 @@ pub fn random_u32() -> u32 {
     unsafe { bindings::get_random_u32() }
 }
 
+/// Whether the current task may administer the network of the whole
+/// machine: `CAP_NET_ADMIN` in the initial user namespace (`capable`), not
+/// only over a container's own namespaces.
+pub fn host_net_admin() -> bool {
+    // SAFETY: Reads the current task's credentials; no preconditions.
+    unsafe { bindings::capable(bindings::CAP_NET_ADMIN as i32) }
+}
+
 /// The networking stack's shared log rate limit (`net_ratelimit()`).
 pub fn ratelimit() -> bool {
     // SAFETY: No preconditions.

@@ -148,5 +148,17 @@ for row in "${ranges[@]}"; do
 	esac
 done
 on n1 ip link del ri2n7
+
+# Root of a user namespace (unshare -rn: CAP_NET_ADMIN over its own
+# network namespace only) makes and sets its own devices, within the
+# memory the module's defaults allow each; beyond is the host's to give.
+# The devices go with the namespace.
+userns() { on n1 unshare -rn sh -c "$1"; }
+check "userns: a device made and set" userns 'ip link add ri2n8 type ri2n hbspan 700 peer_mem 1000000 && ip link set ri2n8 type ri2n fast_tout 9 && ip -d link show ri2n8 | grep -q "hbspan 700 .*fast_tout 9 maxbuf 300 peer_mem 1000000 "'
+check "userns: peer_mem above the default refused" userns 'ip link add ri2n8 type ri2n peer_mem 16777217 2>&1 | grep -q "Error: peer_mem above 16777216 needs CAP_NET_ADMIN over the host"'
+check "userns: nor raised later" userns 'ip link add ri2n8 type ri2n && ip link set ri2n8 type ri2n held_mem 33554433 2>&1 | grep -q "Error: held_mem above 33554432 needs CAP_NET_ADMIN over the host"'
+check "userns: the device went with its namespace" not out_has n1 ri2n8 ip link show
+host_may() { on n1 ip link add ri2n8 type ri2n peer_mem 33554432 && on n1 ip link del ri2n8; }
+check "the host's root may" host_may
 on n1 rmmod ri2n
 finish
