@@ -70,10 +70,11 @@ tool:
 # iproute2 looks for link_KIND.so in its library directory; a slave's kind
 # is KIND_slave, hence the link.
 iplink: tools/target/link_ri2n.so
+# Built with the lab's LLVM, which the host setup installs (no gcc needed).
 tools/target/link_ri2n.so: tools/iproute2/link_ri2n.c include/uapi/linux/ri2n.h
-	tools/iproute2/check-ip.sh
+	NM=$(LLVM_BIN)/llvm-nm tools/iproute2/check-ip.sh
 	mkdir -p tools/target
-	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
+	$(LLVM_BIN)/clang -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
 	ln -sf link_ri2n.so tools/target/link_ri2n_slave.so
 
 style: setup

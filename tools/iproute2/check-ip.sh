@@ -12,7 +12,7 @@ if ((major < 5 || major > 7 || (major == 7 && minor > 1))); then
 	echo "check-ip: $ip_bin is iproute2 $major.$minor; link_ri2n.c copies iproute2 5.0-7.1's struct link_util (ip/ip_common.h): compare it before use" >&2
 	exit 1
 fi
-syms=$(nm -D --defined-only "$ip_bin")
+syms=$("${NM:-nm}" -D --defined-only "$ip_bin")
 for sym in addattr32 get_u32 print_color_uint; do
 	grep -qw "$sym" <<<"$syms" ||
 		{ echo "check-ip: $ip_bin does not export $sym: it cannot load link_ri2n.so" >&2; exit 1; }
