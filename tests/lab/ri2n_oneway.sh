@@ -13,7 +13,10 @@ sleep 1
 on n2 modprobe sch_netem
 measure n2 n1 eth1 peer-failed 20 on n2 tc qdisc replace dev eth1 root netem loss 100%
 pretty INFO "one-way loss n2 -> n1 on eth1: n2 stopped sending on it after $WATCHED ms"
-check "n2 stopped sending on eth1 within 1 s ($WATCHED ms)" lt "$WATCHED" 1000
+# A bound on propagation, not a latency figure (the INFO line has that):
+# the time counts from before the ssh and tc that start the loss, and the
+# same driver has taken from 0.3 s to 1.2 s by it on a busy host.
+check "n2 stopped sending on eth1 within 2 s ($WATCHED ms)" lt "$WATCHED" 2000
 check "n1 failed (n2, eth1) by its own detector" test "$(ep_state n1 n2 eth1)" = failed
 check "transfer n2 -> n1 completed, checksums equal" transfer_wait 120
 # n1, idle now, still retries eth1 every HBSPAN / 8; its heartbeats on eth0
