@@ -113,9 +113,7 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev, bh: &Bh<'_>) {
     let (pending, was_up) = {
         let mut st = d.lock_state();
         let pending = st.sweep(dev.name_str(), &d.gro, bh, &mut garbage);
-        if st.take_ports_changed() {
-            d.ports_work().queue_ms(0);
-        }
+        crate::ri2n_slave::tell_ports_if_changed(dev, &mut st);
         (pending, st.is_up())
     };
     drop(garbage);

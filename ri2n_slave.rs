@@ -23,7 +23,7 @@ use crate::net::{Mac, MacFmt};
 use crate::proto::header::MAX_HEADER_LEN;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::{Ri2n, Ri2nDev};
-use crate::ri2n_state::{log_carrier, Slave};
+use crate::ri2n_state::{log_carrier, Slave, State};
 use kernel::prelude::*;
 
 /// Fewest slaves `slaves=` takes: a device made at load bonds links. One
@@ -451,7 +451,7 @@ impl Handler for Events {
 /// `ports_work`: tells the stack each slave's lower state where it changed
 /// (`netdev_lower_state_changed`, as bonding does for its ports), so that
 /// `ip monitor link` shows a port going bad and coming back: up with
-/// carrier, transmit enabled while no known peer has its link failed.
+/// carrier, transmit enabled while no peer has its link out of use.
 pub(crate) fn tell_ports(dev: &Ri2nDev) {
     // RTNL before the state lock, as configuration takes them; tried, as
     // bonding's works do, so that nothing that holds RTNL need wait for
@@ -463,6 +463,14 @@ pub(crate) fn tell_ports(dev: &Ri2nDev) {
     let ports = dev.data().lock_state().ports_to_tell();
     for (port, up, tx) in ports.iter().flatten() {
         port.lower_state_changed(&rtnl, *up, *tx);
+    }
+}
+
+/// Queues [`tell_ports`] if an endpoint or a carrier changed state since
+/// it last ran; `st` is the state, locked.
+pub(crate) fn tell_ports_if_changed(dev: &Ri2nDev, st: &mut State) {
+    if st.take_ports_changed() {
+        dev.data().ports_work().queue_ms(0);
     }
 }
 
