@@ -46,11 +46,14 @@ int print_color_uint(enum output_type t, enum color_attr color,
 /* Room in ip's request (struct iplink_req), as its own link kinds pass it. */
 #define REQ_ROOM 1024
 
-/* Names as in /sys/class/net/DEV/ri2n/ (core/params.rs, SPECS). */
-static const struct {
+/* An attribute and the name ip gives it. */
+struct ri2n_attr_name {
 	const char *name;
 	int attr;
-} ri2n_params[] = {
+};
+
+/* Names as in /sys/class/net/DEV/ri2n/ (core/params.rs, SPECS). */
+static const struct ri2n_attr_name ri2n_params[] = {
 	{ "ft_hthresh", IFLA_RI2N_FT_HTHRESH },
 	{ "ft_lthresh", IFLA_RI2N_FT_LTHRESH },
 	{ "slow_tout", IFLA_RI2N_SLOW_TOUT },
@@ -121,6 +124,20 @@ static int ri2n_u32(struct rtattr *a, uint32_t *v)
 	return 1;
 }
 
+/* Prints each u32 attribute of `names` that `tb` has, as "name value". */
+static void ri2n_print_u32s(const struct ri2n_attr_name *names, size_t n, struct rtattr *tb[])
+{
+	for (size_t i = 0; i < n; i++) {
+		char fmt[32];
+		uint32_t v;
+
+		if (!ri2n_u32(tb[names[i].attr], &v))
+			continue;
+		snprintf(fmt, sizeof(fmt), "%s %%u ", names[i].name);
+		print_color_uint(PRINT_ANY, COLOR_NONE, names[i].name, fmt, v);
+	}
+}
+
 static void ri2n_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 {
 	uint32_t v;
@@ -135,14 +152,7 @@ static void ri2n_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 		print_color_uint(PRINT_ANY, COLOR_NONE, "peers", "peers %u ", v);
 	if (ri2n_u32(tb[IFLA_RI2N_VERSION], &v))
 		print_color_uint(PRINT_ANY, COLOR_NONE, "version", "version %u ", v);
-	for (size_t i = 0; i < NPARAMS; i++) {
-		char fmt[32];
-
-		if (!ri2n_u32(tb[ri2n_params[i].attr], &v))
-			continue;
-		snprintf(fmt, sizeof(fmt), "%s %%u ", ri2n_params[i].name);
-		print_color_uint(PRINT_ANY, COLOR_NONE, ri2n_params[i].name, fmt, v);
-	}
+	ri2n_print_u32s(ri2n_params, NPARAMS, tb);
 }
 
 static void ri2n_print_help(struct link_util *lu, int argc, char **argv, FILE *f)
@@ -163,29 +173,17 @@ struct link_util ri2n_link_util = {
 
 static void ri2n_slave_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 {
-	static const struct {
-		const char *name;
-		int attr;
-	} attrs[] = {
+	static const struct ri2n_attr_name attrs[] = {
 		{ "link", IFLA_RI2N_SLAVE_LINK },
 		{ "carrier", IFLA_RI2N_SLAVE_CARRIER },
 		{ "peers_up", IFLA_RI2N_SLAVE_PEERS_UP },
 		{ "peers_down", IFLA_RI2N_SLAVE_PEERS_DOWN },
 	};
-	uint32_t v;
 
 	(void)lu;
 	(void)f;
-	if (!tb)
-		return;
-	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
-		char fmt[32];
-
-		if (!ri2n_u32(tb[attrs[i].attr], &v))
-			continue;
-		snprintf(fmt, sizeof(fmt), "%s %%u ", attrs[i].name);
-		print_color_uint(PRINT_ANY, COLOR_NONE, attrs[i].name, fmt, v);
-	}
+	if (tb)
+		ri2n_print_u32s(attrs, sizeof(attrs) / sizeof(attrs[0]), tb);
 }
 
 struct link_util ri2n_slave_link_util = {
