@@ -29,6 +29,7 @@
 //! - [`work`]: which peers the device's timers visit, and when.
 //! - [`claims`]: one-switch mode's slave MACs, whose each one is.
 //! - [`params`]: the tunables of Table 2, their units, defaults and limits.
+//! - [`events`]: transitions queued for user space, bounded in rate.
 //! - [`uapi`]: the numbers user space sees (netlink attributes).
 
 #![forbid(unsafe_code)]
@@ -37,6 +38,7 @@ pub mod auth;
 pub mod claims;
 pub mod dedup;
 pub mod detector;
+pub mod events;
 pub mod header;
 pub mod loss;
 pub mod node;

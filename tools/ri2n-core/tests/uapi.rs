@@ -18,15 +18,14 @@ fn enumerators(prefix: &str) -> Vec<(String, u16)> {
     let mut next = 0u16;
     for line in HEADER.lines() {
         let line = line.trim();
-        if line.starts_with("enum {") {
+        if line.starts_with("enum ") {
             next = 0;
             continue;
         }
-        let Some(decl) = line
-            .split(',')
-            .next()
-            .filter(|d| d.starts_with("IFLA_RI2N_") || d.starts_with("__IFLA_RI2N_"))
-        else {
+        let Some(decl) = line.split(',').next().filter(|d| {
+            let d = d.trim_start_matches('_');
+            d.starts_with("IFLA_RI2N_") || d.starts_with("RI2N_")
+        }) else {
             continue;
         };
         if !line.contains(',') {
@@ -75,6 +74,131 @@ fn the_uapi_header_numbers_what_the_driver_does() {
         header_value("SLAVE_PEERS_DOWN"),
         uapi::IFLA_SLAVE_PEERS_DOWN
     );
+}
+
+/// The lower-case names of the enumerators `prefix*` from number `from` on,
+/// in order, up to the `__` end marker.
+fn names_from(prefix: &str, from: u16) -> Vec<String> {
+    enumerators(prefix)
+        .into_iter()
+        .filter(|(_, v)| *v >= from)
+        .map(|(n, _)| n.to_lowercase())
+        .collect()
+}
+
+fn value(prefix: &str, name: &str) -> u16 {
+    enumerators(prefix)
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("{prefix}{name} is not in ri2n.h"))
+        .1
+}
+
+#[test]
+fn the_uapi_header_numbers_the_generic_netlink_family_as_the_driver() {
+    use uapi::{attr, cmd, endpoint, event, peer, slave, U64_FIRST};
+    let define = |name: &str| {
+        HEADER
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("#define {name}")))
+            .unwrap_or_else(|| panic!("no {name}"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(define("RI2N_GENL_NAME"), format!("\"{}\"", uapi::GENL_NAME));
+    assert_eq!(define("RI2N_GENL_VERSION"), uapi::GENL_VERSION.to_string());
+    assert_eq!(
+        define("RI2N_MCGRP_EVENTS"),
+        format!("\"{}\"", uapi::MCGRP_EVENTS)
+    );
+    assert_eq!(
+        define("RI2N_EVENTS_PER_SEC"),
+        uapi::EVENTS_PER_SEC.to_string()
+    );
+    assert_eq!(define("RI2N_EVENTS_BURST"), uapi::EVENTS_BURST.to_string());
+    assert_eq!(define("RI2N_KEY_LEN"), uapi::KEY_LEN.to_string());
+    for (name, v) in [
+        ("GET_DEVICE", cmd::GET_DEVICE),
+        ("SET_DEVICE", cmd::SET_DEVICE),
+        ("EVENT", cmd::EVENT),
+    ] {
+        assert_eq!(value("RI2N_CMD_", name), u16::from(v), "{name}");
+    }
+    let top = [
+        ("IFINDEX", attr::IFINDEX),
+        ("IFNAME", attr::IFNAME),
+        ("MAC", attr::MAC),
+        ("MTU", attr::MTU),
+        ("UP", attr::UP),
+        ("EPOCH64", attr::EPOCH64),
+        ("CLOCK_MS", attr::CLOCK_MS),
+        ("MONO_MS", attr::MONO_MS),
+        ("KEYS_ON", attr::KEYS_ON),
+        ("KEY_ID", attr::KEY_ID),
+        ("ACCEPT_ID", attr::ACCEPT_ID),
+        ("SLAVE", attr::SLAVE),
+        ("COUNTERS", attr::COUNTERS),
+        ("PEERS_SUMMARY", attr::PEERS_SUMMARY),
+        ("PEER", attr::PEER),
+        ("KEY", attr::KEY),
+        ("KEY_ACCEPT", attr::KEY_ACCEPT),
+        ("KEY_NONE", attr::KEY_NONE),
+        ("ACCEPT_NONE", attr::ACCEPT_NONE),
+        ("EVENT", attr::EVENT),
+    ];
+    for (name, v) in top {
+        assert_eq!(value("RI2N_A_", name), v, "RI2N_A_{name}");
+    }
+    assert_eq!(value("__RI2N_A_", "MAX") - 1, attr::MAX);
+    const { assert!(attr::IFINDEX > uapi::IFLA_MAX, "room for IFLA_RI2N_*") };
+    for (name, v) in [
+        ("LINK", slave::LINK),
+        ("NAME", slave::NAME),
+        ("CARRIER", slave::CARRIER),
+    ] {
+        assert_eq!(value("RI2N_SLAVE_A_", name), v);
+    }
+    assert_eq!(names_from("RI2N_SLAVE_A_", U64_FIRST), slave::U64);
+    assert_eq!(names_from("RI2N_CTR_", 1), uapi::COUNTERS);
+    assert_eq!(names_from("RI2N_PS_", 1), uapi::PEERS_SUMMARY);
+    for (name, v) in [
+        ("MAC", peer::MAC),
+        ("EPOCH", peer::EPOCH),
+        ("ENDPOINT", peer::ENDPOINT),
+    ] {
+        assert_eq!(value("RI2N_PEER_A_", name), v);
+    }
+    assert_eq!(names_from("RI2N_PEER_A_", U64_FIRST), peer::U64);
+    for (name, v) in [
+        ("LINK", endpoint::LINK),
+        ("STATE", endpoint::STATE),
+        ("PEER_SLAVE_MAC", endpoint::PEER_SLAVE_MAC),
+    ] {
+        assert_eq!(value("RI2N_EP_A_", name), v);
+    }
+    assert_eq!(names_from("RI2N_EP_A_", U64_FIRST), endpoint::U64);
+    for (name, v) in [
+        ("REASON", event::REASON),
+        ("TIME_NS", event::TIME_NS),
+        ("PEER", event::PEER),
+        ("LINK", event::LINK),
+        ("SLAVE", event::SLAVE),
+        ("OLD", event::OLD),
+        ("NEW", event::NEW),
+        ("DROPPED", event::DROPPED),
+    ] {
+        assert_eq!(value("RI2N_EV_A_", name), v);
+    }
+    let states: Vec<String> = names_from("RI2N_STATE_", 1)
+        .iter()
+        .map(|n| n.replace('_', "-"))
+        .collect();
+    let ours: Vec<&str> = uapi::EndpointState::ALL.iter().map(|s| s.name()).collect();
+    assert_eq!(states, ours);
+    let reasons = names_from("RI2N_EV_", 1);
+    let reasons: Vec<&String> = reasons.iter().filter(|n| !n.starts_with("a_")).collect();
+    let ours: Vec<&str> = uapi::Reason::ALL.iter().map(|r| r.name()).collect();
+    assert_eq!(reasons, ours);
 }
 
 #[test]
