@@ -20,6 +20,7 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/timekeeping.h>
+#include <net/genetlink.h>
 #include <net/gro.h>
 #include <net/hotdata.h>
 #include <net/gso.h>

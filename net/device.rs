@@ -119,6 +119,11 @@ impl Drop for RtnlGuard {
 pub struct ExtAck(*mut bindings::netlink_ext_ack);
 
 impl ExtAck {
+    /// The extack of a request the core is handling (null: none).
+    pub(super) fn from_raw(ack: *mut bindings::netlink_ext_ack) -> ExtAck {
+        ExtAck(ack)
+    }
+
     /// No extack (a request not from netlink).
     pub fn none() -> ExtAck {
         ExtAck(core::ptr::null_mut())
@@ -734,10 +739,66 @@ impl kernel::fmt::Write for SliceWriter<'_> {
     }
 }
 
-/// A netlink message being filled (`fill_info`, `fill_slave_info`).
+/// A netlink message being filled (`fill_info`, `fill_slave_info`, a
+/// generic netlink message).
 pub struct NlMsg(*mut bindings::sk_buff);
 
 impl NlMsg {
+    /// The message being built in `skb`.
+    pub(super) fn from_raw(skb: *mut bindings::sk_buff) -> NlMsg {
+        NlMsg(skb)
+    }
+
+    pub(super) fn as_raw(&self) -> *mut bindings::sk_buff {
+        self.0
+    }
+
+    /// Adds a string attribute (with its NUL).
+    pub fn put_str(&mut self, attr: u16, v: &str) -> Result {
+        let len = i32::try_from(v.len() + 1).map_err(|_| EMSGSIZE)?;
+        // SAFETY: A message being built; the attribute reserved has room
+        // for the string and its NUL.
+        unsafe {
+            let a = bindings::nla_reserve(self.0, i32::from(attr), len);
+            if a.is_null() {
+                return Err(EMSGSIZE);
+            }
+            let data = a.cast::<u8>().add(4);
+            core::ptr::copy_nonoverlapping(v.as_ptr(), data, v.len());
+            *data.add(v.len()) = 0;
+        }
+        Ok(())
+    }
+
+    /// Adds nest `attr`, filled by `f`; if `f` fails (no room), the nest
+    /// is taken out whole and the error returned.
+    pub fn nest(&mut self, attr: u16, f: impl FnOnce(&mut NlMsg) -> Result) -> Result {
+        // SAFETY: A message being built.
+        let start = unsafe { bindings::nla_nest_start(self.0, i32::from(attr)) };
+        if start.is_null() {
+            return Err(EMSGSIZE);
+        }
+        let r = f(self);
+        // SAFETY: `start` is this nest's, and everything after it in the
+        // message was added by `f`: ending or trimming there is exact.
+        unsafe {
+            if r.is_ok() {
+                bindings::nla_nest_end(self.0, start);
+            } else {
+                bindings::nla_nest_cancel(self.0, start);
+            }
+        }
+        r
+    }
+
+    /// Adds the u64 attributes `first`, `first + 1`, ..., one per value.
+    pub fn put_u64s(&mut self, first: u16, values: &[u64]) -> Result {
+        for (i, v) in values.iter().enumerate() {
+            self.put_u64(first + i as u16, *v)?;
+        }
+        Ok(())
+    }
+
     /// Adds a u32 attribute.
     pub fn put_u32(&mut self, attr: u16, v: u32) -> Result {
         // SAFETY: A message the core is building for us.

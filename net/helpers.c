@@ -99,3 +99,17 @@ void rnet_spin_unlock(spinlock_t *lock) { spin_unlock(lock); }
 void rnet___skb_queue_tail(struct sk_buff_head *q, struct sk_buff *skb) { __skb_queue_tail(q, skb); }
 struct sk_buff *rnet___skb_dequeue(struct sk_buff_head *q) { return __skb_dequeue(q); }
 bool rnet_napi_is_scheduled(struct napi_struct *n) { return napi_is_scheduled(n); }
+
+struct sk_buff *rnet_genlmsg_new_default(void) { return genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL); }
+void rnet_genlmsg_end(struct sk_buff *skb, void *hdr) { genlmsg_end(skb, hdr); }
+void rnet_genlmsg_cancel(struct sk_buff *skb, void *hdr) { genlmsg_cancel(skb, hdr); }
+int rnet_genlmsg_multicast_netns(const struct genl_family *family, struct net *net, struct sk_buff *skb, u32 portid, unsigned int group) { return genlmsg_multicast_netns(family, net, skb, portid, group, GFP_KERNEL); }
+bool rnet_genl_has_listeners(const struct genl_family *family, struct net *net, unsigned int group) { return genl_has_listeners(family, net, group); }
+struct net *rnet_genl_info_net(const struct genl_info *info) { return genl_info_net(info); }
+const struct genl_dumpit_info *rnet_genl_dumpit_info(struct netlink_callback *cb) { return genl_dumpit_info(cb); }
+void rnet_genl_dump_check_consistent(struct netlink_callback *cb, void *hdr) { genl_dump_check_consistent(cb, hdr); }
+u32 rnet_netlink_cb_portid(const struct sk_buff *skb) { return NETLINK_CB(skb).portid; }
+void rnet_nlmsg_free(struct sk_buff *skb) { nlmsg_free(skb); }
+struct nlattr *rnet_nla_nest_start(struct sk_buff *skb, int type) { return nla_nest_start(skb, type); }
+int rnet_nla_nest_end(struct sk_buff *skb, struct nlattr *start) { return nla_nest_end(skb, start); }
+void rnet_nla_nest_cancel(struct sk_buff *skb, struct nlattr *start) { nla_nest_cancel(skb, start); }

@@ -18,6 +18,7 @@
 //! - [`skb`]: owned socket buffers and lists of them.
 //! - [`lock`]: a BH-disabling spinlock for state shared by softirq and
 //!   process context.
+//! - [`genl`]: a generic netlink family, its commands and multicast groups.
 //! - [`notifier`], [`timer`], [`proc`]: netdev notifier, `timer_list` and
 //!   per-netns procfs files.
 //! - [`rcu`]: a value readers find without a lock while a writer replaces it.
@@ -27,6 +28,7 @@
 pub mod bindings;
 pub mod cache;
 pub mod device;
+pub mod genl;
 pub mod gro;
 pub mod lock;
 pub mod notifier;
@@ -65,6 +67,12 @@ pub fn ktime_ns() -> u64 {
 pub fn realtime_ms() -> u64 {
     // SAFETY: No preconditions.
     unsafe { bindings::ktime_get_real_ns() / 1_000_000 }
+}
+
+/// The wall clock in nanoseconds since the epoch.
+pub fn realtime_ns() -> u64 {
+    // SAFETY: No preconditions.
+    unsafe { bindings::ktime_get_real_ns() }
 }
 
 /// A random number (`get_random_u32()`).
