@@ -52,6 +52,9 @@ pub(crate) struct Ri2n {
     /// Tells the stack the slaves' lower states (ri2n_slave.rs).
     #[pin]
     ports_work: Work<Ri2n, 0>,
+    /// Sends the state's transitions to the `events` group (ri2n_genl.rs).
+    #[pin]
+    events_work: Work<Ri2n, 1>,
     #[pin]
     pub(crate) state: SpinLockBh<State>,
     /// ri2n0's GRO cells: the way up of what the windows release.
@@ -88,6 +91,7 @@ pub(crate) struct Ri2n {
 crate::device_timer!(Ri2n, hb_timer, 0, crate::ri2n_hb::heartbeat_timer);
 crate::device_timer!(Ri2n, sweep_timer, 1, crate::ri2n_hb::sweep_timer);
 crate::device_work!(Ri2n, ports_work, 0, crate::ri2n_slave::tell_ports);
+crate::device_work!(Ri2n, events_work, 1, crate::ri2n_genl::send_events);
 
 /// A ri2n device.
 pub(crate) type Ri2nDev = NetDevice<Ri2n>;
@@ -141,9 +145,31 @@ const LINK_ATTRS: [AttrKind; uapi::IFLA_MAX as usize] = {
 };
 
 impl Ri2n {
+    /// The `IFLA_INFO_DATA` attributes: state and parameters (also the
+    /// start of the generic netlink dump's device message).
+    pub(crate) fn fill_link_attrs(dev: &Ri2nDev, msg: &mut NlMsg) -> Result {
+        let (params, nslaves, npeers) = {
+            let st = dev.data().lock_state();
+            (*st.params(), st.nslaves(), st.npeers())
+        };
+        for (i, p) in Param::ALL.iter().enumerate() {
+            msg.put_u32(uapi::IFLA_PARAM0 + i as u16, params.get(*p))?;
+        }
+        // The low 32 bits, what heartbeats carry.
+        msg.put_u32(uapi::IFLA_EPOCH, dev.data().epoch as u32)?;
+        msg.put_u32(uapi::IFLA_VERSION, u32::from(crate::proto::header::VERSION))?;
+        msg.put_u32(uapi::IFLA_SLAVES, nslaves as u32)?;
+        msg.put_u32(uapi::IFLA_PEERS, npeers as u32)
+    }
+
     /// The work that tells the slaves' lower states (ri2n_slave.rs).
     pub(crate) fn ports_work(&self) -> WorkRef<'_, Ri2n, 0> {
         DeviceWork::<0>::work(self)
+    }
+
+    /// The work that sends transitions (ri2n_genl.rs).
+    pub(crate) fn events_work(&self) -> WorkRef<'_, Ri2n, 1> {
+        DeviceWork::<1>::work(self)
     }
 
     /// The heartbeat timer (ri2n_hb.rs).
@@ -297,6 +323,7 @@ impl Driver for Ri2n {
             hb_timer <- Timer::new(),
             sweep_timer <- Timer::new(),
             ports_work <- Work::new(),
+            events_work <- Work::new(),
             slots: AtomicPtr::new(state.as_ref().map_or(core::ptr::null_mut(), |s| s.slots_ptr().cast_mut())),
             stats: state.as_ref().map_err(|e| *e)?.stats().clone(),
             state <- crate::new_spinlock_bh!(state?, "ri2n_state"),
@@ -337,6 +364,7 @@ impl Driver for Ri2n {
         dev.data().sweep_timer().shutdown();
         dev.data().gro.destroy();
         *dev.data().proc.lock() = [DeviceFile::none(), DeviceFile::none()];
+        crate::ri2n_genl::send_removed(dev);
         pr_info!("{}: removed\n", dev.name_str());
     }
 
@@ -452,18 +480,7 @@ impl Link for Ri2n {
     }
 
     fn fill_info(dev: &Ri2nDev, msg: &mut NlMsg) -> Result {
-        let (params, nslaves, npeers) = {
-            let st = dev.data().lock_state();
-            (*st.params(), st.nslaves(), st.npeers())
-        };
-        for (i, p) in Param::ALL.iter().enumerate() {
-            msg.put_u32(uapi::IFLA_PARAM0 + i as u16, params.get(*p))?;
-        }
-        // The low 32 bits, what heartbeats carry.
-        msg.put_u32(uapi::IFLA_EPOCH, dev.data().epoch as u32)?;
-        msg.put_u32(uapi::IFLA_VERSION, u32::from(crate::proto::header::VERSION))?;
-        msg.put_u32(uapi::IFLA_SLAVES, nslaves as u32)?;
-        msg.put_u32(uapi::IFLA_PEERS, npeers as u32)
+        Ri2n::fill_link_attrs(dev, msg)
     }
 
     fn fill_slave_info(dev: &Ri2nDev, port: &Device, msg: &mut NlMsg) -> Result {
@@ -646,10 +663,16 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
             }
         },
     };
+    let rtnl = Rtnl::try_lock_or_restart()?;
+    apply_key(dev, &rtnl, which, key)
+}
+
+/// Sets key `which` (0: the key frames are sealed with, 1: the one also
+/// accepted) to `key` (none: unset), from sysfs or netlink.
+pub(crate) fn apply_key(dev: &Ri2nDev, rtnl: &Rtnl, which: usize, key: Option<Key>) -> Result {
     // Turning seals on or off changes the header's length, hence the MTU:
     // lowered before the first sealed frame, raised (the maximum) after
     // the last.
-    let rtnl = Rtnl::try_lock_or_restart()?;
     let (was, mut keys) = {
         let st = dev.data().lock_state();
         (st.keys().on(), st.keys().clone())
@@ -666,7 +689,7 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
     let keys_on = !was && which == 0 && key.is_some();
     let id = key.as_ref().map(Key::id);
     if keys_on {
-        Ri2n::update_mtu_for(dev, &rtnl, true);
+        Ri2n::update_mtu_for(dev, rtnl, true);
     }
     // Unicast goes the locked way while the keys change, here and in the
     // copy the lockless way reads: a lockless sender that read the old
@@ -696,8 +719,7 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
         dev.data().offload_keys.replace(None);
     }
     dev.data().lock_state().hold_lockless(false);
-    Ri2n::update_mtu(dev, &rtnl);
-    drop(rtnl);
+    Ri2n::update_mtu(dev, rtnl);
     log_key(dev, which, id, was, now);
     Ok(())
 }

@@ -32,6 +32,7 @@ pub mod net;
 mod proto;
 mod ri2n_conf;
 mod ri2n_dev;
+mod ri2n_genl;
 mod ri2n_hb;
 mod ri2n_peer;
 mod ri2n_proc;
@@ -60,7 +61,7 @@ macro_rules! ri2n_module {
             authors: ["ri2n developers"],
             description: "RI2N/DRV: striped, reordered, fault-tolerant multi-link Ethernet",
             license: "GPL",
-            alias: ["rtnl-link-ri2n"],
+            alias: ["rtnl-link-ri2n", "net-pf-16-proto-16-family-ri2n"],
             params: {
                 $($name: u32 {
                     default: crate::proto::params::SPECS[crate::proto::params::Param::$param as usize].default,
@@ -237,6 +238,9 @@ struct Ri2nModule {
     /// Dropped first: deletes every ri2n device (releasing their slaves),
     /// so the notifier, dropped next, replays nothing that is ours.
     link: Pin<KBox<Registration<Ri2n>>>,
+    /// The generic netlink family, after the devices, whose events work
+    /// sends through it.
+    _genl: net::genl::Registration<ri2n_genl::Ri2nGenl>,
     _events: Pin<KBox<net::notifier::Registration<ri2n_slave::Events>>>,
     _proc: Pin<KBox<net::proc::PernetDir<ri2n_dev::TextView>>>,
     _proc_state: Pin<KBox<net::proc::PernetDir<ri2n_dev::StateView>>>,
@@ -246,7 +250,7 @@ struct Ri2nModule {
 }
 
 impl kernel::Module for Ri2nModule {
-    fn init(_module: &'static ThisModule) -> Result<Self> {
+    fn init(module: &'static ThisModule) -> Result<Self> {
         check_params()?;
         // The notifier before the link type: a slave enslaved right away
         // must be released when it goes.
@@ -269,10 +273,12 @@ impl kernel::Module for Ri2nModule {
             net::notifier::Registration::new(ri2n_slave::Events),
             GFP_KERNEL,
         )?;
+        let genl = ri2n_genl::FAMILY.register(module)?;
         let link = KBox::pin_init(Registration::<Ri2n>::new(), GFP_KERNEL)?;
         create_from_param(&link)?;
         Ok(Ri2nModule {
             link,
+            _genl: genl,
             _events: events,
             _proc: proc,
             _proc_state: proc_state,
@@ -283,7 +289,8 @@ impl kernel::Module for Ri2nModule {
 
 impl Drop for Ri2nModule {
     fn drop(&mut self) {
-        // Fields drop in order: devices, then notifier, then procfs.
+        // Fields drop in order: devices, then the generic netlink
+        // family, notifier and procfs.
         let _ = &self.link;
         pr_info!("unloaded\n");
     }

@@ -7,6 +7,7 @@ use crate::net::{Mac, MacFmt};
 use crate::proto::detector::Endpoint;
 use crate::proto::params::Param;
 use crate::proto::time::Instant;
+use crate::proto::uapi::EndpointState;
 use crate::proto::window::RxStats;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
@@ -98,7 +99,6 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
 /// dump. A peer added or forgotten meanwhile may be missed.
 /// Returns false if memory for the copies was short (nothing was read).
 fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
-    let d = dev.data();
     // About 1 KiB per peer: vmalloc'd if need be, never a high-order
     // kmalloc.
     let Ok(mut chunk) = KVVec::<PeerView>::with_capacity(CHUNK, GFP_KERNEL) else {
@@ -106,39 +106,13 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
     };
     let mut from = 0;
     loop {
-        chunk.clear();
-        let carrier = {
-            let st = d.lock_state();
-            st.peers_from(from, |slot, mac, tx, p| {
-                from = slot + 1;
-                let w = &p.rx.window;
-                let mut endpoints = p.det.endpoints;
-                for (l, e) in endpoints.iter_mut().enumerate() {
-                    e.tx_frames = e.tx_frames.wrapping_add(tx.unfolded(l));
-                }
-                let _ = chunk.push(
-                    PeerView {
-                        mac: *mac,
-                        epoch: p.rx.epoch,
-                        tx_next: tx.tx_seq.0,
-                        rx_next: w.next_expected().0,
-                        held: w.held(),
-                        stats: w.stats,
-                        endpoints,
-                        peer_lossy: p.det.peer_lossy(),
-                        link_mac: p.link_mac,
-                    },
-                    GFP_ATOMIC,
-                );
-                chunk.len() < CHUNK
-            });
-            st.carrier()
-        };
+        let got = copy_peers(dev, from, &mut chunk);
         for v in chunk.iter() {
-            f(v, carrier);
+            f(v, got.carrier);
         }
-        if chunk.len() < CHUNK {
-            return true;
+        match chunk.last() {
+            Some(v) if chunk.len() == chunk.capacity() => from = v.slot + 1,
+            _ => return true,
         }
     }
 }
@@ -146,19 +120,68 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
 /// Peers copied per lock hold.
 const CHUNK: usize = 32;
 
-/// What procfs shows of a peer, copied under the lock.
-struct PeerView {
-    mac: Mac,
-    epoch: u64,
-    tx_next: u32,
-    rx_next: u32,
-    held: usize,
-    stats: RxStats,
-    endpoints: [Endpoint; MAX_LINKS],
+/// What [`copy_peers`] saw besides the peers, at the same moment.
+pub(crate) struct Copied {
+    /// Links with carrier.
+    pub(crate) carrier: u8,
+    /// Links with a slave.
+    pub(crate) links: u8,
+    /// The peer table's generation (`State::peers_gen`).
+    pub(crate) gen: u32,
+}
+
+/// Copies the peers in slots `from` on into `out` (emptied first), as
+/// many as it has room for, under one hold of the state lock.
+pub(crate) fn copy_peers(dev: &Ri2nDev, from: usize, out: &mut KVVec<PeerView>) -> Copied {
+    out.clear();
+    let room = out.capacity();
+    let st = dev.data().lock_state();
+    st.peers_from(from, |slot, mac, tx, p| {
+        let w = &p.rx.window;
+        let mut endpoints = p.det.endpoints;
+        for (l, e) in endpoints.iter_mut().enumerate() {
+            e.tx_frames = e.tx_frames.wrapping_add(tx.unfolded(l));
+        }
+        // Within capacity: no allocation.
+        let _ = out.push(
+            PeerView {
+                slot,
+                mac: *mac,
+                epoch: p.rx.epoch,
+                tx_next: tx.tx_seq.0,
+                rx_next: w.next_expected().0,
+                held: w.held(),
+                stats: w.stats,
+                endpoints,
+                peer_lossy: p.det.peer_lossy(),
+                link_mac: p.link_mac,
+            },
+            GFP_ATOMIC,
+        );
+        out.len() < room
+    });
+    Copied {
+        carrier: st.carrier(),
+        links: st.slaves().fold(0, |m, (l, _)| m | 1 << l),
+        gen: st.peers_gen(),
+    }
+}
+
+/// What procfs and netlink show of a peer, copied under the lock.
+pub(crate) struct PeerView {
+    /// Its slot in the table: the dumps' order.
+    pub(crate) slot: usize,
+    pub(crate) mac: Mac,
+    pub(crate) epoch: u64,
+    pub(crate) tx_next: u32,
+    pub(crate) rx_next: u32,
+    pub(crate) held: usize,
+    pub(crate) stats: RxStats,
+    pub(crate) endpoints: [Endpoint; MAX_LINKS],
     /// Links the peer has out of use toward us for loss (it probes us).
-    peer_lossy: u8,
+    pub(crate) peer_lossy: u8,
     /// One-switch mode: the peer's slave MAC per link (zero: unknown).
-    link_mac: [Mac; MAX_LINKS],
+    pub(crate) link_mac: [Mac; MAX_LINKS],
 }
 
 fn show_peer(
@@ -216,17 +239,7 @@ fn named_links(links: &[Option<[u8; 16]>; MAX_LINKS]) -> impl Iterator<Item = (u
 
 /// An endpoint's state, as both files name it.
 fn endpoint_state(e: &Endpoint, carrier: bool) -> &'static str {
-    if !carrier {
-        "no-carrier"
-    } else if e.failed {
-        "failed"
-    } else if e.peer_failed {
-        "peer-failed"
-    } else if e.lossy {
-        "lossy"
-    } else {
-        "up"
-    }
+    EndpointState::of(carrier, e.failed, e.peer_failed, e.lossy).name()
 }
 
 /// The version of `/proc/net/ri2n_state/DEV`'s format. Records may gain

@@ -271,7 +271,7 @@ fn receive_locked(
             garbage: &mut garbage,
         };
         let after = st.rx_frame(dev.name_str(), frame, short_max, &d.gro, bh, out);
-        crate::ri2n_slave::tell_ports_if_changed(dev, &mut st);
+        crate::ri2n_slave::tell_changes(dev, &mut st);
         if let Some(ms) = after.pull_ms {
             // Under the lock, as the sweep re-arms: never later than
             // armed, and never once ri2n0 is down (`rx_frame` pulls only
@@ -478,7 +478,7 @@ fn lockless(
             let mut st = d.lock_state();
             let kick =
                 st.rx_lockless_after(dev.name_str(), slot, src, tr, t, dup.is_some(), full, spare);
-            crate::ri2n_slave::tell_ports_if_changed(dev, &mut st);
+            crate::ri2n_slave::tell_changes(dev, &mut st);
             kick
         };
         if kick {

@@ -166,7 +166,7 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
     Ri2n::update_mtu(dev, rtnl);
     Ri2n::update_carrier(dev);
     crate::ri2n_hb::kick(dev);
-    dev.data().ports_work().queue_ms(0);
+    tell_all(dev);
     pr_info!(
         "{}: link {}: {} enslaved (carrier {})\n",
         dev.name_str(),
@@ -218,6 +218,7 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, why: Release) -
         Ri2n::update_mtu(dev, rtnl);
         Ri2n::update_carrier(dev);
         crate::ri2n_hb::kick(dev);
+        dev.data().events_work().queue_ms(0);
     }
     pr_info!(
         "{}: link {}: slave released{}\n",
@@ -434,7 +435,7 @@ impl Handler for Events {
                 }
                 // Also when the sweep saw the carrier change first: the
                 // work tells only what changed since it last told.
-                master.data().ports_work().queue_ms(0);
+                tell_all(master);
             }
             Event::ChangeMtu => Ri2n::update_mtu(master, rtnl),
             // Unregistered, or moved to another namespace: it is no longer
@@ -467,11 +468,22 @@ pub(crate) fn tell_ports(dev: &Ri2nDev) {
 }
 
 /// Queues [`tell_ports`] if an endpoint or a carrier changed state since
-/// it last ran; `st` is the state, locked.
-pub(crate) fn tell_ports_if_changed(dev: &Ri2nDev, st: &mut State) {
+/// it last ran, and the events work if transitions wait to be sent; `st`
+/// is the state, locked.
+pub(crate) fn tell_changes(dev: &Ri2nDev, st: &mut State) {
     if st.take_ports_changed() {
         dev.data().ports_work().queue_ms(0);
     }
+    if st.events_pending() {
+        dev.data().events_work().queue_ms(0);
+    }
+}
+
+/// Queues [`tell_ports`] and the events work, after a change made outside
+/// the data path (a slave added, a carrier event).
+pub(crate) fn tell_all(dev: &Ri2nDev) {
+    dev.data().ports_work().queue_ms(0);
+    dev.data().events_work().queue_ms(0);
 }
 
 /// The smallest slave MTU that leaves room for an IPv4 packet (under a

@@ -18,12 +18,14 @@ use crate::net::{Mac, MacFmt};
 use crate::proto::auth::{HbCounter, Key, Keys, Record, Records};
 use crate::proto::claims::{buckets_for as claims_buckets, Claims};
 use crate::proto::detector::{loss_probe_every, node_probe_shift, ProbingPeers};
+use crate::proto::events::{Event, EventQueue};
 pub(crate) use crate::proto::node::sweep_period;
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{idle_limit, NewPeerBudget, Room};
 use crate::proto::seq::Seq;
 use crate::proto::time::{Duration, Instant};
 use crate::proto::tx::PeerTx;
+use crate::proto::uapi::Reason;
 use crate::proto::work::Work;
 use crate::proto::MAX_LINKS;
 use crate::ri2n_peer::{BufPool, CellMacs, Peer, Slots, Table};
@@ -126,6 +128,11 @@ pub(crate) struct State {
     hb_counter: HbCounter,
     /// Unicast takes the locked way whatever else says (a key is coming).
     lockless_held: bool,
+    /// Transitions waiting for the events work (ri2n_genl.rs).
+    events: KBox<EventQueue>,
+    /// Counts peers admitted and forgotten: a dump that sees it change
+    /// between its pages may have missed a peer or shown one twice.
+    peers_gen: u32,
 }
 
 fn now() -> Instant {
@@ -223,6 +230,8 @@ impl State {
             keys: Keys::default(),
             hb_counter: HbCounter::default(),
             lockless_held: false,
+            events: KBox::new(EventQueue::default(), GFP_KERNEL_ACCOUNT)?,
+            peers_gen: 0,
         };
         st.publish_tx();
         Ok(st)
@@ -451,6 +460,26 @@ impl State {
         core::mem::take(&mut self.ports_changed)
     }
 
+    /// The oldest transition waiting to be sent, if any.
+    pub(crate) fn pop_event(&mut self) -> Option<Event> {
+        self.events.pop()
+    }
+
+    /// Whether transitions wait to be sent.
+    pub(crate) fn events_pending(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Transitions dropped so far, over the rate or the queue.
+    pub(crate) fn events_dropped(&self) -> u64 {
+        self.events.dropped()
+    }
+
+    /// See `peers_gen`.
+    pub(crate) fn peers_gen(&self) -> u32 {
+        self.peers_gen
+    }
+
     /// The slaves whose lower state changed since last told, with the new
     /// one (link up, transmit enabled), which counts as told: a port is up
     /// with carrier, and enabled while no peer in the table has its link
@@ -653,8 +682,24 @@ impl State {
         if (self.carrier & bit != 0) == up {
             return false;
         }
-        self.carrier_changed[l] = now();
+        let t = now();
+        self.carrier_changed[l] = t;
         self.ports_changed = true;
+        let reason = if up {
+            Reason::CarrierUp
+        } else {
+            Reason::CarrierDown
+        };
+        self.events.push(
+            Event {
+                reason,
+                at: t,
+                peer: None,
+                link: Some(l as u8),
+                states: None,
+            },
+            t,
+        );
         if up {
             self.carrier |= bit;
         } else {
@@ -752,6 +797,8 @@ impl State {
             peer.rx.recall(r);
         }
         let slot = self.table.insert(mac, t, ()).ok()?;
+        self.peers_gen = self.peers_gen.wrapping_add(1);
+        self.events.push(Event::of_peer(Reason::PeerNew, mac, t), t);
         self.work.admitted(slot);
         if let Some(cell) = self.slots.cell(slot) {
             let mut c = cell.lock();
@@ -775,6 +822,10 @@ impl State {
         self.ports_changed = true;
         self.claims.forget(&CellMacs(&self.slots), slot);
         let mac = *self.table.mac(slot);
+        self.peers_gen = self.peers_gen.wrapping_add(1);
+        let t = now();
+        self.events
+            .push(Event::of_peer(Reason::PeerForgotten, &mac, t), t);
         self.slots.unnote(&mac, slot);
         let mut tx_next = Seq(0);
         let old = self.slots.cell(slot).and_then(|cell| {

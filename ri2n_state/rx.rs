@@ -12,9 +12,11 @@ use crate::net::{Mac, MacFmt};
 use crate::proto::auth::Msg;
 use crate::proto::claims::{self};
 use crate::proto::detector::{loss_probe_every, Transitions};
+use crate::proto::events::Event;
 use crate::proto::header::Seal;
 use crate::proto::node::{Arrival, Frame, Fresh, Left};
 use crate::proto::time::Instant;
+use crate::proto::uapi::Reason;
 use crate::proto::window::{span_of, Buffers};
 use crate::proto::MAX_LINKS;
 use crate::ri2n_peer::{Buf, CellMacs, Held, Slots};
@@ -450,6 +452,7 @@ impl State {
             slaves,
             probing,
             ports_changed,
+            events,
             ..
         } = self;
         let held = &slots.held;
@@ -503,6 +506,7 @@ impl State {
         };
         rx_left(left, stats, held, done, garbage);
         if let Some(e) = got.restarted {
+            events.push(Event::of_peer(Reason::PeerRestarted, src, t), t);
             log_restart(dev_name, src, e);
         }
         after.kick |= got.answer;
@@ -519,7 +523,9 @@ impl State {
         }
         if !got.tr.is_empty() {
             *ports_changed = true;
-            log_transitions(dev_name, slaves, src, &got.tr, t, &peer.det);
+            log_transitions(
+                dev_name, slaves, src, &got.tr, t, &peer.det, carrier, events,
+            );
         }
         ctx.publish(&peer.det);
         let need = peer.sweep_need(t, carrier, &params);
@@ -604,7 +610,8 @@ impl State {
                     return false;
                 };
                 kick = p.tell(&tr, carrier);
-                log_transitions(dev_name, &self.slaves, mac, &tr, t, &p.det);
+                let ev = &mut *self.events;
+                log_transitions(dev_name, &self.slaves, mac, &tr, t, &p.det, carrier, ev);
                 p.hb_pending & carrier != 0
             });
             if queue {

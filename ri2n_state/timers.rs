@@ -9,6 +9,7 @@ use crate::net::lock::Bh;
 use crate::net::skb::SkbList;
 use crate::net::{Mac, MacFmt};
 use crate::proto::detector::{loss_probe_every, Detector, Transitions};
+use crate::proto::events::{endpoint_events, Event, EventQueue};
 use crate::proto::header::Counts;
 use crate::proto::node::sweep_period;
 use crate::proto::node::{sweep_at, HeartbeatOrders};
@@ -88,6 +89,7 @@ impl State {
             lossy_every: loss_probe_every(self.lossy_peers),
             lossy_peers: 0,
             ports_changed: false,
+            events: &mut self.events,
             next: more_aged.then_some(t),
         };
         let slow_every = Duration(self.params.hbspan().0 / 8);
@@ -247,6 +249,8 @@ struct SweepCx<'a> {
     lossy_peers: usize,
     /// An endpoint changed state in this sweep.
     ports_changed: bool,
+    /// Where its transitions go.
+    events: &'a mut EventQueue,
     /// The earliest deadline of the peers visited.
     next: Option<Instant>,
 }
@@ -288,7 +292,17 @@ impl Visit for SweepCx<'_> {
         if !visit.tr.is_empty() {
             let mac = self.table.mac(slot);
             self.ports_changed = true;
-            log_transitions(self.dev_name, self.slaves, mac, &visit.tr, t, &p.det);
+            let ev = &mut *self.events;
+            log_transitions(
+                self.dev_name,
+                self.slaves,
+                mac,
+                &visit.tr,
+                t,
+                &p.det,
+                carrier,
+                ev,
+            );
         }
         Some(Visited {
             need: visit.need,
@@ -331,8 +345,11 @@ pub(crate) fn log_carrier(dev_name: &str, slave: &str, up: bool, carrier: u8) {
     }
 }
 
-/// One log line per endpoint state change, naming device, peer and slave
-/// (like bonding's "link status definitely down for interface eth1").
+/// One event per endpoint state change, for user space, and one log line
+/// (rate-limited), naming device, peer and slave (like bonding's "link
+/// status definitely down for interface eth1"). `carrier`: the links with
+/// carrier.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn log_transitions(
     dev_name: &str,
     slaves: &[Option<Slave>; MAX_LINKS],
@@ -340,7 +357,23 @@ pub(super) fn log_transitions(
     t: &Transitions,
     now: Instant,
     det: &Detector,
+    carrier: u8,
+    events: &mut EventQueue,
 ) {
+    for l in 0..MAX_LINKS {
+        let e = &det.endpoints[l];
+        let after = (e.failed, e.peer_failed, e.lossy);
+        endpoint_events(t, l, carrier & (1 << l) != 0, after, |reason, old, new| {
+            let ev = Event {
+                reason,
+                at: now,
+                peer: Some(*peer),
+                link: Some(l as u8),
+                states: Some((old, new)),
+            };
+            events.push(ev, now);
+        });
+    }
     if !crate::net::ratelimit() {
         return;
     }
