@@ -7,7 +7,8 @@
 #   make style    rustfmt, clippy (module and userspace, warnings denied)
 #                 and shellcheck
 #   make tool     the ri2n command, tools/target/release/ri2n (show, watch,
-#                 events, get; the lab's guests carry it)
+#                 events, get, set, key; the lab's guests carry it), its
+#                 man page ri2n.8 and bash, zsh and fish completions
 #   make iplink   ip(8)'s ri2n link kind, tools/target/link_ri2n.so: ip link
 #                 add/set DEV type ri2n PARAM VALUE..., ip -d link show
 #   make module   ri2n.ko against KDIR (a Rust-enabled kernel build directory;
@@ -66,6 +67,9 @@ install: module
 
 tool:
 	cd tools && $(CARGO) build --release -p ri2n
+	cd tools/target/release && ./ri2n generate man >ri2n.8 && \
+		./ri2n generate bash >ri2n.bash && ./ri2n generate zsh >_ri2n && \
+		./ri2n generate fish >ri2n.fish
 
 # iproute2 looks for link_KIND.so in its library directory; a slave's kind
 # is KIND_slave, hence the link.

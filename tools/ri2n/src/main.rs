@@ -1,39 +1,161 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! `ri2n`: the state of ri2n devices, in the spirit of `wg show`.
+//! `ri2n`: the state of ri2n devices, in the spirit of `wg show`, over the
+//! driver's generic netlink family (include/uapi/linux/ri2n.h).
 //!
-//!     ri2n [show] [DEV] [--json | --format text|json|prometheus]
-//!                                     devices, slaves, peers and endpoints;
-//!                                     prometheus: metrics for
-//!                                     node_exporter's textfile collector
-//!     ri2n watch [DEV] [--interval MS]   the same, refreshed in place, with
-//!                                     rates and each transition highlighted
-//!     ri2n events [DEV] [--interval MS] [--peer MAC] [--slave NAME]
-//!                 [--state S[|S...]] [--initial] [--count N] [--timeout S]
-//!                                     endpoint and carrier transitions, a
-//!                                     line each: the driver's time of it
-//!                                     (ms since the epoch), what, and
-//!                                     seen=when this tool read it
-//!     ri2n get DEV counter NAME | peers NAME | param NAME | device NAME |
-//!              auth NAME | peer MAC NAME | endpoint MAC SLAVE NAME |
-//!              endpoints MAC NAME (summed) | slave SLAVE NAME | peer-list
-//!                                     one value, for scripts
-//!     ri2n key DEV set FILE|none      seal frames with the key in FILE (32
-//!                                     hex digits); `none`: keys off
-//!     ri2n key DEV accept FILE|none   also accept the key in FILE (a
-//!                                     rotation: Documentation/ri2n.rst)
+//! `show`, `watch` and `get` read a device's dump, decoded into the records
+//! of the procfs state file (`state.rs`, `nl.rs`), so that `--proc DIR`
+//! (or `RI2N_PROC`) can read such files instead. `events` subscribes to the
+//! family's `events` group and waits: it never polls. `set` and `key`
+//! write through netlink. `ri2n --help` and ri2n(8) (`ri2n generate man`)
+//! say the rest.
 //!
-//! Everything comes from `/proc/net/ri2n_state/DEV` through the one parser
-//! (`state.rs`); `--proc DIR` or `RI2N_PROC` reads another directory.
-//! Exit status: 0, 1 (events: timeout; get: no such value), 2 (usage, no
-//! device, a state the tool cannot read).
+//! Exit status: 0; 1 events timed out, get found no such value, or the
+//! device went away; 2 usage, no device, a state this tool cannot read,
+//! or a refused request.
 
-use ri2n_state::{parse, to_json, to_prometheus, Record, State, PROC_DIR};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use ri2n_core::params::{Param, SPECS};
+use ri2n_core::uapi::Reason;
+use ri2n_state::nl::{self, Conn, KeyOp, NlError};
+use ri2n_state::{parse, to_json, to_prometheus, Record, State};
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::process::exit;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
+
+#[derive(Parser)]
+#[command(
+    name = "ri2n",
+    version,
+    about = "The state of ri2n devices: slaves, peers and the links toward each",
+    long_about = "The state of ri2n devices: slaves, peers and the links toward each.\n\n\
+        Without a command: `show`, of every ri2n device in this network namespace.",
+    after_help = "Exit status: 0; 1 events timed out, get found no such value, or the device went \
+        away; 2 usage, no device, a state this tool cannot read, or a refused request."
+)]
+struct Cli {
+    /// Read states from DIR's files (the format of /proc/net/ri2n_state),
+    /// not from the kernel over netlink
+    #[arg(long, global = true, value_name = "DIR", env = "RI2N_PROC")]
+    proc: Option<String>,
+    /// `show` of every device as JSON (without a command)
+    #[arg(short, long)]
+    json: bool,
+    /// `show`'s format (without a command)
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Devices, parameters, slaves, peers and endpoints
+    Show {
+        /// One device (default: every one)
+        dev: Option<String>,
+        /// As JSON (schema 1)
+        #[arg(short, long)]
+        json: bool,
+        /// Text, JSON, or Prometheus metrics for node_exporter's textfile
+        /// collector
+        #[arg(long, value_enum)]
+        format: Option<Format>,
+    },
+    /// `show`, refreshed in place, with rates and each transition marked
+    Watch {
+        /// The device (default: the first)
+        dev: Option<String>,
+        /// Milliseconds between frames
+        #[arg(long, default_value_t = 1000, value_name = "MS")]
+        interval: u64,
+    },
+    /// Transitions as the kernel sends them: endpoints, carriers, peers
+    Events {
+        /// The device (default: the first)
+        dev: Option<String>,
+        /// Only this peer's (a MAC)
+        #[arg(long)]
+        peer: Option<String>,
+        /// Only this slave's
+        #[arg(long)]
+        slave: Option<String>,
+        /// Only transitions into these states (up, lossy, peer-failed,
+        /// failed, no-carrier, down)
+        #[arg(long, value_delimiter = ',', value_parser = split_states)]
+        state: Vec<Vec<String>>,
+        /// First the states as they are
+        #[arg(long)]
+        initial: bool,
+        /// End after N events
+        #[arg(long, value_name = "N")]
+        count: Option<u64>,
+        /// End after S seconds, with exit status 1
+        #[arg(long, value_name = "S")]
+        timeout: Option<u64>,
+        /// One JSON object per line, times in ISO 8601
+        #[arg(short, long)]
+        json: bool,
+    },
+    /// One value, for scripts
+    #[command(
+        after_help = "WHAT: counter NAME | peers NAME | param NAME | device NAME | \
+        auth NAME | slave SLAVE NAME | peer MAC NAME | endpoint MAC SLAVE NAME | \
+        endpoints MAC NAME (summed over the links) | peer-list"
+    )]
+    Get {
+        dev: String,
+        #[arg(required = true, num_args = 1..=4, value_name = "WHAT")]
+        what: Vec<String>,
+    },
+    /// Sets parameters, all or none, as `ip link set DEV type ri2n` does
+    Set {
+        dev: String,
+        /// PARAM VALUE pairs (the names of /sys/class/net/DEV/ri2n/)
+        #[arg(required = true, num_args = 2.., value_name = "PARAM VALUE")]
+        pairs: Vec<String>,
+    },
+    /// Seals frames with a key, or also accepts one (a rotation)
+    Key {
+        dev: String,
+        which: KeyWhich,
+        /// A file of 32 hex digits (128 bits), or `none`
+        file: String,
+    },
+    /// The man page or a shell's completions, on stdout
+    #[command(hide = true)]
+    Generate { what: Generated },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+    Prometheus,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum KeyWhich {
+    /// The key frames are sealed with
+    Set,
+    /// A key also accepted
+    Accept,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Generated {
+    Man,
+    Bash,
+    Zsh,
+    Fish,
+}
+
+/// `--state a|b`: also split at `|`.
+fn split_states(s: &str) -> Result<Vec<String>, String> {
+    Ok(s.split('|').map(String::from).collect())
+}
 
 static STOP: AtomicBool = AtomicBool::new(false);
 /// `watch` hid the terminal's cursor: whoever ends the program shows it.
@@ -43,7 +165,7 @@ extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::Relaxed);
 }
 
-/// SIGINT and SIGTERM end `watch` and `events` cleanly.
+/// SIGINT and SIGTERM end `watch` cleanly.
 fn catch_signals() {
     for sig in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: The handler only stores to an atomic, which is
@@ -94,165 +216,118 @@ fn nap(d: Duration) {
     }
 }
 
-const USAGE: &str = "\
-usage: ri2n [show] [DEV] [--json | --format text|json|prometheus]
-       ri2n watch [DEV] [--interval MS]
-       ri2n events [DEV] [--interval MS] [--peer MAC] [--slave NAME] [--state S[|S...]]
-                   [--initial] [--count N] [--timeout S]
-       ri2n get DEV counter|peers|param|device|auth KEY
-       ri2n get DEV slave SLAVE KEY | peer MAC KEY | endpoint MAC SLAVE KEY
-       ri2n get DEV endpoints MAC KEY (summed over links) | peer-list
-       ri2n key DEV set|accept FILE|none
-watch and events follow one device: DEV, or the first there is.
---proc DIR (or RI2N_PROC=DIR) reads the state from DIR, not /proc/net/ri2n_state.
-Exit status: 0; 1 events timed out, get found no such value, or the device
-went away; 2 usage, no device, or a state this tool cannot read.";
-
-/// What `show` writes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
-    Prometheus,
+/// Where states come from: the kernel, or a directory of state files.
+enum Source {
+    Netlink(Conn),
+    Dir(String),
 }
 
-struct Opts {
-    proc_dir: String,
-    format: Format,
-    interval: Duration,
-    peer: Option<String>,
-    slave: Option<String>,
-    states: Option<Vec<String>>,
-    initial: bool,
-    count: Option<u64>,
-    timeout: Option<Duration>,
-    args: Vec<String>,
-}
+impl Source {
+    fn open(proc_dir: Option<String>) -> Source {
+        match proc_dir {
+            Some(d) => Source::Dir(d),
+            None => match Conn::open() {
+                Ok(c) => Source::Netlink(c),
+                Err(NlError::NoFamily) => die(
+                    "no ri2n device: no generic netlink family ri2n (is the ri2n module loaded?)",
+                ),
+                Err(e) => die(&e.to_string()),
+            },
+        }
+    }
 
-fn parse_args() -> (String, Opts) {
-    let mut o = Opts {
-        proc_dir: std::env::var("RI2N_PROC").unwrap_or_else(|_| PROC_DIR.into()),
-        format: Format::Text,
-        interval: Duration::from_millis(10),
-        peer: None,
-        slave: None,
-        states: None,
-        initial: false,
-        count: None,
-        timeout: None,
-        args: Vec::new(),
-    };
-    let mut it = std::env::args().skip(1);
-    let num = |v: Option<String>, what: &str| -> u64 {
-        v.and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| die(&format!("{what} needs a number\n{USAGE}")))
-    };
-    let mut interval_set = false;
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--json" | "-j" => o.format = Format::Json,
-            "--format" => {
-                o.format = match it.next().as_deref() {
-                    Some("text") => Format::Text,
-                    Some("json") => Format::Json,
-                    Some("prometheus") => Format::Prometheus,
-                    _ => die(&format!("--format takes text, json or prometheus\n{USAGE}")),
+    fn conn(&self) -> &Conn {
+        match self {
+            Source::Netlink(c) => c,
+            Source::Dir(_) => die("--proc reads states: it cannot write one"),
+        }
+    }
+
+    /// Every device's name.
+    fn names(&self) -> Vec<String> {
+        match self {
+            Source::Netlink(_) => nl::devices(),
+            Source::Dir(d) => {
+                let Ok(dir) = std::fs::read_dir(d) else {
+                    die(&format!(
+                        "no ri2n device: {d} is missing (is the ri2n module loaded?)"
+                    ))
+                };
+                let mut names: Vec<String> = dir
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect();
+                names.sort();
+                names
+            }
+        }
+    }
+
+    /// The devices to read: `dev`, or every one there is.
+    fn devices(&self, dev: Option<&str>) -> Vec<String> {
+        let names = self.names();
+        match dev {
+            Some(d) if names.iter().any(|n| n == d) => vec![d.to_string()],
+            Some(d) => die(&format!(
+                "no ri2n device {d} (ri2n devices here: {})",
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(" ")
                 }
-            }
-            "--interval" => {
-                o.interval = Duration::from_millis(num(it.next(), "--interval").max(1));
-                interval_set = true;
-            }
-            "--peer" => o.peer = Some(it.next().unwrap_or_else(|| die(USAGE))),
-            "--slave" => o.slave = Some(it.next().unwrap_or_else(|| die(USAGE))),
-            "--state" => {
-                o.states = Some(
-                    it.next()
-                        .unwrap_or_else(|| die(USAGE))
-                        .split(['|', ','])
-                        .map(String::from)
-                        .collect(),
-                )
-            }
-            "--initial" => o.initial = true,
-            "--count" => o.count = Some(num(it.next(), "--count")),
-            "--timeout" => {
-                o.timeout = Some(Duration::from_millis(
-                    num(it.next(), "--timeout").saturating_mul(1000),
-                ))
-            }
-            "--proc" => o.proc_dir = it.next().unwrap_or_else(|| die(USAGE)),
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                exit(0)
-            }
-            s if s.starts_with('-') => die(&format!("unknown option {s}\n{USAGE}")),
-            _ => o.args.push(a),
+            )),
+            None if names.is_empty() => die("no ri2n device (none in this network namespace)"),
+            None => names,
         }
     }
-    let cmd = match o.args.first().map(String::as_str) {
-        Some("show" | "watch" | "events" | "get" | "key") => o.args.remove(0),
-        _ => "show".into(),
-    };
-    if cmd == "watch" && !interval_set {
-        o.interval = Duration::from_secs(1);
+
+    /// Reads `dev`'s state; `None` if the device is gone.
+    fn read(&self, dev: &str) -> Option<State> {
+        self.read_or(dev).unwrap_or_else(|e| die(&e))
     }
-    (cmd, o)
-}
 
-/// The devices to read: `DEV`, or every one there is.
-fn devices(o: &Opts, dev: Option<&str>) -> Vec<String> {
-    let Ok(dir) = std::fs::read_dir(&o.proc_dir) else {
-        die(&format!(
-            "no ri2n device: {} is missing (is the ri2n module loaded?)",
-            o.proc_dir
-        ))
-    };
-    let mut names: Vec<String> = dir
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    match dev {
-        Some(d) if names.iter().any(|n| n == d) => vec![d.to_string()],
-        Some(d) => die(&format!(
-            "no ri2n device {d} (ri2n devices here: {})",
-            if names.is_empty() {
-                "none".into()
-            } else {
-                names.join(" ")
-            }
-        )),
-        None if names.is_empty() => die("no ri2n device (none in this network namespace)"),
-        None => names,
-    }
-}
-
-/// Reads `dev`'s state; `None` if the device is gone.
-fn read(o: &Opts, dev: &str) -> Option<State> {
-    read_or(o, dev).unwrap_or_else(|e| die(&e))
-}
-
-/// Reads `dev`'s state: `None` if the device is gone, an error if its
-/// state cannot be read. A device deleted while its file is read fails
-/// that read (an error, or a state cut short) before its file goes: a
-/// failed read is tried again a few times, and counts only if the file is
-/// still there.
-fn read_or(o: &Opts, dev: &str) -> Result<Option<State>, String> {
-    let path = format!("{}/{dev}", o.proc_dir);
-    let mut tries = 0;
-    loop {
-        let r = match std::fs::read_to_string(&path) {
-            Ok(text) => parse(&text).map(Some).map_err(|e| format!("{dev}: {e}")),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => Err(format!("{dev}: {e}")),
-        };
-        tries += 1;
-        if r.is_ok() || tries == 5 {
-            return r;
+    /// Reads `dev`'s state: `None` if the device is gone, an error if its
+    /// state cannot be read.
+    fn read_or(&self, dev: &str) -> Result<Option<State>, String> {
+        match self {
+            Source::Netlink(c) => c.dump(dev).map_err(|e| format!("{dev}: {e}")),
+            Source::Dir(d) => match std::fs::read_to_string(format!("{d}/{dev}")) {
+                Ok(text) => parse(&text).map(Some).map_err(|e| format!("{dev}: {e}")),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(format!("{dev}: {e}")),
+            },
         }
-        std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Milliseconds since the epoch, now.
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// ISO 8601 UTC, to the millisecond, of `ms` since the epoch.
+fn iso8601(ms: u64) -> String {
+    let (days, rem) = ((ms / 86_400_000) as i64, ms % 86_400_000);
+    // Days to a civil date (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    let s = rem / 1000;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
+        rem % 1000
+    )
 }
 
 struct Paint(bool);
@@ -510,13 +585,13 @@ fn render(
     o
 }
 
-fn show(o: &Opts) {
-    let devs = devices(o, o.args.first().map(String::as_str));
+fn show(src: &Source, dev: Option<&str>, format: Format) {
+    let devs = src.devices(dev);
     // A device whose state cannot be read is named, and the others shown.
     let (mut unreadable, mut gone) = (false, false);
     let states: Vec<State> = devs
         .iter()
-        .filter_map(|d| match read_or(o, d) {
+        .filter_map(|d| match src.read_or(d) {
             Ok(Some(s)) => Some(s),
             Ok(None) => {
                 eprintln!("ri2n: {d} went away");
@@ -530,17 +605,17 @@ fn show(o: &Opts) {
             }
         })
         .collect();
-    if o.format == Format::Json {
-        emit(&to_json(&states));
-    } else if o.format == Format::Prometheus {
-        emit(&to_prometheus(&states));
-    } else {
-        let paint = Paint(std::io::stdout().is_terminal());
-        let texts: Vec<String> = states
-            .iter()
-            .map(|s| render(s, &paint, None, &HashMap::new()))
-            .collect();
-        emit(&texts.join("\n"));
+    match format {
+        Format::Json => emit(&to_json(&states)),
+        Format::Prometheus => emit(&to_prometheus(&states)),
+        Format::Text => {
+            let paint = Paint(std::io::stdout().is_terminal());
+            let texts: Vec<String> = states
+                .iter()
+                .map(|s| render(s, &paint, None, &HashMap::new()))
+                .collect();
+            emit(&texts.join("\n"));
+        }
     }
     if unreadable {
         exit(2);
@@ -550,8 +625,34 @@ fn show(o: &Opts) {
     }
 }
 
+/// What `events` and `watch` pass on.
+struct Filter {
+    peer: Option<String>,
+    slave: Option<String>,
+    states: Vec<String>,
+}
+
+impl Filter {
+    /// Whether a transition of `kind` (`peer` or `slave`) `a` (a MAC or a
+    /// slave), on slave `b` for a peer, into `state`, is wanted.
+    fn wants(&self, kind: &str, a: &str, b: &str, state: Option<&str>) -> bool {
+        if let Some(p) = &self.peer {
+            if kind != "peer" || !a.eq_ignore_ascii_case(p) {
+                return false;
+            }
+        }
+        if let Some(sl) = &self.slave {
+            let slave = if kind == "peer" { b } else { a };
+            if slave != sl {
+                return false;
+            }
+        }
+        self.states.is_empty() || state.is_some_and(|s| self.states.iter().any(|w| w == s))
+    }
+}
+
 /// A transition seen between two readings.
-struct Event {
+struct Seen {
     at_ms: u64,
     what: String,
 }
@@ -576,132 +677,210 @@ fn states_of(s: &State) -> HashMap<String, (String, u64)> {
     m
 }
 
-/// When a change seen in reading `s` (the one before was at `prev_ms`)
-/// happened: the driver's own time of it if it falls in between, else the
-/// reading's.
-fn when(s: &State, prev_ms: u64, changed_ms: u64) -> u64 {
-    let t = s.clock_ms.saturating_sub(changed_ms);
-    if t >= prev_ms {
-        t
-    } else {
-        s.clock_ms
-    }
-}
-
-fn wanted(o: &Opts, key: &str, state: &str) -> bool {
-    let mut parts = key.split(' ');
-    let (kind, a, b) = (
-        parts.next().unwrap_or(""),
-        parts.next().unwrap_or(""),
-        parts.next().unwrap_or(""),
-    );
-    if let Some(p) = &o.peer {
-        if kind != "peer" || !a.eq_ignore_ascii_case(p) {
-            return false;
-        }
-    }
-    if let Some(sl) = &o.slave {
-        let slave = if kind == "peer" { b } else { a };
-        if slave != sl {
-            return false;
-        }
-    }
-    o.states
-        .as_ref()
-        .is_none_or(|ss| ss.iter().any(|s| s == state))
-}
-
-fn diff(
-    o: &Opts,
-    dev: &str,
-    s: &State,
-    before: &HashMap<String, (String, u64)>,
-    prev_ms: u64,
-    first: bool,
-) -> Vec<Event> {
+/// The changes from `before` to `s` (all of `s`'s states if `first`), as
+/// `watch` marks them.
+fn diff(dev: &str, s: &State, before: &HashMap<String, (String, u64)>, prev_ms: u64) -> Vec<Seen> {
     let mut out = Vec::new();
     let now = states_of(s);
     let mut keys: Vec<&String> = now.keys().collect();
     keys.sort();
     for k in keys {
         let (state, changed) = &now[k];
-        let old = before.get(k).map(|v| v.0.as_str());
-        let changed_now = if first {
-            o.initial
-        } else {
-            old != Some(state.as_str())
+        let Some(old) = before.get(k).map(|v| v.0.as_str()) else {
+            continue;
         };
-        if !changed_now || !wanted(o, k, state) {
+        if old == state {
             continue;
         }
-        let at_ms = if first {
-            s.clock_ms.saturating_sub(*changed)
-        } else {
-            when(s, prev_ms, *changed)
-        };
-        let what = match old {
-            Some(old) if !first => format!("{dev} {k} {old} -> {state}"),
-            _ => format!("{dev} {k} {state}"),
-        };
-        out.push(Event { at_ms, what });
+        // The driver's own time of it if it falls in between, else the
+        // reading's.
+        let t = s.clock_ms.saturating_sub(*changed);
+        let at_ms = if t >= prev_ms { t } else { s.clock_ms };
+        out.push(Seen {
+            at_ms,
+            what: format!("{dev} {k} {old} -> {state}"),
+        });
     }
     out
 }
 
-fn events(o: &Opts) {
-    catch_signals();
-    let dev = devices(o, o.args.first().map(String::as_str)).remove(0);
-    let start = Instant::now();
-    let mut seen = 0u64;
-    let mut before = HashMap::new();
-    let mut prev_ms = 0;
-    let mut first = true;
-    while !STOP.load(Ordering::Relaxed) {
-        let Some(s) = read(o, &dev) else { gone(&dev) };
-        if first {
-            // On stderr, as tcpdump's "listening on": the device is found
-            // and followed from here on (a script can wait for it).
-            eprintln!("ri2n: following {dev}");
+/// One event line, text or JSON; `None` if the filter drops it.
+fn event_line(e: &nl::Event, f: &Filter, json: bool) -> Option<String> {
+    let reason = e.reason?;
+    let at_ms = e.time_ns / 1_000_000;
+    let seen = now_ms();
+    let (kind, a, b, states) = match reason {
+        Reason::CarrierDown | Reason::CarrierUp => {
+            let up = reason == Reason::CarrierUp;
+            let (old, new) = if up { ("down", "up") } else { ("up", "down") };
+            (
+                "slave",
+                e.slave.clone()?,
+                "carrier".to_string(),
+                Some((old, new)),
+            )
         }
-        for e in diff(o, &dev, &s, &before, prev_ms, first) {
-            emit(&format!("{} {} seen={}\n", e.at_ms, e.what, s.clock_ms));
-            seen += 1;
-            if o.count.is_some_and(|c| seen >= c) {
-                return;
+        Reason::PeerNew | Reason::PeerForgotten | Reason::PeerRestarted => {
+            ("peer", e.peer.clone()?, String::new(), None)
+        }
+        Reason::DeviceRemoved => return None,
+        _ => ("peer", e.peer.clone()?, e.slave.clone()?, e.states),
+    };
+    if !f.wants(kind, &a, &b, states.map(|s| s.1)) {
+        return None;
+    }
+    if json {
+        let mut v = serde_json::json!({
+            "time": iso8601(at_ms),
+            "device": e.dev,
+            "reason": reason.name(),
+        });
+        let m = v.as_object_mut().expect("an object");
+        if let Some(p) = &e.peer {
+            m.insert("peer".into(), p.as_str().into());
+        }
+        if let Some(l) = e.link {
+            m.insert("link".into(), l.into());
+        }
+        if let Some(s) = &e.slave {
+            m.insert("slave".into(), s.as_str().into());
+        }
+        if let Some((old, new)) = states {
+            m.insert("old".into(), old.into());
+            m.insert("new".into(), new.into());
+        }
+        m.insert("seen".into(), iso8601(seen).into());
+        return Some(format!("{v}\n"));
+    }
+    // Text says state changes; a change that leaves the state as it was
+    // (the peer failing a link already failed here) is in JSON only.
+    if states.is_some_and(|(old, new)| old == new) {
+        return None;
+    }
+    let what = match (reason, states) {
+        (Reason::PeerNew, _) => format!("peer {a} new"),
+        (Reason::PeerForgotten, _) => format!("peer {a} forgotten"),
+        (Reason::PeerRestarted, _) => format!("peer {a} restarted"),
+        (_, Some((old, new))) => format!("{kind} {a} {b} {old} -> {new}"),
+        _ => return None,
+    };
+    Some(format!("{at_ms} {} {what} seen={seen}\n", e.dev))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn events(
+    src: Source,
+    dev: Option<&str>,
+    f: Filter,
+    initial: bool,
+    count: Option<u64>,
+    timeout: Option<u64>,
+    json: bool,
+) {
+    let dev = src.devices(dev).remove(0);
+    let Source::Netlink(conn) = src else {
+        die("events come from the kernel: --proc has none")
+    };
+    if let Some(s) = timeout {
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(s));
+            exit(1);
+        });
+    }
+    // Subscribed before the first reading, so that nothing falls between.
+    let mut sub = nl::Events::subscribe(&conn).unwrap_or_else(|e| die(&e.to_string()));
+    let ifindex: u32 = std::fs::read_to_string(format!("/sys/class/net/{dev}/ifindex"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    let mut seen = 0u64;
+    let mut out = |line: String| {
+        emit(&line);
+        seen += 1;
+        if count.is_some_and(|c| seen >= c) {
+            exit(0);
+        }
+    };
+    if initial {
+        let Some(s) = conn.dump(&dev).unwrap_or_else(|e| die(&e.to_string())) else {
+            gone(&dev)
+        };
+        let now = states_of(&s);
+        let mut keys: Vec<&String> = now.keys().collect();
+        keys.sort();
+        for k in keys {
+            let (state, changed) = &now[k];
+            let mut parts = k.split(' ');
+            let (kind, a, b) = (
+                parts.next().unwrap_or(""),
+                parts.next().unwrap_or(""),
+                parts.next().unwrap_or(""),
+            );
+            if f.wants(kind, a, b, Some(state)) {
+                let at_ms = s.clock_ms.saturating_sub(*changed);
+                if json {
+                    let v = serde_json::json!({"time": iso8601(at_ms), "device": dev, "initial": k, "state": state});
+                    out(format!("{v}\n"));
+                } else {
+                    out(format!("{at_ms} {dev} {k} {state} seen={}\n", s.clock_ms));
+                }
             }
         }
-        before = states_of(&s);
-        prev_ms = s.clock_ms;
-        first = false;
-        if o.timeout.is_some_and(|t| start.elapsed() >= t) {
-            exit(1);
+    }
+    // Its socket's thread wakes 10 times a second: gone before the wait.
+    drop(conn);
+    // On stderr, as tcpdump's "listening on": the device is found and
+    // followed from here on (a script can wait for it).
+    eprintln!("ri2n: following {dev}");
+    let mut dropped = 0;
+    loop {
+        let m = match sub.next_event() {
+            Ok(m) => m,
+            Err(e @ NlError::Lost) => {
+                eprintln!("ri2n: {dev}: {e}");
+                continue;
+            }
+            Err(e) => die(&e.to_string()),
+        };
+        let Ok(e) = nl::decode_event(&m) else {
+            continue;
+        };
+        if e.ifindex != ifindex && e.dev != dev {
+            continue;
         }
-        nap(o.interval);
+        if e.reason == Some(Reason::DeviceRemoved) {
+            gone(&dev);
+        }
+        if e.dropped > dropped {
+            eprintln!(
+                "ri2n: {dev} dropped {} events over its rate (RI2N_EVENTS_PER_SEC)",
+                e.dropped - dropped
+            );
+            dropped = e.dropped;
+        }
+        if let Some(line) = event_line(&e, &f, json) {
+            out(line);
+        }
     }
 }
 
-fn watch(o: &Opts) {
+fn watch(src: &Source, dev: Option<&str>, interval: Duration) {
     catch_signals();
-    let dev = devices(o, o.args.first().map(String::as_str)).remove(0);
-    let paint = Paint(std::io::stdout().is_terminal());
+    let dev = src.devices(dev).remove(0);
+    let tty = std::io::stdout().is_terminal();
+    let paint = Paint(tty);
     let mut prev: Option<Previous> = None;
     let mut before = HashMap::new();
     let mut log: Vec<String> = Vec::new();
     let mut recent: HashMap<String, u64> = HashMap::new();
-    let mut first = true;
-    emit("\x1b[?25l");
-    CURSOR_HIDDEN.store(true, Ordering::Relaxed);
+    if tty {
+        emit("\x1b[?25l");
+        CURSOR_HIDDEN.store(true, Ordering::Relaxed);
+    }
     while !STOP.load(Ordering::Relaxed) {
-        let Some(s) = read(o, &dev) else { gone(&dev) };
-        if !first {
-            for e in diff(
-                o,
-                &dev,
-                &s,
-                &before,
-                prev.as_ref().map_or(0, |p| p.clock_ms),
-                false,
-            ) {
+        let Some(s) = src.read(&dev) else { gone(&dev) };
+        if prev.is_some() {
+            for e in diff(&dev, &s, &before, prev.as_ref().map_or(0, |p| p.clock_ms)) {
                 let key = e
                     .what
                     .split(' ')
@@ -716,10 +895,16 @@ fn watch(o: &Opts) {
         recent.retain(|_, t| s.clock_ms.saturating_sub(*t) < 5_000);
         let keep = log.len().saturating_sub(8);
         log.drain(..keep);
-        let mut frame = format!(
-            "\x1b[H\x1b[2J{}  (every {} ms; Ctrl-C ends)\n\n",
+        // In place on a terminal; elsewhere one frame after another.
+        let mut frame = if tty {
+            "\x1b[H\x1b[2J".to_string()
+        } else {
+            "\n".to_string()
+        };
+        frame += &format!(
+            "{}  (every {} ms; Ctrl-C ends)\n\n",
             clock_text(s.clock_ms),
-            o.interval.as_millis()
+            interval.as_millis()
         );
         frame += &render(&s, &paint, prev.as_ref(), &recent);
         frame += &format!("\n{}\n", paint.bold("transitions"));
@@ -729,8 +914,7 @@ fn watch(o: &Opts) {
         emit(&frame);
         before = states_of(&s);
         prev = Some(Previous::of(&s));
-        first = false;
-        nap(o.interval);
+        nap(interval);
     }
     show_cursor();
 }
@@ -747,15 +931,12 @@ fn clock_text(ms: u64) -> String {
     )
 }
 
-fn get(o: &Opts) {
-    let a: Vec<&str> = o.args.iter().map(String::as_str).collect();
-    let Some((&dev, what)) = a.split_first() else {
-        die(USAGE)
-    };
-    devices(o, Some(dev));
-    let Some(s) = read(o, dev) else { gone(dev) };
+fn get(src: &Source, dev: &str, what: &[String]) {
+    src.devices(Some(dev));
+    let Some(s) = src.read(dev) else { gone(dev) };
     let rec_val = |r: Option<&Record>, k: &str| r.and_then(|r| r.get(k)).map(String::from);
-    let v = match what {
+    let what: Vec<&str> = what.iter().map(String::as_str).collect();
+    let v = match what.as_slice() {
         ["counter", k] => rec_val(Some(&s.counters), k),
         ["peers", k] => rec_val(Some(&s.peers_summary), k),
         ["param", k] => rec_val(Some(&s.params), k),
@@ -781,7 +962,12 @@ fn get(o: &Opts) {
                 .collect::<Vec<_>>()
                 .join("\n"),
         ),
-        _ => die(USAGE),
+        _ => {
+            let _ = Cli::command()
+                .find_subcommand_mut("get")
+                .map(|c| c.print_help());
+            exit(2)
+        }
     };
     match v {
         Some(v) => emit(&format!("{v}\n")),
@@ -789,46 +975,137 @@ fn get(o: &Opts) {
     }
 }
 
-/// `key DEV set|accept FILE|none`: writes the key in FILE to the device's
-/// write-only sysfs file, so that it never shows on a command line or in
-/// the process list.
-fn key(o: &Opts) {
-    let [dev, what, src] = o.args.as_slice() else {
-        die(USAGE)
-    };
-    let attr = match what.as_str() {
-        "set" => "key",
-        "accept" => "key_accept",
-        _ => die(USAGE),
-    };
-    let value = if src == "none" {
-        "none".to_string()
+/// A refused or failed write: what the kernel said, exit status 2.
+fn refused(dev: &str, e: NlError) -> ! {
+    die(&format!("{dev}: {e}"))
+}
+
+/// `set DEV PARAM VALUE...`: all or none, as `ip link set`.
+fn set(src: &Source, dev: &str, pairs: &[String]) {
+    if !pairs.len().is_multiple_of(2) {
+        die("set takes PARAM VALUE pairs");
+    }
+    let mut attrs = Vec::new();
+    for kv in pairs.chunks(2) {
+        let Some(i) = SPECS.iter().position(|s| s.name == kv[0]) else {
+            let names: Vec<&str> = SPECS.iter().map(|s| s.name).collect();
+            die(&format!(
+                "no parameter {} (parameters: {})",
+                kv[0],
+                names.join(" ")
+            ))
+        };
+        let Ok(v) = kv[1].parse::<u32>() else {
+            die(&format!("{}: {} is not a number", kv[0], kv[1]))
+        };
+        attrs.push((Param::ALL[i].attr(), v));
+    }
+    src.devices(Some(dev));
+    src.conn()
+        .set(dev, &attrs, None, None)
+        .unwrap_or_else(|e| refused(dev, e));
+}
+
+/// `key DEV set|accept FILE|none`: the key in FILE, so that it never shows
+/// on a command line or in the process list.
+fn key(src: &Source, dev: &str, which: KeyWhich, file: &str) {
+    let op = if file == "none" {
+        KeyOp::None
     } else {
-        let text = std::fs::read_to_string(src).unwrap_or_else(|e| die(&format!("{src}: {e}")));
+        let text = std::fs::read_to_string(file).unwrap_or_else(|e| die(&format!("{file}: {e}")));
         use std::os::unix::fs::PermissionsExt;
-        if std::fs::metadata(src).is_ok_and(|m| m.permissions().mode() & 0o077 != 0) {
-            eprintln!("ri2n: warning: {src} is readable by others than its owner (chmod 600 it)");
+        if std::fs::metadata(file).is_ok_and(|m| m.permissions().mode() & 0o077 != 0) {
+            eprintln!("ri2n: warning: {file} is readable by others than its owner (chmod 600 it)");
         }
         let hex: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        if hex.len() != 32 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-            die(&format!("{src}: a key is 32 hex digits (128 bits)"));
-        }
-        hex
+        let bytes: Option<Vec<u8>> = (hex.len() == 32)
+            .then(|| {
+                (0..16)
+                    .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
+                    .collect()
+            })
+            .flatten();
+        let Some(bytes) = bytes else {
+            die(&format!("{file}: a key is 32 hex digits (128 bits)"))
+        };
+        KeyOp::Set(bytes.try_into().expect("16 bytes"))
     };
-    let path = format!("/sys/class/net/{dev}/ri2n/{attr}");
-    if let Err(e) = std::fs::write(&path, value + "\n") {
-        die(&format!("{path}: {e}"));
+    src.devices(Some(dev));
+    let (seal, accept) = match which {
+        KeyWhich::Set => (Some(op), None),
+        KeyWhich::Accept => (None, Some(op)),
+    };
+    src.conn()
+        .set(dev, &[], seal, accept)
+        .unwrap_or_else(|e| refused(dev, e));
+}
+
+fn generate(what: Generated) {
+    let mut cmd = Cli::command();
+    let mut out = std::io::stdout();
+    let r = match what {
+        Generated::Man => clap_mangen::Man::new(cmd).section("8").render(&mut out),
+        Generated::Bash => {
+            clap_complete::generate(clap_complete::Shell::Bash, &mut cmd, "ri2n", &mut out);
+            Ok(())
+        }
+        Generated::Zsh => {
+            clap_complete::generate(clap_complete::Shell::Zsh, &mut cmd, "ri2n", &mut out);
+            Ok(())
+        }
+        Generated::Fish => {
+            clap_complete::generate(clap_complete::Shell::Fish, &mut cmd, "ri2n", &mut out);
+            Ok(())
+        }
+    };
+    if r.is_err() {
+        exit(0);
     }
 }
 
 fn main() {
-    let (cmd, o) = parse_args();
-    match cmd.as_str() {
-        "show" => show(&o),
-        "watch" => watch(&o),
-        "events" => events(&o),
-        "get" => get(&o),
-        "key" => key(&o),
-        _ => die(USAGE),
+    let cli = Cli::parse();
+    let fmt = |json: bool, format: Option<Format>| {
+        if json {
+            Format::Json
+        } else {
+            format.unwrap_or(Format::Text)
+        }
+    };
+    let cmd = cli.cmd.unwrap_or(Cmd::Show {
+        dev: None,
+        json: cli.json,
+        format: cli.format,
+    });
+    if let Cmd::Generate { what } = cmd {
+        return generate(what);
+    }
+    let src = Source::open(cli.proc);
+    match cmd {
+        Cmd::Show { dev, json, format } => show(&src, dev.as_deref(), fmt(json, format)),
+        Cmd::Watch { dev, interval } => {
+            watch(&src, dev.as_deref(), Duration::from_millis(interval.max(1)))
+        }
+        Cmd::Events {
+            dev,
+            peer,
+            slave,
+            state,
+            initial,
+            count,
+            timeout,
+            json,
+        } => {
+            let f = Filter {
+                peer,
+                slave,
+                states: state.into_iter().flatten().collect(),
+            };
+            events(src, dev.as_deref(), f, initial, count, timeout, json)
+        }
+        Cmd::Get { dev, what } => get(&src, &dev, &what),
+        Cmd::Set { dev, pairs } => set(&src, &dev, &pairs),
+        Cmd::Key { dev, which, file } => key(&src, &dev, which, &file),
+        Cmd::Generate { .. } => unreachable!(),
     }
 }

@@ -9,8 +9,10 @@
 //! kernel adds within a version pass through (`ri2n show --json`); the
 //! accessors below name the ones the tool relies on.
 
+use serde_json::{json, Map, Value};
 use std::fmt;
 
+pub mod nl;
 pub mod prometheus;
 pub use prometheus::to_prometheus;
 
@@ -269,19 +271,6 @@ pub const PROC_DIR: &str = "/proc/net/ri2n_state";
 /// The version of the JSON `ri2n show --json` prints.
 pub const JSON_SCHEMA: u32 = 1;
 
-fn json_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 /// Keys whose values are names or hex, strings whatever they look like
 /// (an epoch may be all decimal digits, or 00000000).
 const STRING_KEYS: &[&str] = &[
@@ -308,98 +297,70 @@ fn json_number(v: &str) -> bool {
 
 /// A record's pairs as a JSON object: decimal values as numbers, the rest
 /// (and [`STRING_KEYS`]) as strings; `skip` keys left out.
-fn json_record(out: &mut String, r: &Record, skip: &[&str]) {
-    out.push('{');
-    let mut first = true;
+fn json_record(r: &Record, skip: &[&str]) -> Value {
+    let mut m = Map::new();
     for (k, v) in &r.pairs {
         if skip.contains(&k.as_str()) {
             continue;
         }
-        if !first {
-            out.push(',');
-        }
-        first = false;
-        json_str(out, k);
-        out.push(':');
-        if !STRING_KEYS.contains(&k.as_str()) && json_number(v) {
-            out.push_str(v);
-        } else {
-            json_str(out, v);
-        }
+        let v = match v.parse::<u64>() {
+            Ok(n) if !STRING_KEYS.contains(&k.as_str()) && json_number(v) => Value::from(n),
+            _ => Value::from(v.as_str()),
+        };
+        m.insert(k.clone(), v);
     }
-    out.push('}');
+    Value::Object(m)
+}
+
+/// One device's state as JSON.
+fn json_state(s: &State) -> Value {
+    let mut d = Map::new();
+    d.insert("state_version".into(), s.version.into());
+    d.insert("clock_ms".into(), s.clock_ms.into());
+    d.insert("device".into(), json_record(&s.device, &[]));
+    d.insert("params".into(), json_record(&s.params, &[]));
+    let slaves = s.slaves.iter().map(|r| json_record(r, &[])).collect();
+    d.insert("slaves".into(), Value::Array(slaves));
+    d.insert("counters".into(), json_record(&s.counters, &[]));
+    if let Some(a) = &s.auth {
+        d.insert("auth".into(), json_record(a, &[]));
+    }
+    d.insert("format".into(), json_record(&s.head, &["version"]));
+    d.insert("clock".into(), json_record(&s.clock, &[]));
+    d.insert("peers_summary".into(), json_record(&s.peers_summary, &[]));
+    let peers = s
+        .peers
+        .iter()
+        .map(|p| {
+            // The peer's own pairs, then its endpoints.
+            let mut v = json_record(&p.rec, &[]);
+            let eps = p
+                .endpoints
+                .iter()
+                .map(|e| json_record(e, &["peer"]))
+                .collect();
+            v.as_object_mut()
+                .expect("a record is an object")
+                .insert("endpoints".into(), Value::Array(eps));
+            v
+        })
+        .collect();
+    d.insert("peers".into(), Value::Array(peers));
+    if !s.others.is_empty() {
+        let others = s
+            .others
+            .iter()
+            .map(|r| json!({"kind": r.kind, "pairs": json_record(r, &[])}))
+            .collect();
+        d.insert("other_records".into(), Value::Array(others));
+    }
+    Value::Object(d)
 }
 
 /// The devices' states as JSON (schema [`JSON_SCHEMA`], in
-/// Documentation/ri2n.rst).
+/// Documentation/ri2n.rst), one line.
 pub fn to_json(states: &[State]) -> String {
-    let mut o = String::new();
-    o.push_str(&format!("{{\"schema\":{JSON_SCHEMA},\"devices\":["));
-    for (i, s) in states.iter().enumerate() {
-        if i > 0 {
-            o.push(',');
-        }
-        o.push_str(&format!(
-            "{{\"state_version\":{},\"clock_ms\":{},\"device\":",
-            s.version, s.clock_ms
-        ));
-        json_record(&mut o, &s.device, &[]);
-        o.push_str(",\"params\":");
-        json_record(&mut o, &s.params, &[]);
-        o.push_str(",\"slaves\":[");
-        for (j, sl) in s.slaves.iter().enumerate() {
-            if j > 0 {
-                o.push(',');
-            }
-            json_record(&mut o, sl, &[]);
-        }
-        o.push_str("],\"counters\":");
-        json_record(&mut o, &s.counters, &[]);
-        if let Some(a) = &s.auth {
-            o.push_str(",\"auth\":");
-            json_record(&mut o, a, &[]);
-        }
-        o.push_str(",\"format\":");
-        json_record(&mut o, &s.head, &["version"]);
-        o.push_str(",\"clock\":");
-        json_record(&mut o, &s.clock, &[]);
-        o.push_str(",\"peers_summary\":");
-        json_record(&mut o, &s.peers_summary, &[]);
-        o.push_str(",\"peers\":[");
-        for (j, p) in s.peers.iter().enumerate() {
-            if j > 0 {
-                o.push(',');
-            }
-            // The peer's own pairs, then its endpoints.
-            json_record(&mut o, &p.rec, &[]);
-            o.pop();
-            o.push_str(",\"endpoints\":[");
-            for (k, e) in p.endpoints.iter().enumerate() {
-                if k > 0 {
-                    o.push(',');
-                }
-                json_record(&mut o, e, &["peer"]);
-            }
-            o.push_str("]}");
-        }
-        o.push(']');
-        if !s.others.is_empty() {
-            // Each with its kind first.
-            o.push_str(",\"other_records\":[");
-            for (j, r) in s.others.iter().enumerate() {
-                if j > 0 {
-                    o.push(',');
-                }
-                o.push_str("{\"kind\":");
-                json_str(&mut o, &r.kind);
-                o.push_str(",\"pairs\":");
-                json_record(&mut o, r, &[]);
-                o.push('}');
-            }
-            o.push(']');
-        }
-        o.push('}');
-    }
-    o.push_str("]}\n");
-    o
+    let devices: Vec<Value> = states.iter().map(json_state).collect();
+    let doc = json!({"schema": JSON_SCHEMA, "devices": devices});
+    format!("{doc}\n")
 }
