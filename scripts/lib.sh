@@ -69,7 +69,7 @@ kmake() {
 
 # Host programs copied into the guest image, with their libraries.
 GUEST_BINS=(bash ip tc ss nstat bridge ethtool iperf3 ping sha256sum socat kmod dropbear
-	timeout stdbuf dd head tail awk sed grep date setpriv unshare)
+	timeout stdbuf dd head tail awk sed grep date setpriv unshare genl)
 # Debian packages the image is made from: their versions key its cache.
 GUEST_PKGS=(busybox-static iproute2 iperf3 ethtool iputils-ping dropbear-bin socat kmod bash
 	coreutils gawk sed grep libc6 util-linux)
