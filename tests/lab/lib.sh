@@ -124,7 +124,9 @@ lab_up() {
 
 lab_wait_ready() {
 	local n=$1 t=0
-	until grep -q "RI2N-GUEST-READY $n" "$LAB_DIR/$n.console" 2>/dev/null; do
+	# The marker alone: a kernel message may land in the middle of its
+	# line (the console file is this node's own).
+	until grep -q "RI2N-GUEST-READY" "$LAB_DIR/$n.console" 2>/dev/null; do
 		sleep 0.2
 		t=$((t + 1))
 		if ((t > LAB_BOOT_TIMEOUT * 5)); then
