@@ -151,6 +151,7 @@ fn set_peer_mem(dev: &Ri2nDev, v: u32) -> Result {
         dev.data()
             .slots
             .store(st.slots_ptr().cast_mut(), Ordering::Release);
+        crate::ri2n_slave::tell_changes(dev, &mut st);
         r
     };
     // The old table (or the unused new one) is freed here, unlocked: a

@@ -85,7 +85,7 @@ pub(crate) struct Ri2n {
     /// `/proc/net/ri2n/NAME` and `/proc/net/ri2n_state/NAME`; replaced on
     /// rename, removed at uninit.
     #[pin]
-    proc: Mutex<[DeviceFile; 2]>,
+    proc: Mutex<DeviceFile>,
 }
 
 crate::device_timer!(Ri2n, hb_timer, 0, crate::ri2n_hb::heartbeat_timer);
@@ -147,7 +147,7 @@ const LINK_ATTRS: [AttrKind; uapi::IFLA_MAX as usize] = {
 impl Ri2n {
     /// The `IFLA_INFO_DATA` attributes: state and parameters (also the
     /// start of the generic netlink dump's device message).
-    pub(crate) fn fill_link_attrs(dev: &Ri2nDev, msg: &mut NlMsg) -> Result {
+    pub(crate) fn fill_link_attrs(dev: &Ri2nDev, msg: &NlMsg) -> Result {
         let (params, nslaves, npeers) = {
             let st = dev.data().lock_state();
             (*st.params(), st.nslaves(), st.npeers())
@@ -263,19 +263,13 @@ impl Ri2n {
         }
     }
 
-    /// Creates the procfs files under the device's current name.
+    /// Creates the procfs file under the device's current name.
     pub(crate) fn proc_create(dev: &Ri2nDev) {
         let mut f = dev.data().proc.lock();
-        *f = [DeviceFile::none(), DeviceFile::none()];
-        let made = [
-            DeviceFile::create::<Ri2n, TextView>(dev),
-            DeviceFile::create::<Ri2n, StateView>(dev),
-        ];
-        for (slot, file) in f.iter_mut().zip(made) {
-            match file {
-                Ok(file) => *slot = file,
-                Err(e) => pr_warn!("{}: no procfs file: {:?}\n", dev.name_str(), e),
-            }
+        *f = DeviceFile::none();
+        match DeviceFile::create::<Ri2n, TextView>(dev) {
+            Ok(file) => *f = file,
+            Err(e) => pr_warn!("{}: no procfs file: {:?}\n", dev.name_str(), e),
         }
     }
 }
@@ -336,7 +330,7 @@ impl Driver for Ri2n {
             mtu_following: AtomicBool::new(false),
             one_switch: AtomicBool::new(default_params().one_switch()),
             offload_keys: RcuBox::new(),
-            proc <- kernel::new_mutex!([DeviceFile::none(), DeviceFile::none()], "ri2n_proc"),
+            proc <- kernel::new_mutex!(DeviceFile::none(), "ri2n_proc"),
         })
     }
 
@@ -363,7 +357,7 @@ impl Driver for Ri2n {
         dev.data().hb_timer().shutdown();
         dev.data().sweep_timer().shutdown();
         dev.data().gro.destroy();
-        *dev.data().proc.lock() = [DeviceFile::none(), DeviceFile::none()];
+        *dev.data().proc.lock() = DeviceFile::none();
         crate::ri2n_genl::send_removed(dev);
         pr_info!("{}: removed\n", dev.name_str());
     }
@@ -479,11 +473,11 @@ impl Link for Ri2n {
         })
     }
 
-    fn fill_info(dev: &Ri2nDev, msg: &mut NlMsg) -> Result {
+    fn fill_info(dev: &Ri2nDev, msg: &NlMsg) -> Result {
         Ri2n::fill_link_attrs(dev, msg)
     }
 
-    fn fill_slave_info(dev: &Ri2nDev, port: &Device, msg: &mut NlMsg) -> Result {
+    fn fill_slave_info(dev: &Ri2nDev, port: &Device, msg: &NlMsg) -> Result {
         let (link, carrier, (up, down)) = {
             let st = dev.data().lock_state();
             let Some(l) = st.link_of(port) else {
@@ -795,28 +789,16 @@ const LINK_STATS: [&str; 5] = [
     "queued",
 ];
 
-/// `/proc/net/ri2n/DEV`: for people (`cat`).
+/// `/proc/net/ri2n/DEV`: for people (`cat`); programs use the generic
+/// netlink family (ri2n_genl.rs).
 pub(crate) struct TextView;
-/// `/proc/net/ri2n_state/DEV`: versioned key=value records for programs
-/// (the `ri2n` command; Documentation/ri2n.rst has the format).
-pub(crate) struct StateView;
 
 impl DirName for TextView {
     const NAME: &'static CStr = c"ri2n";
 }
 
-impl DirName for StateView {
-    const NAME: &'static CStr = c"ri2n_state";
-}
-
 impl ProcShow<TextView> for Ri2n {
     fn show(dev: &Ri2nDev, m: &SeqFile) {
         crate::ri2n_proc::show(dev, m);
-    }
-}
-
-impl ProcShow<StateView> for Ri2n {
-    fn show(dev: &Ri2nDev, m: &SeqFile) {
-        crate::ri2n_proc::show_state(dev, m);
     }
 }

@@ -243,7 +243,6 @@ struct Ri2nModule {
     _genl: net::genl::Registration<ri2n_genl::Ri2nGenl>,
     _events: Pin<KBox<net::notifier::Registration<ri2n_slave::Events>>>,
     _proc: Pin<KBox<net::proc::PernetDir<ri2n_dev::TextView>>>,
-    _proc_state: Pin<KBox<net::proc::PernetDir<ri2n_dev::StateView>>>,
     /// Late segmentation of RI2N GSO packets on the slaves (`tx_gso`) and
     /// their GRO (`rx_gro`).
     _offload: Option<Pin<KBox<net::offload::Registration<ri2n_tx::Offload>>>>,
@@ -258,10 +257,6 @@ impl kernel::Module for Ri2nModule {
             net::proc::PernetDir::<ri2n_dev::TextView>::new(),
             GFP_KERNEL,
         )?;
-        let proc_state = KBox::pin_init(
-            net::proc::PernetDir::<ri2n_dev::StateView>::new(),
-            GFP_KERNEL,
-        )?;
         // Only what is asked for: the offload list is every device's.
         let offload = if tx_gso() || rx_gro() {
             let reg = net::offload::Registration::<ri2n_tx::Offload>::new(tx_gso(), rx_gro());
@@ -273,15 +268,16 @@ impl kernel::Module for Ri2nModule {
             net::notifier::Registration::new(ri2n_slave::Events),
             GFP_KERNEL,
         )?;
-        let genl = ri2n_genl::FAMILY.register(module)?;
         let link = KBox::pin_init(Registration::<Ri2n>::new(), GFP_KERNEL)?;
         create_from_param(&link)?;
+        // Last, as WireGuard's: once it is registered, a request may come
+        // (and hold the module), so nothing after it may fail.
+        let genl = ri2n_genl::FAMILY.register(module)?;
         Ok(Ri2nModule {
             link,
             _genl: genl,
             _events: events,
             _proc: proc,
-            _proc_state: proc_state,
             _offload: offload,
         })
     }

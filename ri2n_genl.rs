@@ -165,6 +165,10 @@ fn set_device(req: &Request<'_>) -> Result {
         key(attr::KEY_ACCEPT, attr::ACCEPT_NONE)?,
     );
     let rtnl = Rtnl::lock();
+    // Found before RTNL: it may have been deleted since.
+    if !dev.is_registered(&rtnl) {
+        return Err(ENODEV);
+    }
     if n > 0 {
         crate::ri2n_conf::set_params(dev, &rtnl, &pairs[..n], &ack).map_err(|(e, _)| e)?;
     }
@@ -181,14 +185,18 @@ fn set_device(req: &Request<'_>) -> Result {
 const PHASE: usize = 0;
 const NEXT_SLOT: usize = 1;
 const IFINDEX: usize = 2;
+/// The device's epoch: another device that took its index ends the dump.
+const EPOCH: usize = 3;
 /// Phases: the device's message next, peers next, done.
 const DEVICE: u64 = 0;
 const PEERS: u64 = 1;
 const DONE: u64 = 2;
 
-/// Peers per message: a copy of each is made under the lock first, about
-/// 1 KiB each.
+/// Peers per message: a copy of each is made under the lock first, at
+/// most 1,152 bytes each (18 KiB for a message's worth, with the dump
+/// buffer all a dump holds of kernel memory at a time).
 const PEERS_PER_MESSAGE: usize = 16;
+const _: () = assert!(core::mem::size_of::<PeerView>() <= 1152);
 
 /// A dump's generation for `peers_gen`: never 0, which the core takes for
 /// none.
@@ -213,15 +221,20 @@ fn get_device(d: &mut Dump<'_>) -> Result {
             &ack,
         )?
     } else {
-        // Gone, or another device with its index: the dump ends short.
+        // Gone: the dump ends short.
         d.device_by_index(st[IFINDEX] as u32).ok_or(ENODEV)?
     };
     let dev = NetDevice::<Ri2n>::of(&held).ok_or(ENODEV)?;
+    if st[IFINDEX] != 0 && st[EPOCH] != dev.data().epoch {
+        // Another device took the index (or the namespace moved).
+        return Err(ENODEV);
+    }
     d.state()[IFINDEX] = dev.ifindex() as u64;
+    d.state()[EPOCH] = dev.data().epoch;
     if st[PHASE] == DEVICE {
         d.set_generation(generation(dev.data().lock_state().peers_gen()));
-        let mut m = d.message(cmd::GET_DEVICE).ok_or(EMSGSIZE)?;
-        fill_device(dev, &mut m)?;
+        let m = d.message(cmd::GET_DEVICE).ok_or(EMSGSIZE)?;
+        fill_device(dev, &m)?;
         m.end();
         d.state()[PHASE] = PEERS;
     }
@@ -231,47 +244,55 @@ fn get_device(d: &mut Dump<'_>) -> Result {
         let got = copy_peers(dev, from, &mut chunk);
         d.set_generation(generation(got.gen));
         if chunk.is_empty() {
-            d.state()[PHASE] = DONE;
-            return Ok(());
+            // A stretch of empty slots, or the end.
+            match got.next {
+                Some(next) => d.state()[NEXT_SLOT] = next as u64,
+                None => d.state()[PHASE] = DONE,
+            }
+            if got.next.is_none() {
+                return Ok(());
+            }
+            continue;
         }
         let empty = d.is_empty();
-        let Some(mut m) = d.message(cmd::GET_DEVICE) else {
+        let Some(m) = d.message(cmd::GET_DEVICE) else {
             return Ok(());
         };
         let now = Instant(crate::net::ktime_ns());
-        let mut next = None;
-        let mut put = 0;
-        if m.put_u32(attr::IFINDEX, dev.ifindex() as u32).is_ok() {
-            for v in chunk.iter() {
-                if put_peer(&mut m, v, got.links, got.carrier, now).is_err() {
-                    break;
-                }
-                next = Some(v.slot + 1);
-                put += 1;
-            }
-        }
-        let Some(next) = next else {
+        // The first peer not put, if any.
+        let stop = if m.put_u32(attr::IFINDEX, dev.ifindex() as u32).is_ok() {
+            chunk
+                .iter()
+                .find(|v| put_peer(&m, v, got.links, got.carrier, now).is_err())
+                .map(|v| v.slot)
+        } else {
+            chunk.first().map(|v| v.slot)
+        };
+        if stop == chunk.first().map(|v| v.slot) {
             // Not one peer fits in an empty buffer: no later call does
             // better.
             drop(m);
             return if empty { Err(EMSGSIZE) } else { Ok(()) };
-        };
-        m.end();
-        d.state()[NEXT_SLOT] = next as u64;
-        if put < chunk.len() {
-            // The buffer is full: the rest in the next call.
-            return Ok(());
         }
-        if chunk.len() < chunk.capacity() {
-            d.state()[PHASE] = DONE;
-            return Ok(());
+        m.end();
+        match (stop, got.next) {
+            // The buffer is full: the rest in the next call.
+            (Some(slot), _) => {
+                d.state()[NEXT_SLOT] = slot as u64;
+                return Ok(());
+            }
+            (None, Some(next)) => d.state()[NEXT_SLOT] = next as u64,
+            (None, None) => {
+                d.state()[PHASE] = DONE;
+                return Ok(());
+            }
         }
     }
 }
 
 /// The device's message: its `IFLA_INFO_DATA`, then what procfs shows
 /// of it.
-fn fill_device(dev: &Ri2nDev, m: &mut NlMsg) -> Result {
+fn fill_device(dev: &Ri2nDev, m: &NlMsg) -> Result {
     let d = dev.data();
     m.put_u32(attr::IFINDEX, dev.ifindex() as u32)?;
     m.put_str(attr::IFNAME, dev.name_str())?;
@@ -364,7 +385,7 @@ fn fill_device(dev: &Ri2nDev, m: &mut NlMsg) -> Result {
 }
 
 /// One peer's nest, with an endpoint per link in `links`.
-fn put_peer(m: &mut NlMsg, v: &PeerView, links: u8, carrier: u8, now: Instant) -> Result {
+fn put_peer(m: &NlMsg, v: &PeerView, links: u8, carrier: u8, now: Instant) -> Result {
     m.nest(attr::PEER, |m| {
         m.put_bytes(peer::MAC, &v.mac)?;
         m.put_u64(peer::EPOCH, v.epoch)?;
@@ -455,6 +476,9 @@ pub(crate) fn send_events(dev: &Ri2nDev) {
 /// Says that `dev` is being deleted: the last event of its, sent at once
 /// (process context, under RTNL), whatever the budget.
 pub(crate) fn send_removed(dev: &Ri2nDev) {
+    // The work sends nothing after this (it only takes the state lock:
+    // waiting for it under RTNL is safe), then what it left goes first.
+    dev.data().events_work().disable_sync();
     send_events(dev);
     if !FAMILY.has_listeners(dev, GROUP_EVENTS) {
         return;
@@ -484,8 +508,8 @@ fn send_event(
     at: u64,
     dropped: u64,
 ) -> Result {
-    let mut msg = FAMILY.message(cmd::EVENT)?;
-    let mut m = msg.attrs();
+    let msg = FAMILY.message(cmd::EVENT)?;
+    let m = msg.attrs();
     m.put_u32(attr::IFINDEX, dev.ifindex() as u32)?;
     m.put_str(attr::IFNAME, dev.name_str())?;
     m.nest(attr::EVENT, |m| {

@@ -104,17 +104,15 @@ fn for_each_peer(dev: &Ri2nDev, mut f: impl FnMut(&PeerView, u8)) -> bool {
     let Ok(mut chunk) = KVVec::<PeerView>::with_capacity(CHUNK, GFP_KERNEL) else {
         return false;
     };
-    let mut from = 0;
-    loop {
-        let got = copy_peers(dev, from, &mut chunk);
+    let mut from = Some(0);
+    while let Some(at) = from {
+        let got = copy_peers(dev, at, &mut chunk);
         for v in chunk.iter() {
             f(v, got.carrier);
         }
-        match chunk.last() {
-            Some(v) if chunk.len() == chunk.capacity() => from = v.slot + 1,
-            _ => return true,
-        }
+        from = got.next;
     }
+    true
 }
 
 /// Peers copied per lock hold.
@@ -128,15 +126,21 @@ pub(crate) struct Copied {
     pub(crate) links: u8,
     /// The peer table's generation (`State::peers_gen`).
     pub(crate) gen: u32,
+    /// The slot to go on from; `None`: no peer after those copied.
+    pub(crate) next: Option<usize>,
 }
 
+/// Table slots one hold of the state lock visits at most.
+const SLOTS_PER_HOLD: usize = 4096;
+
 /// Copies the peers in slots `from` on into `out` (emptied first), as
-/// many as it has room for, under one hold of the state lock.
+/// many as it has room for, under one hold of the state lock that visits
+/// at most [`SLOTS_PER_HOLD`] slots: it may copy none, with more to come.
 pub(crate) fn copy_peers(dev: &Ri2nDev, from: usize, out: &mut KVVec<PeerView>) -> Copied {
     out.clear();
     let room = out.capacity();
     let st = dev.data().lock_state();
-    st.peers_from(from, |slot, mac, tx, p| {
+    let next = st.peers_from(from, SLOTS_PER_HOLD, |slot, mac, tx, p| {
         let w = &p.rx.window;
         let mut endpoints = p.det.endpoints;
         for (l, e) in endpoints.iter_mut().enumerate() {
@@ -164,6 +168,7 @@ pub(crate) fn copy_peers(dev: &Ri2nDev, from: usize, out: &mut KVVec<PeerView>) 
         carrier: st.carrier(),
         links: st.slaves().fold(0, |m, (l, _)| m | 1 << l),
         gen: st.peers_gen(),
+        next,
     }
 }
 
@@ -240,130 +245,6 @@ fn named_links(links: &[Option<[u8; 16]>; MAX_LINKS]) -> impl Iterator<Item = (u
 /// An endpoint's state, as both files name it.
 fn endpoint_state(e: &Endpoint, carrier: bool) -> &'static str {
     EndpointState::of(carrier, e.failed, e.peer_failed, e.lossy).name()
-}
-
-/// The version of `/proc/net/ri2n_state/DEV`'s format. Records may gain
-/// keys within a version; a reader ignores keys it does not know. A change
-/// that breaks readers (a key changing meaning, a record going) is a new
-/// version.
-pub(crate) const STATE_VERSION: u32 = 1;
-
-/// Writes `/proc/net/ri2n_state/DEV`: one record per line, a kind and
-/// `key=value` pairs, no spaces in values; the last line is `end`, so a
-/// reader can tell a whole dump from a cut one (Documentation/ri2n.rst).
-pub(crate) fn show_state(dev: &Ri2nDev, m: &SeqFile) {
-    let now = Instant(crate::net::ktime_ns());
-    let links = show_device(dev, m, now);
-    // Without `end` a reader takes the dump for cut short.
-    if show_peers(dev, m, &links, now) {
-        seq_print!(m, "end\n");
-    }
-}
-
-/// The device's lines of the state dump; returns the slaves' names, by
-/// link.
-fn show_device(dev: &Ri2nDev, m: &SeqFile, now: Instant) -> [Option<[u8; 16]>; MAX_LINKS] {
-    let d = dev.data();
-    let counted = dev.counted();
-    let st = d.lock_state();
-    let wall = crate::net::realtime_ms();
-    seq_print!(
-        m,
-        "ri2n-state version={} protocol={}\n",
-        STATE_VERSION,
-        crate::proto::header::VERSION
-    );
-    // Ages count back from this moment; mono_ms (CLOCK_MONOTONIC) relates
-    // it to the kernel log's timestamps.
-    seq_print!(m, "clock ms={} mono_ms={}\n", wall, now.0 / 1_000_000);
-    let state = if st.is_up() { "up" } else { "down" };
-    seq_print!(
-        m,
-        "device name={} mac={} mtu={} state={} epoch={:x}\n",
-        dev.name_str(),
-        MacFmt(&dev.addr()),
-        dev.mtu(),
-        state,
-        d.epoch
-    );
-    seq_print!(m, "params");
-    for p in Param::ALL {
-        seq_print!(m, " {}={}", p.spec().name, st.params().get(p));
-    }
-    seq_print!(m, "\n");
-    let mut links = [None; MAX_LINKS];
-    for (l, s) in st.slaves() {
-        links[l] = Some(s.name);
-        let ls = st.link_stats(l);
-        let carrier = if st.carrier() & (1 << l) != 0 {
-            "up"
-        } else {
-            "down"
-        };
-        seq_print!(
-            m,
-            "slave link={} name={} carrier={} changed_ms={} tx_packets={} rx_packets={} tx_dropped={} tx_whole={}\n",
-            l, s.name(), carrier, st.carrier_age(l, now).as_ms(), d.txq[l].tx_packets(), ls.rx_packets, ls.tx_dropped,
-            d.txq[l].tx_whole()
-        );
-    }
-    let s = &st.stats_with(counted);
-    let up = d.gro.counts();
-    seq_print!(
-        m,
-        "counters rx_packets={} rx_bytes={} tx_packets={} tx_bytes={} rx_dropped={} tx_dropped={} tx_no_link={} tx_queue_full={} tx_loop={} rx_malformed={} rx_not_for_us={} rx_unordered={} rx_bcast_copies={} rx_duplicates={} peers_new={} peers_refused={} peers_evicted={} peers_aged={} rx_nobuf={} rx_held_full={} hb_sent={} rx_auth_fail={} rx_replays={} rx_mode_mismatch={} slave_mac_taken={} rx_merged={} rx_merged_frames={} lock_rounds={} lock_contended={} tx_peer_contended={} sweeps={} up_now={} up_gro={}\n",
-        s.rx_packets, s.rx_bytes, s.tx_packets, s.tx_bytes, s.rx_dropped, s.tx_dropped, s.tx_no_link, s.tx_queue_full, s.tx_loop,
-        s.rx_malformed, s.rx_not_for_us, s.rx_unordered, s.rx_bcast_copies, s.rx_duplicates, s.peers_new,
-        s.peers_refused, s.peers_evicted, s.peers_aged, s.rx_nobuf, s.rx_held_full, s.hb_sent, s.rx_auth_fail,
-        s.rx_replays, s.rx_mode_mismatch, s.slave_mac_taken, s.rx_merged, s.rx_merged_frames, s.lock_rounds, s.lock_contended,
-        s.tx_peer_contended, s.sweeps, up.now, up.polled
-    );
-    let (on, key_id, accept_id) = key_ids(&st);
-    seq_print!(
-        m,
-        "auth state={} key_id={} accept_id={}\n",
-        on,
-        key_id,
-        accept_id
-    );
-    let (cap, bufs, bufs_max, held) = st.memory();
-    let (lossy, probing, shift) = st.loss_probes(now);
-    seq_print!(
-        m,
-        "peers count={} capacity={} bufs={} bufs_max={} held_bytes={} lossy_peers={} probing_peers={} probe_shift={}\n",
-        st.npeers(), cap, bufs, bufs_max, held, lossy, probing, shift
-    );
-    links
-}
-
-/// The peers' lines of the state dump; returns whether it got them all.
-fn show_peers(
-    dev: &Ri2nDev,
-    m: &SeqFile,
-    links: &[Option<[u8; 16]>; MAX_LINKS],
-    now: Instant,
-) -> bool {
-    for_each_peer(dev, |v, carrier| {
-        let r = v.stats;
-        let mac = MacFmt(&v.mac);
-        seq_print!(
-            m,
-            "peer mac={} epoch={:x} tx_next={} rx_next={} held={} in_order={} timeout={} loss={} flushes={} jumps={} gaps={} late={} late_loss={} duplicates={} restarts={} unbuffered={}\n",
-            mac, v.epoch, v.tx_next, v.rx_next, v.held, r.in_order, r.timeout, r.loss, r.flushes, r.jumps, r.gaps, r.late,
-            r.late_loss, r.duplicates, r.resyncs, r.unbuffered
-        );
-        for (l, name) in named_links(links) {
-            let e = &v.endpoints[l];
-            let state = endpoint_state(e, carrier & (1 << l) != 0);
-            seq_print!(
-                m,
-                "endpoint peer={} link={} slave={} state={} counter={} last_rx_ms={} changed_ms={} rx={} hb={} late={} tx={} fails={} recoveries={} loss_bp={} lossy={} peer_lossy={} peer_slave_mac={}\n",
-                mac, l, name, state, e.counter, now.since(e.last_rx).as_ms(),
-                now.since(e.changed).as_ms(), e.rx_packets, e.rx_heartbeats, e.rx_late, e.tx_frames, e.fails, e.recoveries,
-                e.loss_bp, e.lossy_count, (v.peer_lossy >> l) & 1, MacFmt(&v.link_mac[l])
-            );
-        }
-    })
 }
 
 /// Whether frames are sealed, and the ids of the keys (never the keys).

@@ -218,7 +218,7 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, why: Release) -
         Ri2n::update_mtu(dev, rtnl);
         Ri2n::update_carrier(dev);
         crate::ri2n_hb::kick(dev);
-        dev.data().events_work().queue_ms(0);
+        dev.data().events_work().queue_highpri();
     }
     pr_info!(
         "{}: link {}: slave released{}\n",
@@ -475,7 +475,7 @@ pub(crate) fn tell_changes(dev: &Ri2nDev, st: &mut State) {
         dev.data().ports_work().queue_ms(0);
     }
     if st.events_pending() {
-        dev.data().events_work().queue_ms(0);
+        dev.data().events_work().queue_highpri();
     }
 }
 
@@ -483,7 +483,7 @@ pub(crate) fn tell_changes(dev: &Ri2nDev, st: &mut State) {
 /// the data path (a slave added, a carrier event).
 pub(crate) fn tell_all(dev: &Ri2nDev) {
     dev.data().ports_work().queue_ms(0);
-    dev.data().events_work().queue_ms(0);
+    dev.data().events_work().queue_highpri();
 }
 
 /// The smallest slave MTU that leaves room for an IPv4 packet (under a

@@ -18,7 +18,7 @@ use crate::net::{Mac, MacFmt};
 use crate::proto::auth::{HbCounter, Key, Keys, Record, Records};
 use crate::proto::claims::{buckets_for as claims_buckets, Claims};
 use crate::proto::detector::{loss_probe_every, node_probe_shift, ProbingPeers};
-use crate::proto::events::{Event, EventQueue};
+use crate::proto::events::{Event, Events};
 pub(crate) use crate::proto::node::sweep_period;
 use crate::proto::params::{Param, Params};
 use crate::proto::peers::{idle_limit, NewPeerBudget, Room};
@@ -129,7 +129,7 @@ pub(crate) struct State {
     /// Unicast takes the locked way whatever else says (a key is coming).
     lockless_held: bool,
     /// Transitions waiting for the events work (ri2n_genl.rs).
-    events: KBox<EventQueue>,
+    events: KBox<Events>,
     /// Counts peers admitted and forgotten: a dump that sees it change
     /// between its pages may have missed a peer or shown one twice.
     peers_gen: u32,
@@ -230,7 +230,7 @@ impl State {
             keys: Keys::default(),
             hb_counter: HbCounter::default(),
             lockless_held: false,
-            events: KBox::new(EventQueue::default(), GFP_KERNEL_ACCOUNT)?,
+            events: KBox::new(Events::default(), GFP_KERNEL_ACCOUNT)?,
             peers_gen: 0,
         };
         st.publish_tx();
@@ -432,15 +432,20 @@ impl State {
         )
     }
 
-    /// Calls `f` with every peer from table slot `from` on (slot, MAC,
-    /// transmit side, state), its cell locked, while `f` returns true
-    /// (procfs reads them in chunks, dropping the lock in between).
+    /// Calls `f` with every peer in table slots `from..from + slots`
+    /// (slot, MAC, transmit side, state), its cell locked, while `f`
+    /// returns true; returns the slot to go on from, or `None` past the
+    /// last. Readers of thousands of peers go in chunks, the lock dropped
+    /// in between, each chunk bounded in slots visited as in peers copied,
+    /// however sparse the table.
     pub(crate) fn peers_from(
         &self,
         from: usize,
+        slots: usize,
         mut f: impl FnMut(usize, &Mac, &PeerTx, &Peer) -> bool,
-    ) {
-        for (slot, mac, ()) in self.table.iter_from(from) {
+    ) -> Option<usize> {
+        let to = from.saturating_add(slots);
+        for (slot, mac, ()) in self.table.iter_between(from, to) {
             let Some(cell) = self.slots.cell(slot) else {
                 continue;
             };
@@ -449,9 +454,10 @@ impl State {
                 continue;
             };
             if !f(slot, mac, tx, p) {
-                return;
+                return Some(slot + 1);
             }
         }
+        (to < self.table.capacity()).then_some(to)
     }
 
     /// Whether an endpoint or a slave's carrier changed state since the
@@ -490,7 +496,7 @@ impl State {
         let links = (0..MAX_LINKS)
             .filter(|&l| self.slaves[l].is_some())
             .fold(0u8, |m, l| m | 1 << l);
-        self.peers_from(0, |_, _, _, p| {
+        self.peers_from(0, usize::MAX, |_, _, _, p| {
             failed |= links & !p.det.usable();
             failed != links
         });
@@ -510,7 +516,7 @@ impl State {
     /// Peers usable and failed on link `l` (for `ip -d link`).
     pub(crate) fn link_peer_counts(&self, l: usize) -> (u32, u32) {
         let (mut up, mut failed) = (0, 0);
-        self.peers_from(0, |_, _, _, p| {
+        self.peers_from(0, usize::MAX, |_, _, _, p| {
             if p.det.usable() & (1 << l) != 0 {
                 up += 1;
             } else {
@@ -550,6 +556,13 @@ impl State {
             return (Err(EINVAL), new);
         }
         self.drain_all(garbage);
+        // Every peer goes with the old table.
+        let t = now();
+        for (_, mac, ()) in self.table.iter_from(0) {
+            self.events
+                .push(Event::of_peer(Reason::PeerForgotten, mac, t), t);
+        }
+        self.peers_gen = self.peers_gen.wrapping_add(1);
         core::mem::swap(&mut self.table, &mut new.table);
         core::mem::swap(&mut self.claims, &mut new.claims);
         core::mem::swap(&mut self.bufs, &mut new.bufs);

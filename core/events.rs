@@ -3,9 +3,12 @@
 //! Transitions for user space (the `events` multicast group): queued where
 //! they happen, under the device's lock, and sent later from process
 //! context, at most [`EVENTS_PER_SEC`] a second in bursts of at most
-//! [`EVENTS_BURST`]. What is over is dropped and counted, so that a
-//! failure seen by thousands of peers at once costs a bounded amount of
-//! work and memory, and a listener learns how much it missed.
+//! [`EVENTS_BURST`] for each of two kinds: the links' (endpoints and
+//! carriers) and peers coming and going. What is over is dropped and
+//! counted, so that a failure seen by thousands of peers at once costs a
+//! bounded amount of work and memory, a listener learns how much it
+//! missed, and frames from made-up sources cannot crowd out the links'
+//! events.
 
 use super::peers::Mac;
 use super::time::Instant;
@@ -88,6 +91,13 @@ impl EventQueue {
         true
     }
 
+    /// The oldest event queued.
+    pub fn peek(&self) -> Option<&Event> {
+        (self.len > 0)
+            .then(|| self.ring[self.head].as_ref())
+            .flatten()
+    }
+
     /// Takes the oldest event queued.
     pub fn pop(&mut self) -> Option<Event> {
         if self.len == 0 {
@@ -161,6 +171,57 @@ pub fn endpoint_events(
     }
 }
 
+impl Reason {
+    /// Whether it is about a peer coming or going, which frames from new
+    /// sources make: such events have a budget of their own, so that a
+    /// flood of them never crowds out the links' own.
+    pub fn is_peer_churn(self) -> bool {
+        matches!(
+            self,
+            Reason::PeerNew | Reason::PeerForgotten | Reason::PeerRestarted
+        )
+    }
+}
+
+/// A device's events: endpoint and carrier changes, and peers coming and
+/// going, each with its own [`EventQueue`], taken oldest first.
+#[derive(Default)]
+pub struct Events {
+    links: EventQueue,
+    peers: EventQueue,
+}
+
+impl Events {
+    /// Queues `e` in its kind's queue; false if it was dropped.
+    pub fn push(&mut self, e: Event, now: Instant) -> bool {
+        if e.reason.is_peer_churn() {
+            self.peers.push(e, now)
+        } else {
+            self.links.push(e, now)
+        }
+    }
+
+    /// Takes the oldest event of either kind.
+    pub fn pop(&mut self) -> Option<Event> {
+        let at = |q: &EventQueue| q.peek().map(|e| e.at);
+        match (at(&self.links), at(&self.peers)) {
+            (Some(a), Some(b)) if b < a => self.peers.pop(),
+            (Some(_), _) => self.links.pop(),
+            (None, _) => self.peers.pop(),
+        }
+    }
+
+    /// Whether none is queued.
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty() && self.peers.is_empty()
+    }
+
+    /// Events dropped so far, of both kinds.
+    pub fn dropped(&self) -> u64 {
+        self.links.dropped() + self.peers.dropped()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +278,34 @@ mod tests {
         }
         let want = 10 * EVENTS_PER_SEC as usize + EVENTS_BURST as usize;
         assert!(sent <= want && sent >= want - 2, "{sent}");
+    }
+
+    #[test]
+    fn a_flood_of_peers_leaves_the_links_their_events() {
+        let mut q = Events::default();
+        let t = Instant(1_000_000_000);
+        for i in 0..1000u32 {
+            q.push(ev(i as u8), t);
+        }
+        let link = Event {
+            reason: Reason::Failed,
+            at: Instant(5),
+            peer: Some([1; 6]),
+            link: Some(1),
+            states: None,
+        };
+        assert!(q.push(link, t), "the links' budget is their own");
+        assert_eq!(q.dropped(), 1000 - u64::from(EVENTS_BURST));
+        // Oldest first across both kinds.
+        assert_eq!(q.pop().unwrap().at, Instant(0));
+        let mut seen = 1;
+        while let Some(e) = q.pop() {
+            seen += 1;
+            if e.reason == Reason::Failed {
+                assert_eq!(seen, 6, "after the peer events at 0..=4");
+            }
+        }
+        assert!(q.is_empty());
     }
 
     #[test]

@@ -386,8 +386,18 @@ where
 
     /// Every peer from slot `from` on: slot, MAC and state, in slot order.
     pub fn iter_from(&self, from: usize) -> impl Iterator<Item = (usize, &Mac, &V)> + '_ {
-        let from = from.min(self.entries.len());
-        self.entries[from..]
+        self.iter_between(from, usize::MAX)
+    }
+
+    /// The peers in slots `from..to`, as [`PeerTable::iter_from`].
+    pub fn iter_between(
+        &self,
+        from: usize,
+        to: usize,
+    ) -> impl Iterator<Item = (usize, &Mac, &V)> + '_ {
+        let to = to.min(self.entries.len());
+        let from = from.min(to);
+        self.entries[from..to]
             .iter()
             .enumerate()
             .filter_map(move |(i, e)| e.value.as_ref().map(|v| (from + i, &e.mac, v)))

@@ -401,6 +401,13 @@ impl Device {
         ARef::from(self)
     }
 
+    /// Whether the device is registered, not being unregistered (under
+    /// RTNL, which unregistration holds, it stays so).
+    pub fn is_registered(&self, _rtnl: &Rtnl) -> bool {
+        // SAFETY: The device is alive (invariant); RTNL orders the read.
+        unsafe { bindings::netdev_registered(self.as_raw()) }
+    }
+
     /// Looks a device up by name in the initial namespace, counted.
     pub fn by_name(_rtnl: &Rtnl, name: &CStr) -> Option<ARef<Device>> {
         // SAFETY: `name` is NUL-terminated; dev_get_by_name takes a
@@ -741,6 +748,11 @@ impl kernel::fmt::Write for SliceWriter<'_> {
 
 /// A netlink message being filled (`fill_info`, `fill_slave_info`, a
 /// generic netlink message).
+///
+/// Only lent, as `&NlMsg`, by what owns the message, for as long as it
+/// is being built: a driver can neither keep one nor swap two, so every
+/// attribute lands in the message it was lent for. Its methods take
+/// `&self`: the message is the kernel's, written through the pointer.
 pub struct NlMsg(*mut bindings::sk_buff);
 
 impl NlMsg {
@@ -754,7 +766,7 @@ impl NlMsg {
     }
 
     /// Adds a string attribute (with its NUL).
-    pub fn put_str(&mut self, attr: u16, v: &str) -> Result {
+    pub fn put_str(&self, attr: u16, v: &str) -> Result {
         let len = i32::try_from(v.len() + 1).map_err(|_| EMSGSIZE)?;
         // SAFETY: A message being built; the attribute reserved has room
         // for the string and its NUL.
@@ -772,7 +784,7 @@ impl NlMsg {
 
     /// Adds nest `attr`, filled by `f`; if `f` fails (no room), the nest
     /// is taken out whole and the error returned.
-    pub fn nest(&mut self, attr: u16, f: impl FnOnce(&mut NlMsg) -> Result) -> Result {
+    pub fn nest(&self, attr: u16, f: impl FnOnce(&NlMsg) -> Result) -> Result {
         // SAFETY: A message being built.
         let start = unsafe { bindings::nla_nest_start(self.0, i32::from(attr)) };
         if start.is_null() {
@@ -792,7 +804,7 @@ impl NlMsg {
     }
 
     /// Adds the u64 attributes `first`, `first + 1`, ..., one per value.
-    pub fn put_u64s(&mut self, first: u16, values: &[u64]) -> Result {
+    pub fn put_u64s(&self, first: u16, values: &[u64]) -> Result {
         for (i, v) in values.iter().enumerate() {
             self.put_u64(first + i as u16, *v)?;
         }
@@ -800,27 +812,27 @@ impl NlMsg {
     }
 
     /// Adds a u32 attribute.
-    pub fn put_u32(&mut self, attr: u16, v: u32) -> Result {
+    pub fn put_u32(&self, attr: u16, v: u32) -> Result {
         // SAFETY: A message the core is building for us.
         to_result(unsafe { bindings::nla_put_u32(self.0, i32::from(attr), v) })
             .map_err(|_| EMSGSIZE)
     }
 
     /// Adds a u8 attribute.
-    pub fn put_u8(&mut self, attr: u16, v: u8) -> Result {
+    pub fn put_u8(&self, attr: u16, v: u8) -> Result {
         // SAFETY: As above.
         to_result(unsafe { bindings::nla_put_u8(self.0, i32::from(attr), v) }).map_err(|_| EMSGSIZE)
     }
 
     /// Adds a u64 attribute.
-    pub fn put_u64(&mut self, attr: u16, v: u64) -> Result {
+    pub fn put_u64(&self, attr: u16, v: u64) -> Result {
         // SAFETY: As above.
         to_result(unsafe { bindings::nla_put_u64(self.0, i32::from(attr), v) })
             .map_err(|_| EMSGSIZE)
     }
 
     /// Adds a byte-string attribute.
-    pub fn put_bytes(&mut self, attr: u16, v: &[u8]) -> Result {
+    pub fn put_bytes(&self, attr: u16, v: &[u8]) -> Result {
         // SAFETY: As above; `v` is readable for its length.
         to_result(unsafe {
             bindings::nla_put(self.0, i32::from(attr), v.len() as i32, v.as_ptr().cast())
@@ -1063,12 +1075,12 @@ pub trait Link: Sized {
     }
 
     /// `ip -d link show DEV`: the kind's attributes.
-    fn fill_info(_dev: &NetDevice<Self>, _msg: &mut NlMsg) -> Result {
+    fn fill_info(_dev: &NetDevice<Self>, _msg: &NlMsg) -> Result {
         Ok(())
     }
 
     /// `ip -d link show PORT`: the port's attributes.
-    fn fill_slave_info(_dev: &NetDevice<Self>, _port: &Device, _msg: &mut NlMsg) -> Result {
+    fn fill_slave_info(_dev: &NetDevice<Self>, _port: &Device, _msg: &NlMsg) -> Result {
         Ok(())
     }
 }
@@ -1997,7 +2009,7 @@ unsafe extern "C" fn fill_info<T: Driver>(
 ) -> i32 {
     // SAFETY: Under RTNL, for a registered device of ours; `skb` is the
     // message being built.
-    from_result(|| unsafe { T::fill_info(with::<T>(dev.cast_mut()), &mut NlMsg(skb)) }.map(|()| 0))
+    from_result(|| unsafe { T::fill_info(with::<T>(dev.cast_mut()), &NlMsg(skb)) }.map(|()| 0))
 }
 
 /// The C callback `get_slave_size`.
@@ -2030,7 +2042,7 @@ unsafe extern "C" fn fill_slave_info<T: Driver>(
             T::fill_slave_info(
                 with::<T>(dev.cast_mut()),
                 Device::from_raw(port.cast_mut()),
-                &mut NlMsg(skb),
+                &NlMsg(skb),
             )
         }
         .map(|()| 0)

@@ -17,7 +17,7 @@ use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicU8, Ordering};
 use kernel::error::to_result;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
@@ -89,14 +89,22 @@ pub trait Commands: Sized + Sync + 'static {
 ///
 /// # Invariants
 ///
-/// `raw` is written only by [`Family::register`] while `live` is false,
+/// `raw` is written only by [`Family::register`] in state [`REGISTERING`],
 /// before the core sees it; from then on the core owns it, until
-/// [`Registration`]'s drop unregisters it.
+/// [`Registration`]'s drop unregisters it. The state is [`LIVE`] exactly
+/// while the family is registered and not being unregistered: only then
+/// are messages made and sent ([`Family::message`], `has_listeners`),
+/// since the core frees its multicast groups' numbers at unregistration.
 pub struct Family<T> {
     raw: Opaque<bindings::genl_family>,
-    live: AtomicBool,
+    state: AtomicU8,
     _t: PhantomData<T>,
 }
+
+/// [`Family`]'s states.
+const UNREGISTERED: u8 = 0;
+const REGISTERING: u8 = 1;
+const LIVE: u8 = 2;
 
 // SAFETY: The core serialises its own use of `raw`; ours is confined to
 // registration (invariant).
@@ -108,27 +116,31 @@ impl<T: Commands> Family<T> {
     pub const fn new() -> Self {
         Family {
             raw: Opaque::zeroed(),
-            live: AtomicBool::new(false),
+            state: AtomicU8::new(UNREGISTERED),
             _t: PhantomData,
         }
     }
 
     /// Registers the family, owned by `module`; `EBUSY` if it is already.
     pub fn register(&'static self, module: &'static ThisModule) -> Result<Registration<T>> {
-        if self.live.swap(true, Ordering::AcqRel) {
+        if self
+            .state
+            .compare_exchange(
+                UNREGISTERED,
+                REGISTERING,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_err()
+        {
             return Err(EBUSY);
         }
-        let reg = Self::tables().and_then(|(policy, ops, groups)| {
-            let reg = Registration {
-                family: self,
-                policy,
-                ops,
-                groups,
-            };
-            // SAFETY: `live` was false: the core does not know `raw`, and
-            // only this call writes it. The tables it points at are
-            // `reg`'s heap buffers, which stay where they are until `reg`
-            // is dropped, after it unregisters the family.
+        let r = Self::tables().and_then(|(policy, ops, groups)| {
+            // SAFETY: In state REGISTERING, which only this call left
+            // UNREGISTERED for: the core does not know `raw`, and nothing
+            // else writes it. The tables it points at are heap buffers
+            // that stay where they are when the vectors move into the
+            // `Registration`, which unregisters the family before they go.
             unsafe {
                 let f = self.raw.get();
                 f.write(MaybeUninit::zeroed().assume_init());
@@ -136,20 +148,24 @@ impl<T: Commands> Family<T> {
                 (*f).version = u32::from(T::VERSION);
                 (*f).maxattr = T::ATTRS.len() as u32;
                 (*f).set_netnsok(1);
-                (*f).policy = reg.policy.as_ptr();
-                (*f).split_ops = reg.ops.as_ptr();
-                (*f).n_split_ops = reg.ops.len() as u8;
-                (*f).mcgrps = reg.groups.as_ptr();
-                (*f).n_mcgrps = reg.groups.len() as u8;
+                (*f).policy = policy.as_ptr();
+                (*f).split_ops = ops.as_ptr();
+                (*f).n_split_ops = ops.len() as u8;
+                (*f).mcgrps = groups.as_ptr();
+                (*f).n_mcgrps = groups.len() as u8;
                 (*f).module = module.as_ptr().cast();
                 to_result(bindings::genl_register_family(f))?;
             }
-            Ok(reg)
+            Ok(Registration {
+                family: self,
+                _policy: policy,
+                _ops: ops,
+                _groups: groups,
+            })
         });
-        if reg.is_err() {
-            self.live.store(false, Ordering::Release);
-        }
-        reg
+        let to = if r.is_ok() { LIVE } else { UNREGISTERED };
+        self.state.store(to, Ordering::Release);
+        r
     }
 
     /// The policy, the ops and the groups of `T`.
@@ -226,19 +242,27 @@ impl<T: Commands> Family<T> {
 
     /// Whether anyone in `dev`'s namespace listens to group `group`.
     pub fn has_listeners(&self, dev: &Device, group: u32) -> bool {
-        if !self.live.load(Ordering::Acquire) {
+        if !self.live() || group as usize >= T::GROUPS.len() {
             return false;
         }
-        // SAFETY: A registered family (the check above; at worst it is
-        // being unregistered, when the core finds no listener); `dev` is
-        // alive, so is its namespace.
+        // SAFETY: A registered family with this group (the checks above;
+        // at worst it is being unregistered, when the core finds no
+        // listener); `dev` is alive, so is its namespace.
         unsafe {
             bindings::genl_has_listeners(self.raw.get(), bindings::dev_net(dev.as_raw()), group)
         }
     }
 
-    /// A message of command `cmd`, to fill and [`Message::multicast`].
+    fn live(&self) -> bool {
+        self.state.load(Ordering::Acquire) == LIVE
+    }
+
+    /// A message of command `cmd`, to fill and [`Message::multicast`];
+    /// `ENODEV` while the family is not registered.
     pub fn message(&'static self, cmd: u8) -> Result<Message<T>> {
+        if !self.live() {
+            return Err(ENODEV);
+        }
         // SAFETY: No preconditions (process context: GFP_KERNEL).
         let skb = NonNull::new(unsafe { bindings::genlmsg_new_default() }).ok_or(ENOMEM)?;
         // SAFETY: A fresh message of ours; the family's memory is static.
@@ -249,6 +273,7 @@ impl<T: Commands> Family<T> {
             return Err(EMSGSIZE);
         }
         Ok(Message {
+            msg: NlMsg::from_raw(skb.as_ptr()),
             skb,
             hdr,
             family: self,
@@ -267,9 +292,10 @@ fn copy_name(to: &mut [u8], name: &CStr) {
 /// A registered family: unregistered when dropped.
 pub struct Registration<T: Commands> {
     family: &'static Family<T>,
-    policy: KVec<bindings::nla_policy>,
-    ops: KVec<bindings::genl_split_ops>,
-    groups: KVec<bindings::genl_multicast_group>,
+    // What the family points at, until it is unregistered.
+    _policy: KVec<bindings::nla_policy>,
+    _ops: KVec<bindings::genl_split_ops>,
+    _groups: KVec<bindings::genl_multicast_group>,
 }
 
 // SAFETY: The tables are only read, by the core, after registration.
@@ -279,11 +305,13 @@ unsafe impl<T: Commands> Sync for Registration<T> {}
 
 impl<T: Commands> Drop for Registration<T> {
     fn drop(&mut self) {
+        // No message is made or sent from here on.
+        self.family.state.store(REGISTERING, Ordering::Release);
         // SAFETY: Registered by `Family::register`, which made `self`; this
         // waits for requests under way, after which the core no longer
         // reads the tables, freed after this.
         unsafe { bindings::genl_unregister_family(self.family.raw.get()) };
-        self.family.live.store(false, Ordering::Release);
+        self.family.state.store(UNREGISTERED, Ordering::Release);
     }
 }
 
@@ -332,10 +360,10 @@ impl Attrs<'_> {
         self.raw(ty).is_some()
     }
 
-    /// The string attribute `ty`, without its NUL (the policy checked
-    /// that there is one).
+    /// The string attribute `ty`, up to its first NUL (the policy checked
+    /// that there is one; padding may follow).
     pub fn str(&self, ty: u16) -> Option<&CStr> {
-        CStr::from_bytes_with_nul(self.bytes(ty)?).ok()
+        CStr::from_bytes_until_nul(self.bytes(ty)?).ok()
     }
 }
 
@@ -449,8 +477,13 @@ impl Dump<'_> {
 
     /// The dump's own state, zero at its start, kept between calls.
     pub fn state(&mut self) -> &mut [u64; 4] {
-        // SAFETY: `ctx` is 48 bytes of the callback, 8-aligned (it shares
-        // a union with `long args[6]`), the dump's alone.
+        const {
+            use bindings::netlink_callback as Cb;
+            assert!(core::mem::offset_of!(Cb, __bindgen_anon_1) % 8 == 0);
+            assert!(core::mem::align_of::<Cb>() >= 8);
+        }
+        // SAFETY: `ctx` is 48 bytes of the callback, 8-aligned (the
+        // assertions above), the dump's alone.
         unsafe {
             &mut *(*self.cb)
                 .__bindgen_anon_1
@@ -491,10 +524,9 @@ impl Dump<'_> {
         if hdr.is_null() {
             return None;
         }
-        // SAFETY: `hdr` was just put in the dump's buffer.
-        unsafe { bindings::genl_dump_check_consistent(self.cb, hdr) };
         Some(DumpMessage {
             msg: NlMsg::from_raw(self.skb),
+            cb: self.cb,
             hdr,
             ended: false,
             _p: PhantomData,
@@ -506,6 +538,7 @@ impl Dump<'_> {
 /// removed if dropped before.
 pub struct DumpMessage<'a> {
     msg: NlMsg,
+    cb: *mut bindings::netlink_callback,
     hdr: *mut c_void,
     ended: bool,
     _p: PhantomData<&'a mut Dump<'a>>,
@@ -513,9 +546,17 @@ pub struct DumpMessage<'a> {
 
 impl DumpMessage<'_> {
     /// Keeps the message.
+    ///
+    /// The dump's generation is checked here, not when the message was
+    /// begun: a message removed unsent must not count as the one that saw
+    /// a change.
     pub fn end(mut self) {
-        // SAFETY: `hdr` is this message's, at the end of its buffer.
-        unsafe { bindings::genlmsg_end(self.msg.as_raw(), self.hdr) };
+        // SAFETY: `hdr` is this message's, at the end of its buffer, in
+        // the dump of `cb`.
+        unsafe {
+            bindings::genl_dump_check_consistent(self.cb, self.hdr);
+            bindings::genlmsg_end(self.msg.as_raw(), self.hdr);
+        }
         self.ended = true;
     }
 }
@@ -524,12 +565,6 @@ impl core::ops::Deref for DumpMessage<'_> {
     type Target = NlMsg;
     fn deref(&self) -> &NlMsg {
         &self.msg
-    }
-}
-
-impl core::ops::DerefMut for DumpMessage<'_> {
-    fn deref_mut(&mut self) -> &mut NlMsg {
-        &mut self.msg
     }
 }
 
@@ -545,6 +580,7 @@ impl Drop for DumpMessage<'_> {
 
 /// A message of the family's own, to multicast.
 pub struct Message<T: Commands> {
+    msg: NlMsg,
     skb: NonNull<bindings::sk_buff>,
     hdr: *mut c_void,
     family: &'static Family<T>,
@@ -552,13 +588,16 @@ pub struct Message<T: Commands> {
 
 impl<T: Commands> Message<T> {
     /// Its attributes.
-    pub fn attrs(&mut self) -> NlMsg {
-        NlMsg::from_raw(self.skb.as_ptr())
+    pub fn attrs(&self) -> &NlMsg {
+        &self.msg
     }
 
     /// Sends it to group `group` in `dev`'s namespace; fails (and drops
-    /// it) if nobody listens there.
+    /// it) if nobody listens there, or the family is being unregistered.
     pub fn multicast(self, dev: &Device, group: u32) -> Result {
+        if !self.family.live() || group as usize >= T::GROUPS.len() {
+            return Err(EINVAL);
+        }
         let me = core::mem::ManuallyDrop::new(self);
         // SAFETY: A whole message of the family's; the multicast consumes
         // it. `dev` is alive, so is its namespace. The family's memory is

@@ -54,6 +54,7 @@ unsigned int rnet_nr_cpus_max(void) { return NR_CPUS; }
 
 void rnet_init_delayed_work(struct delayed_work *w, work_func_t fn) { INIT_DELAYED_WORK(w, fn); }
 bool rnet_schedule_delayed_work(struct delayed_work *w, unsigned long delay) { return schedule_delayed_work(w, delay); }
+bool rnet_queue_work_highpri(struct delayed_work *w) { return queue_delayed_work(system_highpri_wq, w, 0); }
 struct delayed_work *rnet_to_delayed_work(struct work_struct *w) { return to_delayed_work(w); }
 void rnet_timer_setup(struct timer_list *t, void (*fn)(struct timer_list *)) { timer_setup(t, fn, 0); }
 unsigned long rnet_jiffies(void) { return jiffies; }
@@ -108,6 +109,7 @@ bool rnet_genl_has_listeners(const struct genl_family *family, struct net *net, 
 struct net *rnet_genl_info_net(const struct genl_info *info) { return genl_info_net(info); }
 const struct genl_dumpit_info *rnet_genl_dumpit_info(struct netlink_callback *cb) { return genl_dumpit_info(cb); }
 void rnet_genl_dump_check_consistent(struct netlink_callback *cb, void *hdr) { genl_dump_check_consistent(cb, hdr); }
+bool rnet_netdev_registered(const struct net_device *dev) { return dev->reg_state == NETREG_REGISTERED; }
 u32 rnet_netlink_cb_portid(const struct sk_buff *skb) { return NETLINK_CB(skb).portid; }
 void rnet_nlmsg_free(struct sk_buff *skb) { nlmsg_free(skb); }
 struct nlattr *rnet_nla_nest_start(struct sk_buff *skb, int type) { return nla_nest_start(skb, type); }

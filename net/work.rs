@@ -128,6 +128,26 @@ impl<T, const ID: u64> WorkRef<'_, T, ID> {
     }
 }
 
+impl<T, const ID: u64> WorkRef<'_, T, ID> {
+    /// Queues the work to run now on the high-priority workqueue (whose
+    /// workers run at a raised priority), unless it is pending already:
+    /// for work that a listener waits on. Any context.
+    pub fn queue_highpri(&self) {
+        // SAFETY: Initialised (invariant); queueing has no context rule.
+        unsafe {
+            bindings::queue_work_highpri(self.0.w.get());
+        }
+    }
+
+    /// Disables the work for good (queueing it does nothing from here on)
+    /// and waits for a run under way. Process context; the caller holds
+    /// nothing the work takes.
+    pub fn disable_sync(&self) {
+        // SAFETY: Initialised (invariant); the caller's guarantee.
+        unsafe { bindings::disable_delayed_work_sync(self.0.w.get()) };
+    }
+}
+
 #[pinned_drop]
 impl<T, const ID: u64> PinnedDrop for Work<T, ID> {
     fn drop(self: Pin<&mut Self>) {

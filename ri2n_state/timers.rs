@@ -9,7 +9,7 @@ use crate::net::lock::Bh;
 use crate::net::skb::SkbList;
 use crate::net::{Mac, MacFmt};
 use crate::proto::detector::{loss_probe_every, Detector, Transitions};
-use crate::proto::events::{endpoint_events, Event, EventQueue};
+use crate::proto::events::{endpoint_events, Event, Events};
 use crate::proto::header::Counts;
 use crate::proto::node::sweep_period;
 use crate::proto::node::{sweep_at, HeartbeatOrders};
@@ -250,7 +250,7 @@ struct SweepCx<'a> {
     /// An endpoint changed state in this sweep.
     ports_changed: bool,
     /// Where its transitions go.
-    events: &'a mut EventQueue,
+    events: &'a mut Events,
     /// The earliest deadline of the peers visited.
     next: Option<Instant>,
 }
@@ -358,7 +358,7 @@ pub(super) fn log_transitions(
     now: Instant,
     det: &Detector,
     carrier: u8,
-    events: &mut EventQueue,
+    events: &mut Events,
 ) {
     for l in 0..MAX_LINKS {
         let e = &det.endpoints[l];

@@ -72,9 +72,10 @@ enum {
  *
  * RI2N_CMD_EVENT, to the multicast group "events": RI2N_A_IFINDEX,
  * RI2N_A_IFNAME and one RI2N_A_EVENT nest. At most RI2N_EVENTS_PER_SEC a
- * second per device, in bursts of up to RI2N_EVENTS_BURST; what is over
- * is dropped and counted (RI2N_EV_A_DROPPED). RI2N_EV_DEVICE_REMOVED is
- * never dropped.
+ * second per device, in bursts of up to RI2N_EVENTS_BURST, for each of
+ * two kinds: endpoint and carrier changes, and peers admitted, forgotten
+ * or restarted. What is over is dropped and counted (RI2N_EV_A_DROPPED).
+ * RI2N_EV_DEVICE_REMOVED is never dropped.
  */
 #define RI2N_GENL_NAME		"ri2n"
 #define RI2N_GENL_VERSION	1
