@@ -79,8 +79,8 @@ for n in n1 n2; do on $n sh -c "echo $k1 > $(keyfile key)" || fail "setting the 
 check "key files are write-only for root (--w-------)" out_has n1 '^--w------- ' ls -l "$(keyfile key)" "$(keyfile key_accept)"
 check "  ... and never read back, even by root" not on n1 cat "$(keyfile key)"
 check "procfs names the key by its id, on both nodes alike" \
-	test "$(on n1 grep '^auth ' /proc/net/ri2n_state/ri2n0)" = "$(on n2 grep '^auth ' /proc/net/ri2n_state/ri2n0)"
-check "  ... and shows no key" not on n1 grep -rq "$k1" /proc/net/ri2n_state/ri2n0 /proc/net/ri2n/ri2n0
+	test "$(on n1 sh -c 'ri2n show ri2n0 --format records | grep "^auth "')" = "$(on n2 sh -c 'ri2n show ri2n0 --format records | grep "^auth "')"
+check "  ... and shows no key" not on n1 sh -c "ri2n show ri2n0 --format records | grep -q $k1 || grep -q $k1 /proc/net/ri2n/ri2n0"
 check "  ... nor does netlink (ip -d link, plain and JSON)" not out_has n1 "$k1" sh -c 'ip -d link show ri2n0; ip -j -d link show ri2n0'
 check "the sealed header's 16 more bytes come off the MTU (1476)" out_has n1 'mtu 1476' ip link show ri2n0
 check "a bad key is refused" not on n1 sh -c "echo 1234 > $(keyfile key)"
@@ -122,8 +122,8 @@ check "n2 holds n1's real epoch" test "$(on n2 ri2n get ri2n0 peer "$m1" epoch)"
 # too, before they arrive).
 sum() { echo $(($(proc_counter n1 "$1") + $(proc_counter n2 "$1"))); }
 fail0=$(sum rx_auth_fail) rep0=$(sum rx_replays) copies0=$(sum rx_bcast_copies) bad0=$(sum rx_malformed)
-on n1 grep '^counters' /proc/net/ri2n_state/ri2n0 >"$LAB_DIR/n1.before"
-on n2 grep '^counters' /proc/net/ri2n_state/ri2n0 >"$LAB_DIR/n2.before"
+on n1 sh -c 'ri2n show ri2n0 --format records | grep "^counters"' >"$LAB_DIR/n1.before"
+on n2 sh -c 'ri2n show ri2n0 --format records | grep "^counters"' >"$LAB_DIR/n2.before"
 forge_all 3 --sealed >"$LAB_DIR/forged1" &
 forger1=$!
 forge_all 3 >"$LAB_DIR/forged2" &
@@ -140,7 +140,7 @@ copies=$(($(sum rx_bcast_copies) - copies0))
 bad=$(($(sum rx_malformed) - bad0))
 pretty INFO "keyed, idle: $forged frames forged or replayed: $fails refused unverified, $reps as replays, $copies as broadcast copies, $bad malformed"
 for n in n1 n2; do
-	on $n grep '^counters' /proc/net/ri2n_state/ri2n0 | tr ' ' '\n' | paste -d' ' <(tr ' ' '\n' <"$LAB_DIR/$n.before") - |
+	on $n sh -c 'ri2n show ri2n0 --format records | grep "^counters"' | tr ' ' '\n' | paste -d' ' <(tr ' ' '\n' <"$LAB_DIR/$n.before") - |
 		awk -v n=$n -F'[ =]' '$2 != $4 {printf "%s %s +%d\n", n, $1, $4 - $2}' >&2
 done
 check "every forged or replayed frame is refused and counted ($fails + $reps + $copies + $bad >= $forged)" \
@@ -174,17 +174,17 @@ if ! check "the keyed pair still talks (ARP included)" on n1 ping -c 3 -i 0.2 -W
 	# n1's sends failed with ENOBUFS): what a next look would need.
 	for n in n1 n2; do
 		on $n sh -c 'ip -s neigh show; cat /proc/net/stat/arp_cache; grep -E "^(MemFree|Slab)" /proc/meminfo;
-			dmesg | tail -20; grep -E "^(peer|endpoint|counters)" /proc/net/ri2n_state/ri2n0' 2>&1 | sed "s/^/$n: /" >&2
+			dmesg | tail -20; ri2n show ri2n0 --format records | grep -E "^(peer|endpoint|counters)"' 2>&1 | sed "s/^/$n: /" >&2
 	done
 	# One more try, watched: where n1 frees its packets (the kfree_skb
 	# tracepoint, on a kernel with tracing), what n2 counts meanwhile.
-	on n2 grep '^counters' /proc/net/ri2n_state/ri2n0 >"$LAB_DIR/n2.try0"
+	on n2 sh -c 'ri2n show ri2n0 --format records | grep "^counters"' >"$LAB_DIR/n2.try0"
 	on n1 sh -c 'T=/sys/kernel/tracing; mount -t tracefs nodev $T 2>/dev/null
 		[ -d $T/events/skb/kfree_skb ] && echo 1 >$T/events/skb/kfree_skb/enable
 		ip neigh flush dev ri2n0; ping -c 5 -i 0.2 -W 1 10.0.0.2
 		[ -d $T/events/skb/kfree_skb ] && { echo 0 >$T/events/skb/kfree_skb/enable; grep -v "^#" $T/trace | tail -40; }
 		ip -s neigh show dev ri2n0; grep -A1 "^Ip:" /proc/net/snmp; tc -s qdisc show dev ri2n0; ip -s -s link show ri2n0' 2>&1 | sed "s/^/n1 try: /" >&2
-	on n2 grep '^counters' /proc/net/ri2n_state/ri2n0 | tr ' ' '\n' | paste -d' ' <(tr ' ' '\n' <"$LAB_DIR/n2.try0") - |
+	on n2 sh -c 'ri2n show ri2n0 --format records | grep "^counters"' | tr ' ' '\n' | paste -d' ' <(tr ' ' '\n' <"$LAB_DIR/n2.try0") - |
 		awk -F'[ =]' '$2 != $4 {printf "n2 during the try: %s +%d\n", $1, $4 - $2}' >&2
 	on n2 ip -s neigh show dev ri2n0 2>&1 | sed "s/^/n2 try: /" >&2
 fi
@@ -206,7 +206,7 @@ wait $pinger
 loss=$(awk -F', ' '/packet loss/ {print $3}' "$LAB_DIR/rotation.ping")
 check "a key rotation loses nothing ($loss, $n_ping pings at 20 ms)" test "${loss%% *}" = "0%"
 check "both seal with the new key, the old one no longer accepted" \
-	test "$(on n1 grep '^auth ' /proc/net/ri2n_state/ri2n0 | grep -c 'accept_id=none')" = 1
+	test "$(on n1 sh -c 'ri2n show ri2n0 --format records | grep "^auth "' | grep -c 'accept_id=none')" = 1
 before=$(proc_counter n2 rx_auth_fail)
 on n3 sh -c 'for l in 0 1; do [ -s /tmp/hb$l ] && ri2n-forge eth$l replay /tmp/hb$l; done' >/dev/null
 check "frames sealed with the old key are refused now" test "$(proc_counter n2 rx_auth_fail)" -gt "$before"

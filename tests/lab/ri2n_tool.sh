@@ -52,7 +52,7 @@ check "watch wrote no terminal escapes into a file" not on n1 grep -q "$(printf 
 
 # Time from the log line: the kernel log's time (monotonic), mapped
 # to the wall clock by one reading of both (the state's clock record).
-read -r wall mono < <(on n1 cat /proc/net/ri2n_state/ri2n0 | awk '$1 == "clock" {split($2, a, "="); split($3, b, "="); print a[2], b[2]}')
+read -r wall mono < <(on n1 ri2n show ri2n0 --format records | awk '$1 == "clock" {split($2, a, "="); split($3, b, "="); print a[2], b[2]}')
 lag() { # EVENT_REGEX LOG_REGEX: ms from the log line to events seeing it
 	local seen logged
 	seen=$(on n1 cat /tmp/events | grep -E "$1" | head -1 | sed -n 's/.* seen=\([0-9]*\)$/\1/p')
@@ -72,11 +72,14 @@ check "events saw the recovery within 1 s of the log line ($back_lag ms)" lt "$b
 status() { "$@" >/dev/null 2>&1; echo $?; }
 check "no such device: exit 2" test "$(status on n1 ri2n show nosuch)" = 2
 check "  ... with a clear message" out_has n1 "no ri2n device nosuch" sh -c 'ri2n show nosuch 2>&1'
+check "saved records read back as the kernel's" on n1 sh -c '
+	mkdir -p /tmp/s; ri2n show ri2n0 --format records >/tmp/s/ri2n0
+	ri2n --dir /tmp/s show ri2n0 --format records | cmp - /tmp/s/ri2n0'
 check "a newer format: the tool says which versions it speaks" out_has n1 "newer than this tool, which speaks version 1" sh -c '
-	mkdir -p /tmp/p; sed "s/version=1/version=7/" /proc/net/ri2n_state/ri2n0 >/tmp/p/ri2n0; ri2n --proc /tmp/p show 2>&1'
+	mkdir -p /tmp/p; ri2n show ri2n0 --format records | sed "s/version=1/version=7/" >/tmp/p/ri2n0; ri2n --dir /tmp/p show 2>&1'
 check "one unreadable device: the others shown, it named, exit 2" on n1 sh -c '
-	mkdir -p /tmp/q; cp /proc/net/ri2n_state/ri2n0 /tmp/q/ri2n0; head -3 /tmp/q/ri2n0 >/tmp/q/ri2n9
-	ri2n --proc /tmp/q show >/tmp/q.out 2>/tmp/q.err; rc=$?
+	mkdir -p /tmp/q; ri2n show ri2n0 --format records >/tmp/q/ri2n0; head -3 /tmp/q/ri2n0 >/tmp/q/ri2n9
+	ri2n --dir /tmp/q show >/tmp/q.out 2>/tmp/q.err; rc=$?
 	[ $rc = 2 ] && grep -q "endpoint eth1: " /tmp/q.out && grep -q "ri2n9: state cut short" /tmp/q.err'
 on n1 sh -c "ri2n events ri2n0 >/tmp/gone 2>&1 & ri2n watch ri2n0 >/tmp/gone-watch 2>&1 &"
 # Both past finding the device, reading its state in their loops: events

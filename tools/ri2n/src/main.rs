@@ -3,9 +3,9 @@
 //! `ri2n`: the state of ri2n devices, in the spirit of `wg show`, over the
 //! driver's generic netlink family (include/uapi/linux/ri2n.h).
 //!
-//! `show`, `watch` and `get` read a device's dump, decoded into the records
-//! of the procfs state file (`state.rs`, `nl.rs`), so that `--proc DIR`
-//! (or `RI2N_PROC`) can read such files instead. `events` subscribes to the
+//! `show`, `watch` and `get` read a device's dump, decoded into records
+//! (`state.rs`, `nl.rs`), so that `--dir DIR` (or `RI2N_DIR`) can read
+//! saved ones instead. `events` subscribes to the
 //! family's `events` group and waits: it never polls. `set` and `key`
 //! write through netlink. `ri2n --help` and ri2n(8) (`ri2n generate man`)
 //! say the rest.
@@ -18,7 +18,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use ri2n_core::params::{Param, SPECS};
 use ri2n_core::uapi::Reason;
 use ri2n_state::nl::{self, Conn, KeyOp, NlError};
-use ri2n_state::{parse, to_json, to_prometheus, Record, State};
+use ri2n_state::{parse, to_json, to_prometheus, to_records, Record, State};
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::process::exit;
@@ -36,10 +36,10 @@ use std::time::{Duration, Instant, SystemTime};
         away; 2 usage, no device, a state this tool cannot read, or a refused request."
 )]
 struct Cli {
-    /// Read states from DIR's files (the format of /proc/net/ri2n_state),
-    /// not from the kernel over netlink
-    #[arg(long, global = true, value_name = "DIR", env = "RI2N_PROC")]
-    proc: Option<String>,
+    /// Read states from DIR's files, one a device, saved by `ri2n show
+    /// DEV --format records`, not from the kernel
+    #[arg(long, global = true, value_name = "DIR", env = "RI2N_DIR")]
+    dir: Option<String>,
     /// `show` of every device as JSON (without a command)
     #[arg(short, long)]
     json: bool,
@@ -59,7 +59,8 @@ enum Cmd {
         /// As JSON (schema 1)
         #[arg(short, long)]
         json: bool,
-        /// Text, JSON, or Prometheus metrics for node_exporter's textfile
+        /// Text, JSON, records (a line each, for scripts and saved
+        /// copies), or Prometheus metrics for node_exporter's textfile
         /// collector
         #[arg(long, value_enum)]
         format: Option<Format>,
@@ -133,6 +134,7 @@ enum Cmd {
 enum Format {
     Text,
     Json,
+    Records,
     Prometheus,
 }
 
@@ -216,7 +218,7 @@ fn nap(d: Duration) {
     }
 }
 
-/// Where states come from: the kernel, or a directory of state files.
+/// Where states come from: the kernel, or a directory of saved records.
 enum Source {
     Netlink(Conn),
     Dir(String),
@@ -239,7 +241,7 @@ impl Source {
     fn conn(&self) -> &Conn {
         match self {
             Source::Netlink(c) => c,
-            Source::Dir(_) => die("--proc reads states: it cannot write one"),
+            Source::Dir(_) => die("--dir reads saved states: it cannot write one"),
         }
     }
 
@@ -249,9 +251,7 @@ impl Source {
             Source::Netlink(_) => nl::devices(),
             Source::Dir(d) => {
                 let Ok(dir) = std::fs::read_dir(d) else {
-                    die(&format!(
-                        "no ri2n device: {d} is missing (is the ri2n module loaded?)"
-                    ))
+                    die(&format!("no saved state: {d} is missing"))
                 };
                 let mut names: Vec<String> = dir
                     .filter_map(|e| e.ok())
@@ -608,6 +608,7 @@ fn show(src: &Source, dev: Option<&str>, format: Format) {
     match format {
         Format::Json => emit(&to_json(&states)),
         Format::Prometheus => emit(&to_prometheus(&states)),
+        Format::Records => emit(&states.iter().map(to_records).collect::<String>()),
         Format::Text => {
             let paint = Paint(std::io::stdout().is_terminal());
             let texts: Vec<String> = states
@@ -779,7 +780,7 @@ fn events(
 ) {
     let dev = src.devices(dev).remove(0);
     let Source::Netlink(conn) = src else {
-        die("events come from the kernel: --proc has none")
+        die("events come from the kernel: --dir has none")
     };
     if let Some(s) = timeout {
         std::thread::spawn(move || {
@@ -1080,7 +1081,7 @@ fn main() {
     if let Cmd::Generate { what } = cmd {
         return generate(what);
     }
-    let src = Source::open(cli.proc);
+    let src = Source::open(cli.dir);
     match cmd {
         Cmd::Show { dev, json, format } => show(&src, dev.as_deref(), fmt(json, format)),
         Cmd::Watch { dev, interval } => {
@@ -1107,5 +1108,18 @@ fn main() {
         Cmd::Set { dev, pairs } => set(&src, &dev, &pairs),
         Cmd::Key { dev, which, file } => key(&src, &dev, which, &file),
         Cmd::Generate { .. } => unreachable!(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iso8601;
+
+    #[test]
+    fn iso8601_is_utc_to_the_millisecond() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601(1_795_946_625_998), "2026-11-29T10:03:45.998Z");
+        assert_eq!(iso8601(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(iso8601(4_102_444_799_999), "2099-12-31T23:59:59.999Z");
     }
 }

@@ -2,8 +2,8 @@
 
 //! ri2n's generic netlink family from user space
 //! (include/uapi/linux/ri2n.h, numbered by `ri2n_core::uapi`, the table
-//! the driver fills its messages from): a device's dump decoded into the
-//! same [`State`] the procfs file gives, an event decoded, and the
+//! the driver fills its messages from): a device's dump decoded into
+//! records ([`State`]), an event decoded, and the
 //! requests that set parameters and keys.
 //!
 //! The decoders take parsed messages and are tested against replies
@@ -122,8 +122,9 @@ fn state_name(n: u64) -> &'static str {
 }
 
 /// Decodes a dump of `RI2N_CMD_GET_DEVICE`: the device's message first,
-/// then messages of peers. The records are those of the procfs state
-/// file, key for key, so that everything that reads one reads the other.
+/// then messages of peers, into records (`ri2n show --format records`),
+/// which the kernel wrote itself before it had the family: the same, key
+/// for key.
 pub fn decode_dump(msgs: &[Msg]) -> Result<State, DecodeError> {
     let (first, rest) = msgs.split_first().ok_or_else(|| bad("an empty dump"))?;
     let mut head = record("ri2n-state");
@@ -685,7 +686,11 @@ impl Conn {
         for _ in 0..DUMP_TRIES {
             let r = self.request(cmd::GET_DEVICE, vec![name_attr(dev)?], NlmF::DUMP);
             let msgs = match r {
-                Err(NlError::Refused(r)) if r.errno == libc::ENODEV => return Ok(None),
+                // No such device; or no such family any more: the module
+                // went, and its devices with it.
+                Err(NlError::Refused(r)) if r.errno == libc::ENODEV || r.errno == libc::ENOENT => {
+                    return Ok(None)
+                }
                 r => r?,
             };
             let intr = msgs.iter().any(|m| m.nl_flags().contains(NlmF::DUMP_INTR));

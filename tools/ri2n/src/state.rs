@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The one parser of ri2n's machine-readable state,
-//! `/proc/net/ri2n_state/DEV` (Documentation/ri2n.rst, "Machine-readable
-//! state"): one record per line, a kind and `key=value` pairs; the first
-//! record names the format's version, the last is `end`.
+//! ri2n's state as records: one per line, a kind and `key=value` pairs;
+//! the first record names the format's version, the last is `end`
+//! (Documentation/ri2n.rst, "Records"). A netlink dump decodes into them
+//! (`nl.rs`); `ri2n show --format records` writes them, and [`parse`]
+//! reads them back (`ri2n --dir DIR`, saved copies).
 //!
 //! Records keep every pair in order, known or not, so that keys a newer
-//! kernel adds within a version pass through (`ri2n show --json`); the
-//! accessors below name the ones the tool relies on.
+//! kernel adds pass through (`ri2n show --json`); the accessors below name
+//! the ones the tool relies on.
 
 use serde_json::{json, Map, Value};
 use std::fmt;
@@ -125,7 +126,7 @@ impl fmt::Display for ParseError {
             ParseError::Empty => write!(f, "empty state"),
             ParseError::NotState => write!(
                 f,
-                "not a ri2n state file (no \"ri2n-state version=N\" first line)"
+                "not ri2n records (no \"ri2n-state version=N\" first line)"
             ),
             ParseError::Version(v) => {
                 let speaks: Vec<String> = VERSIONS.iter().map(|v| v.to_string()).collect();
@@ -179,7 +180,7 @@ fn record(line: &str, n: usize) -> Result<Record, ParseError> {
     })
 }
 
-/// Parses one device's state file.
+/// Parses one device's records.
 pub fn parse(text: &str) -> Result<State, ParseError> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     let Some((_, first)) = lines.next() else {
@@ -265,8 +266,40 @@ pub fn parse(text: &str) -> Result<State, ParseError> {
     })
 }
 
-/// Where the kernel puts the state files.
-pub const PROC_DIR: &str = "/proc/net/ri2n_state";
+/// `s` as records, the text [`parse`] reads.
+pub fn to_records(s: &State) -> String {
+    let mut o = String::new();
+    let mut line = |r: &Record| {
+        o += &r.kind;
+        for (k, v) in &r.pairs {
+            o += &format!(" {k}={v}");
+        }
+        o.push('\n');
+    };
+    line(&s.head);
+    line(&s.clock);
+    line(&s.device);
+    line(&s.params);
+    for r in &s.slaves {
+        line(r);
+    }
+    line(&s.counters);
+    if let Some(a) = &s.auth {
+        line(a);
+    }
+    line(&s.peers_summary);
+    for p in &s.peers {
+        line(&p.rec);
+        for e in &p.endpoints {
+            line(e);
+        }
+    }
+    for r in &s.others {
+        line(r);
+    }
+    o += "end\n";
+    o
+}
 
 /// The version of the JSON `ri2n show --json` prints.
 pub const JSON_SCHEMA: u32 = 1;

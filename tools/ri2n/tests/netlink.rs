@@ -2,13 +2,13 @@
 
 //! The netlink decoders against replies recorded in the lab (two nodes,
 //! two links, after a transfer): a dump of ri2n0 and the events of a
-//! carrier loss and a blackhole, with the procfs state file read at the
-//! dump's moment to compare with.
+//! carrier loss and a blackhole, with the kernel's own records of the
+//! dump's moment (then a procfs file) to compare with.
 
 use ri2n_core::params::SPECS;
 use ri2n_core::uapi::{self, Reason};
 use ri2n_state::nl::{decode_dump, decode_event, decode_recording, encode_recording};
-use ri2n_state::parse;
+use ri2n_state::{parse, to_records};
 
 const DUMP: &[u8] = include_bytes!("data/two-links.nl");
 const SAME: &str = include_str!("data/two-links-same.txt");
@@ -81,6 +81,15 @@ fn recorded_events_decode_in_order() {
     assert!(evs
         .iter()
         .all(|e| e.dev == "ri2n0" && e.ifindex > 0 && e.dropped == 0));
+}
+
+#[test]
+fn the_records_of_a_dump_read_back_the_same() {
+    let nl = decode_dump(&decode_recording(DUMP).unwrap()).unwrap();
+    let text = to_records(&nl);
+    assert!(text.starts_with("ri2n-state version=1 protocol="));
+    assert!(text.ends_with("\nend\n"));
+    assert_eq!(parse(&text).unwrap(), nl);
 }
 
 #[test]
