@@ -434,8 +434,8 @@ transfer_wait() { # TIMEOUT_S: true if the transfer completed with equal checksu
 
 # watch_start NODE PEER SLAVE STATES TIMEOUT_S: starts watching, in NODE,
 # for the endpoint (PEER, SLAVE) to reach one of STATES (a|b): `ri2n events`
-# prints when the driver changed it (its clock), or when it was first seen
-# for states that are no endpoint transition (no-carrier).
+# prints when the driver changed it (its clock). A slave losing carrier is
+# its own event (`slave SLAVE carrier up -> down`), not one per endpoint.
 watch_start() {
 	local mac
 	mac=$(ri2n_mac "$2")

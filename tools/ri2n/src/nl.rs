@@ -17,7 +17,7 @@ use neli::err::SocketError;
 use neli::genl::{AttrTypeBuilder, Genlmsghdr, GenlmsghdrBuilder, Nlattr, NlattrBuilder};
 use neli::nl::{NlPayload, Nlmsghdr, NlmsghdrBuilder};
 use neli::socket::synchronous::NlSocketHandle;
-use neli::types::{Buffer, GenlBuffer};
+use neli::types::{Buffer, GenlBuffer, NlBuffer};
 use neli::utils::Groups;
 use neli::{FromBytesWithInput, ToBytes};
 use ri2n_core::params::{Param, SPECS};
@@ -421,15 +421,92 @@ pub fn dump_stats(msgs: &[Msg]) -> String {
 /// With `RI2N_RECORD=FILE`, appends `msgs` to FILE (for the tests).
 fn record_to_env(msgs: &[Msg]) {
     if let Some(path) = std::env::var_os("RI2N_RECORD") {
-        use std::io::Write;
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path);
-        if let Ok(mut f) = f {
-            let _ = f.write_all(&encode_recording(msgs));
+        append(&path, &encode_recording(msgs));
+    }
+}
+
+fn append(path: &std::ffi::OsStr, bytes: &[u8]) {
+    use std::io::Write;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path);
+    if let Ok(mut f) = f {
+        let _ = f.write_all(bytes);
+    }
+}
+
+/// One buffer of replies as received, whole netlink messages (headers,
+/// acks and errors too), length-prefixed as [`encode_recording`]'s.
+fn encode_replies(msgs: &NlBuffer<u16, Msg>) -> Vec<u8> {
+    let mut c = Cursor::new(Vec::new());
+    let _ = msgs.to_bytes(&mut c);
+    let b = c.into_inner();
+    let mut out = (b.len() as u32).to_le_bytes().to_vec();
+    out.extend_from_slice(&b);
+    out
+}
+
+/// The buffers of replies in a recording of them (`RI2N_RECORD_REPLIES`).
+pub fn decode_replies(mut b: &[u8]) -> Result<Vec<NlBuffer<u16, Msg>>, DecodeError> {
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let len = b
+            .get(..4)
+            .map(|l| u32::from_le_bytes(l.try_into().unwrap()) as usize)
+            .ok_or_else(|| bad("a recording cut in a length"))?;
+        let m = b
+            .get(4..4 + len)
+            .ok_or_else(|| bad("a recording cut in a reply"))?;
+        let msgs = NlBuffer::from_bytes_with_input(&mut Cursor::new(m), len)
+            .map_err(|e| bad(format!("a recorded reply: {e}")))?;
+        out.push(msgs);
+        b = &b[4 + len..];
+    }
+    Ok(out)
+}
+
+/// Takes one buffer of replies to request `seq` (sent with `flags`): its
+/// messages go to `out`; returns whether the reply is whole (the dump's
+/// end, the ack, or the one answer), or the kernel's refusal with its
+/// extended ack's message.
+pub fn take_reply(
+    msgs: NlBuffer<u16, Msg>,
+    seq: u32,
+    flags: NlmF,
+    out: &mut Vec<Nlmsghdr<u16, Msg>>,
+) -> Result<bool, NlError> {
+    let dump = flags.contains(NlmF::DUMP);
+    let ack = flags.contains(NlmF::ACK);
+    for m in msgs {
+        if *m.nl_seq() != seq {
+            continue;
+        }
+        match m.nl_payload() {
+            NlPayload::Err(e) => {
+                return Err(NlError::Refused(Refused {
+                    errno: -*e.error(),
+                    msg: ext_ack_msg(e.ext_ack()),
+                }))
+            }
+            NlPayload::DumpExtAck(e) if *e.error() != 0 => {
+                return Err(NlError::Refused(Refused {
+                    errno: -*e.error(),
+                    msg: ext_ack_msg(e.ext_ack()),
+                }))
+            }
+            NlPayload::Ack(_) | NlPayload::DumpExtAck(_) => return Ok(true),
+            NlPayload::Empty if *m.nl_type() == NLMSG_DONE => return Ok(true),
+            NlPayload::Payload(_) => {
+                out.push(m);
+                if !dump && !ack {
+                    return Ok(true);
+                }
+            }
+            NlPayload::Empty => {}
         }
     }
+    Ok(false)
 }
 
 /// A key operation of `set`.
@@ -634,38 +711,14 @@ impl Conn {
             .build()
             .map_err(other)?;
         self.sock.send(&req).map_err(other)?;
-        let dump = flags.contains(NlmF::DUMP);
-        let ack = flags.contains(NlmF::ACK);
         let mut out = Vec::new();
         loop {
             let (msgs, _) = self.sock.recv_all::<u16, Msg>().map_err(other)?;
-            for m in msgs {
-                if *m.nl_seq() != seq {
-                    continue;
-                }
-                match m.nl_payload() {
-                    NlPayload::Err(e) => {
-                        return Err(NlError::Refused(Refused {
-                            errno: -*e.error(),
-                            msg: ext_ack_msg(e.ext_ack()),
-                        }))
-                    }
-                    NlPayload::DumpExtAck(e) if *e.error() != 0 => {
-                        return Err(NlError::Refused(Refused {
-                            errno: -*e.error(),
-                            msg: ext_ack_msg(e.ext_ack()),
-                        }))
-                    }
-                    NlPayload::Ack(_) | NlPayload::DumpExtAck(_) => return Ok(out),
-                    NlPayload::Empty if *m.nl_type() == NLMSG_DONE => return Ok(out),
-                    NlPayload::Payload(_) => {
-                        out.push(m);
-                        if !dump && !ack {
-                            return Ok(out);
-                        }
-                    }
-                    NlPayload::Empty => {}
-                }
+            if let Some(path) = std::env::var_os("RI2N_RECORD_REPLIES") {
+                append(&path, &encode_replies(&msgs));
+            }
+            if take_reply(msgs, seq, flags, &mut out)? {
+                return Ok(out);
             }
         }
     }

@@ -111,3 +111,67 @@ fn every_cut_is_an_error_never_a_panic() {
     assert!(decode_dump(&msgs[1..]).is_err());
     assert!(decode_dump(&[]).is_err());
 }
+
+/// Replies recorded in the lab (`RI2N_RECORD_REPLIES`): `ri2n set ri2n0
+/// maxbuf 512` (refused), `ri2n set ri2n0 hbweight 3` (acked), `ri2n get
+/// ri2n0 param hbweight` (a dump); each after the controller's answer
+/// naming the family.
+const REPLIES: &[u8] = include_bytes!("data/replies.nl");
+
+#[test]
+fn recorded_replies_say_what_the_kernel_did() {
+    use neli::consts::nl::NlmF;
+    use ri2n_state::nl::{decode_replies, take_reply, NlError};
+    let bufs = decode_replies(REPLIES).unwrap();
+    let seq =
+        |b: &neli::types::NlBuffer<u16, ri2n_state::nl::Msg>| *b.iter().next().unwrap().nl_seq();
+    let mut it = bufs.into_iter();
+    let family = |it: &mut std::vec::IntoIter<_>| {
+        let b = it.next().unwrap();
+        let s = seq(&b);
+        let mut out = Vec::new();
+        assert!(
+            take_reply(b, s, NlmF::empty(), &mut out).unwrap(),
+            "one answer"
+        );
+        assert_eq!(out.len(), 1);
+    };
+    family(&mut it);
+    let b = it.next().unwrap();
+    let s = seq(&b);
+    match take_reply(b, s, NlmF::ACK, &mut Vec::new()) {
+        Err(NlError::Refused(r)) => {
+            assert_eq!(r.errno, libc::EINVAL);
+            assert_eq!(
+                r.msg.as_deref(),
+                Some("maxbuf must be 1..=511 packets, not 512")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    family(&mut it);
+    let b = it.next().unwrap();
+    let s = seq(&b);
+    let mut out = Vec::new();
+    assert!(take_reply(b, s, NlmF::ACK, &mut out).unwrap(), "acked");
+    assert!(out.is_empty());
+    family(&mut it);
+    // The dump: its messages, in one buffer or more, then the end.
+    let mut out = Vec::new();
+    let mut done = false;
+    for b in it {
+        let s = seq(&b);
+        done = take_reply(b, s, NlmF::DUMP, &mut out).unwrap();
+    }
+    assert!(done, "the dump ended");
+    let msgs: Vec<_> = out
+        .iter()
+        .filter_map(|m| m.get_payload().cloned())
+        .collect();
+    let st = decode_dump(&msgs).unwrap();
+    assert_eq!(st.params.num("hbweight"), 3);
+    // A reply to another request is not this one's.
+    let b = decode_replies(REPLIES).unwrap().remove(1);
+    let s = seq(&b);
+    assert!(!take_reply(b, s.wrapping_add(1), NlmF::ACK, &mut Vec::new()).unwrap());
+}
