@@ -72,8 +72,12 @@ check "recovery: an event each time" backs 3
 hole_lag=$(event_lag "peer $mac2 eth1 up -> (failed|peer-failed)")
 check "the transfer across it intact" transfer_wait 120
 pretty INFO "event lag, kernel transition to listener: carrier loss ${carrier_lag:-never} ms (median of 5), blackhole ${hole_lag:-never} ms (median of 3)"
-check "carrier loss events within 20 ms of the transition, median (${carrier_lag:-never} ms)" lt "${carrier_lag:-never}" 20
-check "blackhole events within 20 ms of the transition, median (${hole_lag:-never} ms)" lt "${hole_lag:-never}" 20
+# A latency target: on the guest kernel only (the debug kernel checks
+# memory and locking, at several times the cost of each packet).
+if [ "${LAB_VARIANT:-guest}" = guest ]; then
+	check "carrier loss events within 20 ms of the transition, median (${carrier_lag:-never} ms)" lt "${carrier_lag:-never}" 20
+	check "blackhole events within 20 ms of the transition, median (${hole_lag:-never} ms)" lt "${hole_lag:-never}" 20
+fi
 check "ip monitor saw the port go bad" out_has n1 "eth1: .* ri2n_slave link 1 carrier 1 peers_up 0 peers_down 1 " cat /tmp/mon
 
 # Keys: set and rotated while everything listens, then looked for.
@@ -113,6 +117,9 @@ on n1 sh -c 'kill $(cat /tmp/idle.pid) $(cat /tmp/ev.pid)'
 # 8,000 new MACs at n2, which admits them while it dumps its own table,
 # over and over.
 on n1 rmmod ri2n
+# Peers age out after 8 HBSPANs: long enough here that the slow debug
+# kernel's dumps still find them.
+on n2 ri2n set ri2n0 hbspan 20000
 on n1 sh -c "ri2n-forge eth0 forge data --from 02:55:00:00:00:00 --to $mac2 --peers 8000 --rate 1000 --duration 8 >/tmp/forge 2>&1 & echo \$! >/tmp/forge.pid"
 flooding() { [ "$(proc_counter n2 peers_new)" -ge 500 ]; }
 await 20 "the flood's first peers" flooding
@@ -124,7 +131,7 @@ on n2 cat /tmp/dumps >&2
 tries=$(on n2 grep -c "dump of" /tmp/dumps)
 intr=$(on n2 grep -c "interrupted yes" /tmp/dumps)
 pretty INFO "$tries dumps under a flood of ${forged:-0} frames from 8,000 MACs, $intr flagged interrupted (and tried again)"
-check "the flood made peers ($(proc_counter n2 peers_new))" test "$(proc_counter n2 peers_new)" -ge 4000
+check "the flood made peers ($(proc_counter n2 peers_new))" test "$(proc_counter n2 peers_new)" -ge $((4000 / LAB_TIME_SCALE))
 check "dumps ran while it did ($tries)" test "$tries" -ge 20
 check "a dump with a peer twice was flagged interrupted" on n2 sh -c '! grep "dump of" /tmp/dumps | grep -v " 0 twice" | grep -q "interrupted no"'
 check "no list the tool gave has a peer twice" on n2 sh -c 'for f in /tmp/list.*; do [ -z "$(sort "$f" | uniq -d)" ] || exit 1; done'
@@ -146,7 +153,7 @@ check "every peer whole: two endpoints, every field" whole_peers
 # What a dump costs the kernel at the most peers the lab makes: the
 # largest dump above. The kernel fills one buffer of messages at a time,
 # each message at most 16 peers.
-stats=$(on n2 awk -F', ' '{split($4, a, " "); if (a[1] > m) {m = a[1]; l = $0}} END {print l}' /tmp/dumps)
+stats=$(on n2 awk -F', ' 'BEGIN {m = -1} {split($4, a, " "); if (a[1] + 0 > m) {m = a[1] + 0; l = $0}} END {print l}' /tmp/dumps)
 pretty INFO "the largest dump: ${stats#*: }"
 largest=$(echo "$stats" | sed -n 's/.*largest \([0-9]*\) bytes.*/\1/p')
 check "no dump message over 16 KiB, whatever the peers (${largest:-?} bytes)" test "${largest:-99999}" -le 16384

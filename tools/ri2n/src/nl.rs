@@ -739,9 +739,12 @@ impl Conn {
         for _ in 0..DUMP_TRIES {
             let r = self.request(cmd::GET_DEVICE, vec![name_attr(dev)?], NlmF::DUMP);
             let msgs = match r {
-                // No such device; or no such family any more: the module
-                // went, and its devices with it.
-                Err(NlError::Refused(r)) if r.errno == libc::ENODEV || r.errno == libc::ENOENT => {
+                // No such device; or no such family any more, or its
+                // module going (a dump cannot hold it): the devices go
+                // with it.
+                Err(NlError::Refused(r))
+                    if [libc::ENODEV, libc::ENOENT, libc::EPROTONOSUPPORT].contains(&r.errno) =>
+                {
                     return Ok(None)
                 }
                 r => r?,
