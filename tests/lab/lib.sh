@@ -275,7 +275,7 @@ ri2n_up() {
 }
 ri2n_mac() { on "$1" cat /sys/class/net/ri2n0/address; }
 # Everything below reads ri2n's state through the `ri2n` command (tools/ri2n,
-# the one parser of /proc/net/ri2n_state).
+# which reads it over the generic netlink family).
 # ep_state NODE PEER_NODE SLAVE: the endpoint's state in NODE.
 ep_state() { on "$1" ri2n get ri2n0 endpoint "$(ri2n_mac "$2")" "$3" state; }
 # goodput FROM TO_IP SECONDS [IPERF3_ARGS...]: TCP goodput FROM -> TO_IP as
