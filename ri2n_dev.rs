@@ -11,8 +11,8 @@
 //! *and* the lock, so RTNL alone is enough to read them.
 
 use crate::net::device::{
-    feature, AddrListLocked, AttrKind, Device, Driver, Ethtool, EthtoolStrings, ExtAck, Link,
-    LinkAttrs, NetDevice, NlMsg, Port, Rtnl, RxHandled, Setup, Stats64, Sysfs, TextBuf,
+    feature, AddrListLocked, AttrKind, Counted, Device, Driver, Ethtool, EthtoolStrings, ExtAck,
+    Link, LinkAttrs, NetDevice, NlMsg, Port, Rtnl, RxHandled, Setup, Stats64, Sysfs, TextBuf,
 };
 use crate::net::gro::GroCells;
 use crate::net::lock::Bh;
@@ -160,6 +160,53 @@ impl Ri2n {
         msg.put_u32(uapi::IFLA_VERSION, u32::from(crate::proto::header::VERSION))?;
         msg.put_u32(uapi::IFLA_SLAVES, nslaves as u32)?;
         msg.put_u32(uapi::IFLA_PEERS, npeers as u32)
+    }
+
+    /// The device's counters, in `uapi::COUNTERS` order (`ethtool -S`,
+    /// the generic netlink dump); `st` is its state, locked.
+    pub(crate) fn counter_values(
+        dev: &Ri2nDev,
+        st: &State,
+        counted: Counted,
+    ) -> [u64; uapi::COUNTERS.len()] {
+        let s = st.stats_with(counted);
+        let up = dev.data().gro.counts();
+        [
+            s.rx_packets,
+            s.rx_bytes,
+            s.tx_packets,
+            s.tx_bytes,
+            s.rx_dropped,
+            s.tx_dropped,
+            s.tx_no_link,
+            s.tx_queue_full,
+            s.tx_loop,
+            s.rx_malformed,
+            s.rx_not_for_us,
+            s.rx_unordered,
+            s.rx_bcast_copies,
+            s.rx_duplicates,
+            s.peers_new,
+            s.peers_refused,
+            s.peers_evicted,
+            s.peers_aged,
+            s.rx_nobuf,
+            s.rx_held_full,
+            s.hb_sent,
+            s.rx_auth_fail,
+            s.rx_replays,
+            s.rx_mode_mismatch,
+            s.slave_mac_taken,
+            s.rx_merged,
+            s.rx_merged_frames,
+            s.lock_rounds,
+            s.lock_contended,
+            s.tx_peer_contended,
+            s.sweeps,
+            up.now,
+            up.polled,
+            st.events_dropped(),
+        ]
     }
 
     /// The work that tells the slaves' lower states (ri2n_slave.rs).
@@ -534,45 +581,11 @@ impl Ethtool for Ri2n {
     fn stats_values(dev: &Ri2nDev, out: &mut [u64]) {
         let counted = dev.counted();
         let st = dev.data().lock_state();
-        let s = &st.stats_with(counted);
-        let up = dev.data().gro.counts();
-        let dev_vals = [
-            s.rx_packets,
-            s.rx_bytes,
-            s.tx_packets,
-            s.tx_bytes,
-            s.rx_dropped,
-            s.tx_dropped,
-            s.tx_no_link,
-            s.tx_queue_full,
-            s.tx_loop,
-            s.rx_malformed,
-            s.rx_not_for_us,
-            s.rx_unordered,
-            s.rx_bcast_copies,
-            s.rx_duplicates,
-            s.peers_new,
-            s.peers_refused,
-            s.peers_evicted,
-            s.peers_aged,
-            s.rx_nobuf,
-            s.rx_held_full,
-            s.hb_sent,
-            s.rx_auth_fail,
-            s.rx_replays,
-            s.rx_mode_mismatch,
-            s.slave_mac_taken,
-            s.rx_merged,
-            s.rx_merged_frames,
-            s.lock_rounds,
-            s.lock_contended,
-            s.tx_peer_contended,
-            s.sweeps,
-            up.now,
-            up.polled,
-        ];
+        let all = Ri2n::counter_values(dev, &st, counted);
+        // `ethtool -S` shows those of `DEV_STATS`, the first ones.
+        let dev_vals = &all[..DEV_STATS.len()];
         let mut i = 0;
-        for v in dev_vals {
+        for &v in dev_vals {
             if let Some(o) = out.get_mut(i) {
                 *o = v;
             }
@@ -744,42 +757,9 @@ fn log_key(dev: &Ri2nDev, which: usize, id: Option<u32>, was: bool, now: bool) {
     }
 }
 
-/// `ethtool -S` device counters, in `stats_values` order.
-const DEV_STATS: [&str; 33] = [
-    "rx_packets",
-    "rx_bytes",
-    "tx_packets",
-    "tx_bytes",
-    "rx_dropped",
-    "tx_dropped",
-    "tx_no_link",
-    "tx_queue_full",
-    "tx_loop",
-    "rx_malformed",
-    "rx_not_for_us",
-    "rx_unordered",
-    "rx_bcast_copies",
-    "rx_duplicates",
-    "peers_new",
-    "peers_refused",
-    "peers_evicted",
-    "peers_aged",
-    "rx_nobuf",
-    "rx_held_full",
-    "hb_sent",
-    "rx_auth_fail",
-    "rx_replays",
-    "rx_mode_mismatch",
-    "slave_mac_taken",
-    "rx_merged",
-    "rx_merged_frames",
-    "lock_rounds",
-    "lock_contended",
-    "tx_peer_contended",
-    "sweeps",
-    "up_now",
-    "up_gro",
-];
+/// `ethtool -S` device counters: the generic netlink family's
+/// (core/uapi.rs), but the last, `events_dropped`, added after them.
+const DEV_STATS: &[&str] = uapi::COUNTERS.split_at(uapi::COUNTERS.len() - 1).0;
 /// `ethtool -S` per-link counters, after the device's.
 const LINK_STATS: [&str; 5] = [
     "rx_packets",

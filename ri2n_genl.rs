@@ -301,7 +301,6 @@ fn fill_device(dev: &Ri2nDev, m: &NlMsg) -> Result {
     m.put_u32(attr::MTU, dev.mtu())?;
     m.put_u64(attr::EPOCH64, d.epoch)?;
     let counted = dev.counted();
-    let up = d.gro.counts();
     let st = d.lock_state();
     let now = Instant(crate::net::ktime_ns());
     m.put_u64(attr::CLOCK_MS, crate::net::realtime_ms())?;
@@ -331,43 +330,7 @@ fn fill_device(dev: &Ri2nDev, m: &NlMsg) -> Result {
             m.put_u64s(uapi::U64_FIRST, &v)
         })?;
     }
-    let s = st.stats_with(counted);
-    let counters: [u64; uapi::COUNTERS.len()] = [
-        s.rx_packets,
-        s.rx_bytes,
-        s.tx_packets,
-        s.tx_bytes,
-        s.rx_dropped,
-        s.tx_dropped,
-        s.tx_no_link,
-        s.tx_queue_full,
-        s.tx_loop,
-        s.rx_malformed,
-        s.rx_not_for_us,
-        s.rx_unordered,
-        s.rx_bcast_copies,
-        s.rx_duplicates,
-        s.peers_new,
-        s.peers_refused,
-        s.peers_evicted,
-        s.peers_aged,
-        s.rx_nobuf,
-        s.rx_held_full,
-        s.hb_sent,
-        s.rx_auth_fail,
-        s.rx_replays,
-        s.rx_mode_mismatch,
-        s.slave_mac_taken,
-        s.rx_merged,
-        s.rx_merged_frames,
-        s.lock_rounds,
-        s.lock_contended,
-        s.tx_peer_contended,
-        s.sweeps,
-        up.now,
-        up.polled,
-        st.events_dropped(),
-    ];
+    let counters = Ri2n::counter_values(dev, &st, counted);
     m.nest(attr::COUNTERS, |m| m.put_u64s(1, &counters))?;
     let (cap, bufs, bufs_max, held) = st.memory();
     let (lossy, probing, shift) = st.loss_probes(now);
