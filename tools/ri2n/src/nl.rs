@@ -365,23 +365,38 @@ pub fn encode_recording(msgs: &[Msg]) -> Vec<u8> {
     out
 }
 
-/// The messages of a recording ([`encode_recording`]).
-pub fn decode_recording(mut b: &[u8]) -> Result<Vec<Msg>, DecodeError> {
-    let mut out = Vec::new();
-    while !b.is_empty() {
-        let len = b
+/// The length-prefixed pieces of a recording, each a `u32` length (little
+/// endian) and that many bytes.
+fn pieces(mut b: &[u8]) -> impl Iterator<Item = Result<&[u8], DecodeError>> {
+    std::iter::from_fn(move || {
+        if b.is_empty() {
+            return None;
+        }
+        let Some(len) = b
             .get(..4)
             .map(|l| u32::from_le_bytes(l.try_into().unwrap()) as usize)
-            .ok_or_else(|| bad("a recording cut in a length"))?;
-        let m = b
-            .get(4..4 + len)
-            .ok_or_else(|| bad("a recording cut in a message"))?;
-        let msg = Msg::from_bytes_with_input(&mut Cursor::new(m), len)
-            .map_err(|e| bad(format!("a recorded message: {e}")))?;
-        out.push(msg);
+        else {
+            b = &[];
+            return Some(Err(bad("a recording cut in a length")));
+        };
+        let Some(m) = b.get(4..4 + len) else {
+            b = &[];
+            return Some(Err(bad("a recording cut in a piece")));
+        };
         b = &b[4 + len..];
-    }
-    Ok(out)
+        Some(Ok(m))
+    })
+}
+
+/// The messages of a recording ([`encode_recording`]).
+pub fn decode_recording(b: &[u8]) -> Result<Vec<Msg>, DecodeError> {
+    pieces(b)
+        .map(|m| {
+            let m = m?;
+            Msg::from_bytes_with_input(&mut Cursor::new(m), m.len())
+                .map_err(|e| bad(format!("a recorded message: {e}")))
+        })
+        .collect()
 }
 
 /// What a dump was made of, for `RI2N_DUMP_STATS`: its messages, their
@@ -448,22 +463,14 @@ fn encode_replies(msgs: &NlBuffer<u16, Msg>) -> Vec<u8> {
 }
 
 /// The buffers of replies in a recording of them (`RI2N_RECORD_REPLIES`).
-pub fn decode_replies(mut b: &[u8]) -> Result<Vec<NlBuffer<u16, Msg>>, DecodeError> {
-    let mut out = Vec::new();
-    while !b.is_empty() {
-        let len = b
-            .get(..4)
-            .map(|l| u32::from_le_bytes(l.try_into().unwrap()) as usize)
-            .ok_or_else(|| bad("a recording cut in a length"))?;
-        let m = b
-            .get(4..4 + len)
-            .ok_or_else(|| bad("a recording cut in a reply"))?;
-        let msgs = NlBuffer::from_bytes_with_input(&mut Cursor::new(m), len)
-            .map_err(|e| bad(format!("a recorded reply: {e}")))?;
-        out.push(msgs);
-        b = &b[4 + len..];
-    }
-    Ok(out)
+pub fn decode_replies(b: &[u8]) -> Result<Vec<NlBuffer<u16, Msg>>, DecodeError> {
+    pieces(b)
+        .map(|m| {
+            let m = m?;
+            NlBuffer::from_bytes_with_input(&mut Cursor::new(m), m.len())
+                .map_err(|e| bad(format!("a recorded reply: {e}")))
+        })
+        .collect()
 }
 
 /// Takes one buffer of replies to request `seq` (sent with `flags`): its
