@@ -14,28 +14,30 @@
 use crate::net::cache::Cache;
 use crate::net::device::{Counted, Device};
 use crate::net::skb::SkbList;
-use crate::net::{Mac, MacFmt};
+use crate::net::Mac;
 use crate::proto::auth::{HbCounter, Key, Keys, Record, Records};
 use crate::proto::claims::{buckets_for as claims_buckets, Claims};
 use crate::proto::detector::{loss_probe_every, node_probe_shift, ProbingPeers};
 use crate::proto::events::{Event, Events};
 pub(crate) use crate::proto::node::sweep_period;
 use crate::proto::params::{Param, Params};
-use crate::proto::peers::{idle_limit, NewPeerBudget, Room};
+use crate::proto::peers::NewPeerBudget;
 use crate::proto::seq::Seq;
 use crate::proto::time::{Duration, Instant};
 use crate::proto::tx::PeerTx;
 use crate::proto::uapi::Reason;
 use crate::proto::work::Work;
 use crate::proto::MAX_LINKS;
-use crate::ri2n_peer::{BufPool, CellMacs, Peer, Slots, Table};
+use crate::ri2n_peer::{BufPool, Peer, Slots, Table};
 use core::sync::atomic::Ordering;
 use kernel::alloc::KVVec;
 use kernel::prelude::*;
 use kernel::sync::aref::ARef;
 use kernel::sync::Arc;
 
+mod peers;
 mod rx;
+mod slaves;
 mod stats;
 mod timers;
 mod tx;
@@ -616,253 +618,4 @@ impl State {
             self.drain_all(garbage);
         }
     }
-
-    /// A free link index for a new slave.
-    pub(crate) fn free_link(&self) -> Option<usize> {
-        self.slaves.iter().position(|s| s.is_none())
-    }
-
-    /// Adds `slave` as link `l` (free); `carrier` says whether it is up.
-    pub(crate) fn add_slave(&mut self, l: usize, slave: Slave, carrier: bool) {
-        self.slaves[l] = Some(slave);
-        self.ports_told[l] = 0;
-        self.link_stats[l] = LinkStats::default();
-        let r = &self.slots.link_rx[l];
-        let merged = r.merged.swap(0, Ordering::Relaxed);
-        let merged_frames = r.merged_frames.swap(0, Ordering::Relaxed);
-        r.packets.store(0, Ordering::Relaxed);
-        // The device's merge counts stay.
-        self.stats.rx_merged.add(merged);
-        self.stats.rx_merged_frames.add(merged_frames);
-        self.carrier_changed[l] = now();
-        self.set_links(1 << l);
-        if carrier {
-            self.carrier_changed_to(l, true);
-        }
-    }
-
-    /// Every peer's endpoints over the links as they are now, those of
-    /// `vacated` afresh.
-    fn set_links(&mut self, vacated: u8) {
-        let nlinks = self.nlinks();
-        let t = now();
-        for s in 0..self.table.capacity() {
-            let Some(cell) = self.slots.cell(s).filter(|_| self.table.get(s).is_some()) else {
-                continue;
-            };
-            let mut c = cell.lock();
-            let Some((tx, p)) = c.both() else { continue };
-            // What went out before is the old links' count.
-            tx.fold(p);
-            p.det.set_links(nlinks, vacated, t);
-            tx.publish(&p.det);
-        }
-    }
-
-    /// Whether link `l`'s slave has our promiscuity count.
-    pub(crate) fn slave_promisc(&self, l: usize) -> bool {
-        self.slaves[l].as_ref().is_some_and(|s| s.promisc)
-    }
-
-    /// Records whether link `l`'s slave has our promiscuity count; true if
-    /// that changed.
-    pub(crate) fn set_slave_promisc(&mut self, l: usize, on: bool) -> bool {
-        match self.slaves[l].as_mut() {
-            Some(s) if s.promisc != on => {
-                s.promisc = on;
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// Removes link `l`'s slave (its queue is the caller's to flush).
-    pub(crate) fn remove_slave(&mut self, l: usize) -> Option<Slave> {
-        let s = self.slaves[l].take()?;
-        self.ports_told[l] = 0;
-        if self.carrier & (1 << l) != 0 {
-            self.carrier_changed_to(l, false);
-        }
-        self.set_links(1 << l);
-        Some(s)
-    }
-
-    /// Link `l`'s carrier (slave up with carrier) became `up`: every peer is
-    /// told on the links left, and a link that came back is probed.
-    /// Returns false if nothing changed.
-    pub(crate) fn carrier_changed_to(&mut self, l: usize, up: bool) -> bool {
-        let bit = 1u8 << l;
-        if (self.carrier & bit != 0) == up {
-            return false;
-        }
-        let t = now();
-        self.carrier_changed[l] = t;
-        self.ports_changed = true;
-        let reason = if up {
-            Reason::CarrierUp
-        } else {
-            Reason::CarrierDown
-        };
-        self.events.push(
-            Event {
-                reason,
-                at: t,
-                peer: None,
-                link: Some(l as u8),
-                states: None,
-            },
-            t,
-        );
-        if up {
-            self.carrier |= bit;
-        } else {
-            self.carrier &= !bit;
-        }
-        let carrier = self.carrier;
-        self.publish_tx();
-        for s in 0..self.table.capacity() {
-            // Known peers only (heard in a heartbeat), as the periodic ones.
-            let known = self.table.get(s).is_some() && self.table.is_known(s);
-            let Some(cell) = self.slots.cell(s).filter(|_| known) else {
-                continue;
-            };
-            let mut c = cell.lock();
-            let Some((_, p)) = c.both() else { continue };
-            p.carrier_changed(carrier, l, up);
-            drop(c);
-            if carrier != 0 {
-                self.work.heartbeat(s);
-            }
-        }
-        true
-    }
-
-    // --- Transmit ------------------------------------------------------------
-
-    // --- Peers ---------------------------------------------------------------
-
-    /// The slot of the peer `mac`, created if new (see [`State::new_peer`];
-    /// `heard`: the link a frame of it arrived on, none if we send to it;
-    /// a peer evicted for it leaves its held packets in `garbage`). `None`
-    /// if there is no room or memory.
-    fn peer_slot(
-        &mut self,
-        mac: &Mac,
-        heard: Option<usize>,
-        t: Instant,
-        garbage: &mut SkbList,
-    ) -> Option<usize> {
-        match self.table.lookup(mac) {
-            Some(s) => Some(s),
-            None => self.new_peer(mac, heard, t, garbage),
-        }
-    }
-
-    /// Admits `mac`. When the table is full, it takes the place of a peer
-    /// never heard in a heartbeat or silent for three HBSPANs
-    /// (core/peers.rs); with every slot a live peer, it is refused, counted
-    /// and logged, as is a peer heard while new peers arrive faster than
-    /// [`NewPeerBudget`] allows.
-    fn new_peer(
-        &mut self,
-        mac: &Mac,
-        heard: Option<usize>,
-        t: Instant,
-        garbage: &mut SkbList,
-    ) -> Option<usize> {
-        let room = self.table.room(t, idle_limit(&self.params));
-        if room == Room::Full {
-            self.stats.peers_refused.add(1);
-            if crate::net::ratelimit() {
-                pr_warn!(
-                    "ri2n: peer table full ({} live peers, peer_mem {} bytes): refusing peer {}\n",
-                    self.table.len(),
-                    self.params.peer_mem(),
-                    MacFmt(mac)
-                );
-            }
-            return None;
-        }
-        let cap = self.table.capacity();
-        if heard.is_some() && !self.new_peers.take(t, cap, self.params.hbspan()) {
-            self.stats.peers_refused.add(1);
-            if crate::net::ratelimit() {
-                pr_warn!(
-                    "ri2n: new peers arrive faster than {} per HBSPAN: refusing peer {}\n",
-                    cap,
-                    MacFmt(mac)
-                );
-            }
-            return None;
-        }
-        // Allocated before anyone is evicted for it.
-        let Some(mut peer) = crate::ri2n_peer::alloc_peer(&self.cache) else {
-            self.stats.peers_refused.add(1);
-            return None;
-        };
-        if let Room::Evict(s) = room {
-            self.forget(s, garbage);
-            self.stats.peers_evicted.add(1);
-        }
-        peer.start(self.nlinks(), heard, self.carrier, t);
-        let record = self.records.find(mac).filter(|_| self.keys.on());
-        if let Some(r) = &record {
-            peer.rx.recall(r);
-        }
-        let slot = self.table.insert(mac, t, ()).ok()?;
-        self.peers_gen = self.peers_gen.wrapping_add(1);
-        self.events.push(Event::of_peer(Reason::PeerNew, mac, t), t);
-        self.work.admitted(slot);
-        if let Some(cell) = self.slots.cell(slot) {
-            let mut c = cell.lock();
-            c.tx.start(mac);
-            if let Some(r) = &record {
-                // Where the peer's record of us expects our numbering.
-                c.tx.tx_seq = Seq(r.tx_next);
-            }
-            c.tx.publish(&peer.det);
-            c.peer = Some(peer);
-        }
-        self.stats.peers_new.add(1);
-        self.work.heartbeat(slot);
-        Some(slot)
-    }
-
-    /// Removes the peer in `slot`; its held packets go to `garbage`. The
-    /// slot stays on the work lists, which skip empty slots.
-    fn forget(&mut self, slot: usize, garbage: &mut SkbList) {
-        // A link failed only toward this peer is in use toward all now.
-        self.ports_changed = true;
-        self.claims.forget(&CellMacs(&self.slots), slot);
-        let mac = *self.table.mac(slot);
-        self.peers_gen = self.peers_gen.wrapping_add(1);
-        let t = now();
-        self.events
-            .push(Event::of_peer(Reason::PeerForgotten, &mac, t), t);
-        self.slots.unnote(&mac, slot);
-        let mut tx_next = Seq(0);
-        let old = self.slots.cell(slot).and_then(|cell| {
-            let mut c = cell.lock();
-            tx_next = c.tx.tx_seq;
-            c.tx.clear();
-            c.rx_at = Instant(0);
-            c.peer.take()
-        });
-        if self.table.remove(slot).is_some() {
-            self.work.forgotten(slot);
-        }
-        if let Some(mut old) = old {
-            if let Some(mut r) = old.rx.record() {
-                r.tx_next = tx_next.0;
-                self.records.keep(&mac, r);
-            }
-            let held = &self.slots.held;
-            old.rx.drain(&mut self.bufs, &mut |s| {
-                held.sub(s.truesize() as usize);
-                garbage.push(s)
-            });
-        }
-    }
-
-    // --- Receive -------------------------------------------------------------
 }

@@ -31,30 +31,27 @@ use crate::net::Mac;
 use crate::proto::auth::Key;
 use crate::proto::auth::{Msg, TAG_LEN};
 use crate::proto::header::{
-    shim_continues, shim_for_segment, Header, Heartbeat, Kind, Origin, ETH_P_RI2N, HEADER_LEN,
-    HEARTBEAT_SEALED_LEN, MAX_HEADER_LEN, ORIGIN_LEN, SEALED_LEN, VERSION, VERSION_ONE_SWITCH,
-    VERSION_ONE_SWITCH_SEALED, VERSION_SEALED,
+    shim_continues, shim_for_segment, Header, Kind, Origin, ETH_P_RI2N, HEADER_LEN, MAX_HEADER_LEN,
+    ORIGIN_LEN, SEALED_LEN, VERSION, VERSION_ONE_SWITCH, VERSION_ONE_SWITCH_SEALED, VERSION_SEALED,
 };
-use crate::proto::node::HeartbeatOrders;
 use crate::proto::sched::stripe_block;
-use crate::proto::seq::Seq;
 use crate::proto::time::{Duration, Instant};
 use crate::proto::{links_in, MAX_LINKS};
 use crate::ri2n_dev::{Ri2n, Ri2nDev};
 use crate::ri2n_state::{State, TxRoute};
-use crate::ri2n_txq::DRAIN_BUDGET;
+use crate::ri2n_txq::drain_links;
 use core::sync::atomic::Ordering;
 use kernel::sync::rcu;
 
-const ETH_HLEN: usize = 14;
+pub(crate) const ETH_HLEN: usize = 14;
 
 /// Features the slaves are trusted with when ri2n cuts a GSO packet:
 /// checksums and scatter-gather (the stack finishes either in software for
 /// a slave that cannot).
-const SEG_FEATURES: u64 =
+pub(crate) const SEG_FEATURES: u64 =
     (1u64 << feature::SG) | (1u64 << feature::HW_CSUM) | (1u64 << feature::HIGHDMA);
 
-fn task() -> usize {
+pub(crate) fn task() -> usize {
     crate::net::task_id()
 }
 
@@ -739,7 +736,7 @@ fn origin_of(one_switch: bool, addrs: &[u8; 12], link: usize) -> Option<Origin> 
 /// `addrs` and the slave's own MAC the frame leaves from (the origin, in
 /// the header, names the ri2n source): what a receiver learns from is
 /// covered too.
-fn tag_addrs(addrs: &[u8; 12], from: &Mac) -> [u8; 12] {
+pub(crate) fn tag_addrs(addrs: &[u8; 12], from: &Mac) -> [u8; 12] {
     let mut a = *addrs;
     a[6..].copy_from_slice(from);
     a
@@ -750,7 +747,7 @@ fn tag_addrs(addrs: &[u8; 12], from: &Mac) -> [u8; 12] {
 /// mode), sealed with our epoch under the sealing key if there is one
 /// (`payload`: a heartbeat's, which the tag covers too). Returns its length.
 /// `key`: the sealing key, if any.
-fn encode_header(
+pub(crate) fn encode_header(
     key: Option<&Key>,
     epoch: u64,
     addrs: &[u8; 12],
@@ -765,308 +762,4 @@ fn encode_header(
         out[n - TAG_LEN..n].copy_from_slice(&tag);
     }
     n
-}
-
-/// Hands the frames queued on the links in `links` to their slaves, in
-/// order, until the queues are empty or `DRAIN_BUDGET` frames per link are
-/// sent (the sweep then goes on). Called without the state lock by the
-/// task that became each queue's drainer, with bottom halves disabled
-/// (`ndo_start_xmit`, timers).
-pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
-    let d = dev.data();
-    let me = task();
-    let mut paused = false;
-    for l in links_in(links) {
-        let q = &d.txq[l];
-        let mut sent = 0;
-        loop {
-            if sent >= DRAIN_BUDGET {
-                paused |= q.pause(me);
-                break;
-            }
-            // Taken and sent in one RCU section: a slave released meanwhile
-            // waits for it before its queue is flushed.
-            let rcu = kernel::sync::rcu::read_lock();
-            let Some(frames) = q.take(me, DRAIN_BUDGET - sent) else {
-                break;
-            };
-            let Some(slave) = q.slave.get(&rcu) else {
-                // The slave is being released: what was queued for it goes.
-                drop(frames);
-                continue;
-            };
-            sent += frames.len();
-            let (mut nframes, mut nwhole) = (0u64, 0u64);
-            // Frames the slave dropped (its qdisc full, say) never left:
-            // taken back from their peers' counts, for up to 8
-            // destinations per batch (a peer's ri2n MAC, or in one-switch
-            // mode its slave MAC), all drops to one taking one entry (the
-            // rest only counted on the link).
-            let mut dropped: [(Mac, u32); 8] = [([0; 6], 0); 8];
-            let (mut ndropped, mut nlost) = (0, 0u64);
-            let mut lost = |dst: &Mac, n: u32| {
-                nlost += u64::from(n);
-                if dst[0] & 1 != 0 {
-                    return;
-                }
-                if let Some(e) = dropped[..ndropped].iter_mut().find(|e| e.0 == *dst) {
-                    e.1 += n;
-                } else if ndropped < dropped.len() {
-                    dropped[ndropped] = (*dst, n);
-                    ndropped += 1;
-                }
-            };
-            for mut f in frames {
-                let hash = flow_hash(&f, l);
-                let mut dst: Mac = [0; 6];
-                dst.copy_from_slice(f.data().get(..6).unwrap_or(&[0; 6]));
-                // A whole GSO packet (`tx_gso`) counts as its segments. A
-                // slave that would segment it in hardware (its TSO turned
-                // back on, a macvlan) gets it cut here, through the same
-                // offload: its hardware would take our header for IP's.
-                let segs = if f.is_gso() {
-                    u32::from(f.gso_segs().max(1))
-                } else {
-                    1
-                };
-                nframes += u64::from(segs);
-                if segs > 1 && slave.hw_gso() {
-                    f.set_protocol(ETH_P_RI2N);
-                    match f.gso_segments_on(slave, SEG_FEATURES) {
-                        Ok(parts) => {
-                            for p in parts {
-                                if !p.xmit_on(slave, ETH_P_RI2N, hash) {
-                                    lost(&dst, 1);
-                                }
-                            }
-                        }
-                        Err(f) => {
-                            f.drop_reason(DropReason::NoMem);
-                            lost(&dst, segs);
-                        }
-                    }
-                } else {
-                    nwhole += u64::from(segs > 1);
-                    if !f.xmit_on(slave, ETH_P_RI2N, hash) {
-                        lost(&dst, segs);
-                    }
-                }
-            }
-            q.sent(nframes, nwhole);
-            if nlost > 0 {
-                let mut st = d.lock_state();
-                st.tx_slave_dropped(l, nlost);
-                for (dst, n) in &dropped[..ndropped] {
-                    st.tx_unsent(dst, l, *n);
-                }
-            }
-        }
-    }
-    if paused {
-        crate::ri2n_hb::kick(dev);
-    }
-}
-
-/// Frames taken back from link `l`'s queue without leaving (ri2n0 went
-/// down): dropped, counted on the link, and taken back from their peers'
-/// counts, so that the peer's loss measure does not blame the link for
-/// frames never sent.
-pub(crate) fn unsent(dev: &Ri2nDev, l: usize, frames: SkbList) {
-    if frames.is_empty() {
-        return;
-    }
-    let mut st = dev.data().lock_state();
-    let (mut total, mut garbage) = (0u64, SkbList::new());
-    for f in frames {
-        let mut dst: Mac = [0; 6];
-        dst.copy_from_slice(f.data().get(..6).unwrap_or(&[0; 6]));
-        let segs = if f.is_gso() {
-            u32::from(f.gso_segs().max(1))
-        } else {
-            1
-        };
-        total += u64::from(segs);
-        if dst[0] & 1 == 0 {
-            st.tx_unsent(&dst, l, segs);
-        }
-        garbage.push(f);
-    }
-    st.tx_slave_dropped(l, total);
-    // Freed after the lock, as every packet is.
-    drop(st);
-    drop(garbage);
-}
-
-/// The flow of a frame on link `l`: its destination and the link. All of
-/// a peer's frames on one link (data and heartbeats) are one flow, which
-/// the slave keeps in order; different peers spread over the slave's
-/// queues.
-fn flow_hash(frame: &Skb, l: usize) -> u32 {
-    let d = frame.data();
-    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ l as u64;
-    for &b in d.get(..6).unwrap_or(&[]) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    ((h >> 32) as u32 ^ h as u32).max(1)
-}
-
-/// Room for the longest (sealed) heartbeat frame, and Ethernet's 60-byte
-/// minimum, which the slave would pad shorter frames to anyway.
-const HB_FRAME_MAX: usize = ETH_HLEN + MAX_HEADER_LEN + HEARTBEAT_SEALED_LEN;
-
-/// A heartbeat to send: its payload, and where it goes.
-struct HbFrame<'a> {
-    /// The peer's ri2n MAC, and in one-switch mode its slave's on the link
-    /// (zero until learned).
-    peer: &'a Mac,
-    peer_slave: Mac,
-    /// Our ri2n MAC, and our slave's on the link.
-    me: Mac,
-    from: Mac,
-    link: usize,
-    /// The peer's next number from us.
-    next: Seq,
-    hb: Heartbeat,
-}
-
-/// Writes heartbeat `f` as a whole frame into `frame` (sealed with the
-/// state's key, if any); returns its length.
-fn encode_heartbeat(
-    st: &State,
-    epoch: u64,
-    f: &HbFrame<'_>,
-    frame: &mut [u8; HB_FRAME_MAX],
-) -> usize {
-    let mut payload = [0u8; HEARTBEAT_SEALED_LEN];
-    let plen = f.hb.encode(&mut payload);
-    let mut addrs = [0u8; 12];
-    addrs[..6].copy_from_slice(f.peer);
-    addrs[6..].copy_from_slice(&f.me);
-    let h = Header {
-        kind: Kind::Heartbeat,
-        protocol: 0,
-        seq: f.next,
-    };
-    let one_switch = st.one_switch();
-    let origin = one_switch.then_some(Origin {
-        mac: f.me,
-        link: f.link as u8,
-    });
-    let covered = if one_switch {
-        tag_addrs(&addrs, &f.from)
-    } else {
-        addrs
-    };
-    let mut hdr = [0u8; MAX_HEADER_LEN];
-    let hlen = encode_header(
-        st.keys().sealing(),
-        epoch,
-        &covered,
-        h,
-        origin.as_ref(),
-        &payload[..plen],
-        &mut hdr,
-    );
-    frame[..12].copy_from_slice(&addrs);
-    if one_switch {
-        // To the peer's slave on the link (its ri2n MAC, flooded, until
-        // learned), from ours.
-        if f.peer_slave != [0; 6] {
-            frame[..6].copy_from_slice(&f.peer_slave);
-        }
-        frame[6..12].copy_from_slice(&f.from);
-    }
-    frame[12..14].copy_from_slice(&ETH_P_RI2N.to_be_bytes());
-    frame[ETH_HLEN..ETH_HLEN + hlen].copy_from_slice(&hdr[..hlen]);
-    frame[ETH_HLEN + hlen..ETH_HLEN + hlen + plen].copy_from_slice(&payload[..plen]);
-    (ETH_HLEN + hlen + plen).max(60)
-}
-
-/// Builds the heartbeats of `orders` to `peer`, whose next number from us
-/// was `next` when they were ordered, and queues them on their links,
-/// where they keep their place among the peer's data. Returns how many
-/// were queued and the links to drain.
-pub(crate) fn queue_heartbeats(
-    dev: &Ri2nDev,
-    peer: &Mac,
-    next: Seq,
-    orders: &HeartbeatOrders,
-) -> (u64, u8) {
-    let d = dev.data();
-    let mut garbage = SkbList::new();
-    let (mut sent, mut drain) = (0u64, 0u8);
-    let rcu = rcu::read_lock();
-    let mut st = d.lock_state();
-    // Read under the state lock, which `peer_mem` replaces them under: the
-    // slots the peers' numbers name.
-    let slots = d.slots(&rcu);
-    for o in orders.iter().flatten() {
-        let Some(slave) = st.slave(o.link).map(|s| s.dev.clone()) else {
-            continue;
-        };
-        // The peer's transmit side is held from the count to the queue, so
-        // that the count covers every frame before the heartbeat on its
-        // link, and none after.
-        let mut tx = st
-            .peer_of(peer)
-            .and_then(|s| slots.cell(s))
-            .map(|c| c.lock());
-        // Counted as sent here; taken back below if it never leaves.
-        let counts = tx.as_mut().and_then(|c| State::hb_counts(c, o.link));
-        // The number for the peer now, not when the order was taken: the
-        // lockless transmit may have sent frames after it since, and the
-        // peer takes a heartbeat that many frames sent after it overtook
-        // by FAST_TOUT for a late one (`PeerRx::lagging`).
-        let now = tx.as_mut().and_then(|c| {
-            c.peer_for(peer)
-                .map(|(t, p)| (t.tx_seq, p.link_mac[o.link]))
-        });
-        let counter = st.keys().on().then(|| st.next_hb_counter());
-        if counter.is_some() && counts.is_none() {
-            // The peer left the table: a sealed heartbeat needs its counts.
-            continue;
-        }
-        let f = HbFrame {
-            peer,
-            peer_slave: now.map_or([0; 6], |n| n.1),
-            me: dev.addr(),
-            from: st.slave_mac(o.link),
-            link: o.link,
-            next: now.map_or(next, |n| n.0),
-            hb: Heartbeat {
-                epoch: d.epoch as u32,
-                flags: o.flags,
-                link: o.link as u8,
-                down: o.down,
-                probe_shift: o.probe_shift,
-                counts,
-                counter,
-            },
-        };
-        let mut frame = [0u8; HB_FRAME_MAX];
-        let len = encode_heartbeat(&st, d.epoch, &f, &mut frame);
-        let queued = Skb::alloc(&slave, len as u32).and_then(|mut skb| {
-            if skb.write(0, &frame[..len]) {
-                st.txq_push(&d.txq[o.link], o.link, skb, task(), &mut garbage)
-            } else {
-                garbage.push(skb);
-                None
-            }
-        });
-        match queued {
-            Some(drain_it) => {
-                drain |= u8::from(drain_it) << o.link;
-                sent += 1;
-            }
-            None => {
-                if let Some(c) = tx.as_mut() {
-                    c.tx.unsent(o.link, 1);
-                }
-            }
-        }
-    }
-    st.hb_sent(sent);
-    drop(st);
-    drop(garbage);
-    (sent, drain)
 }

@@ -21,7 +21,12 @@
 //! the token, before its queue is flushed.
 
 use crate::net::device::RcuDevice;
-use crate::net::skb::{Skb, SkbList, SkbStack};
+use crate::net::skb::{DropReason, Skb, SkbList, SkbStack};
+use crate::net::Mac;
+use crate::proto::header::ETH_P_RI2N;
+use crate::proto::links_in;
+use crate::ri2n_dev::Ri2nDev;
+use crate::ri2n_tx::{task, SEG_FEATURES};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -71,7 +76,7 @@ unsafe impl Sync for LinkQueue {}
 
 impl LinkQueue {
     /// Queues `frame`: `Ok(true)` if the caller now holds the token and is
-    /// to drain the queue (`ri2n_tx::drain_links`), `Err` with the frame
+    /// to drain the queue ([`drain_links`]), `Err` with the frame
     /// if the queue is full. Called under the lock of the frame's peer
     /// (its transmit side), which orders that peer's frames.
     pub(crate) fn push(&self, frame: Skb, task: usize) -> core::result::Result<bool, Skb> {
@@ -217,4 +222,147 @@ impl LinkQueue {
         self.tx_packets.store(0, Ordering::Relaxed);
         self.tx_whole.store(0, Ordering::Relaxed);
     }
+}
+
+/// Hands the frames queued on the links in `links` to their slaves, in
+/// order, until the queues are empty or `DRAIN_BUDGET` frames per link are
+/// sent (the sweep then goes on). Called without the state lock by the
+/// task that became each queue's drainer, with bottom halves disabled
+/// (`ndo_start_xmit`, timers).
+pub(crate) fn drain_links(dev: &Ri2nDev, links: u8) {
+    let d = dev.data();
+    let me = task();
+    let mut paused = false;
+    for l in links_in(links) {
+        let q = &d.txq[l];
+        let mut sent = 0;
+        loop {
+            if sent >= DRAIN_BUDGET {
+                paused |= q.pause(me);
+                break;
+            }
+            // Taken and sent in one RCU section: a slave released meanwhile
+            // waits for it before its queue is flushed.
+            let rcu = kernel::sync::rcu::read_lock();
+            let Some(frames) = q.take(me, DRAIN_BUDGET - sent) else {
+                break;
+            };
+            let Some(slave) = q.slave.get(&rcu) else {
+                // The slave is being released: what was queued for it goes.
+                drop(frames);
+                continue;
+            };
+            sent += frames.len();
+            let (mut nframes, mut nwhole) = (0u64, 0u64);
+            // Frames the slave dropped (its qdisc full, say) never left:
+            // taken back from their peers' counts, for up to 8
+            // destinations per batch (a peer's ri2n MAC, or in one-switch
+            // mode its slave MAC), all drops to one taking one entry (the
+            // rest only counted on the link).
+            let mut dropped: [(Mac, u32); 8] = [([0; 6], 0); 8];
+            let (mut ndropped, mut nlost) = (0, 0u64);
+            let mut lost = |dst: &Mac, n: u32| {
+                nlost += u64::from(n);
+                if dst[0] & 1 != 0 {
+                    return;
+                }
+                if let Some(e) = dropped[..ndropped].iter_mut().find(|e| e.0 == *dst) {
+                    e.1 += n;
+                } else if ndropped < dropped.len() {
+                    dropped[ndropped] = (*dst, n);
+                    ndropped += 1;
+                }
+            };
+            for mut f in frames {
+                let hash = flow_hash(&f, l);
+                let mut dst: Mac = [0; 6];
+                dst.copy_from_slice(f.data().get(..6).unwrap_or(&[0; 6]));
+                // A whole GSO packet (`tx_gso`) counts as its segments. A
+                // slave that would segment it in hardware (its TSO turned
+                // back on, a macvlan) gets it cut here, through the same
+                // offload: its hardware would take our header for IP's.
+                let segs = if f.is_gso() {
+                    u32::from(f.gso_segs().max(1))
+                } else {
+                    1
+                };
+                nframes += u64::from(segs);
+                if segs > 1 && slave.hw_gso() {
+                    f.set_protocol(ETH_P_RI2N);
+                    match f.gso_segments_on(slave, SEG_FEATURES) {
+                        Ok(parts) => {
+                            for p in parts {
+                                if !p.xmit_on(slave, ETH_P_RI2N, hash) {
+                                    lost(&dst, 1);
+                                }
+                            }
+                        }
+                        Err(f) => {
+                            f.drop_reason(DropReason::NoMem);
+                            lost(&dst, segs);
+                        }
+                    }
+                } else {
+                    nwhole += u64::from(segs > 1);
+                    if !f.xmit_on(slave, ETH_P_RI2N, hash) {
+                        lost(&dst, segs);
+                    }
+                }
+            }
+            q.sent(nframes, nwhole);
+            if nlost > 0 {
+                let mut st = d.lock_state();
+                st.tx_slave_dropped(l, nlost);
+                for (dst, n) in &dropped[..ndropped] {
+                    st.tx_unsent(dst, l, *n);
+                }
+            }
+        }
+    }
+    if paused {
+        crate::ri2n_hb::kick(dev);
+    }
+}
+
+/// Frames taken back from link `l`'s queue without leaving (ri2n0 went
+/// down): dropped, counted on the link, and taken back from their peers'
+/// counts, so that the peer's loss measure does not blame the link for
+/// frames never sent.
+pub(crate) fn unsent(dev: &Ri2nDev, l: usize, frames: SkbList) {
+    if frames.is_empty() {
+        return;
+    }
+    let mut st = dev.data().lock_state();
+    let (mut total, mut garbage) = (0u64, SkbList::new());
+    for f in frames {
+        let mut dst: Mac = [0; 6];
+        dst.copy_from_slice(f.data().get(..6).unwrap_or(&[0; 6]));
+        let segs = if f.is_gso() {
+            u32::from(f.gso_segs().max(1))
+        } else {
+            1
+        };
+        total += u64::from(segs);
+        if dst[0] & 1 == 0 {
+            st.tx_unsent(&dst, l, segs);
+        }
+        garbage.push(f);
+    }
+    st.tx_slave_dropped(l, total);
+    // Freed after the lock, as every packet is.
+    drop(st);
+    drop(garbage);
+}
+
+/// The flow of a frame on link `l`: its destination and the link. All of
+/// a peer's frames on one link (data and heartbeats) are one flow, which
+/// the slave keeps in order; different peers spread over the slave's
+/// queues.
+fn flow_hash(frame: &Skb, l: usize) -> u32 {
+    let d = frame.data();
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ l as u64;
+    for &b in d.get(..6).unwrap_or(&[]) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    ((h >> 32) as u32 ^ h as u32).max(1)
 }
