@@ -318,8 +318,7 @@ impl Params {
     /// detector (SLOW_TOUT) half its time for a late timer, a late vCPU
     /// or a queue on either side. With SLOW_TOUT / 4 the scheduler alone
     /// uses up to 74 of its 100 ms when packets come 12 ms apart, and a
-    /// slow host makes up the rest (ri2n_trickle: "nothing received for
-    /// 104 ms").
+    /// slow host makes up the rest ("nothing received for 104 ms").
     pub fn level_after(&self) -> Duration {
         Duration(self.slow_tout().0 / 8)
     }

@@ -405,3 +405,70 @@ fn probe_is_answered_at_once() {
     });
     assert!(answered, "no answer on link 1 at once");
 }
+
+/// Rule: the scheduler levels the links' bytes only over what went out
+/// lately (`Params::level_after`), so a trickle of short frames after a
+/// long one (a ping after a transfer's last segment) reaches both links,
+/// and neither receiver fails a healthy link for the silence the byte
+/// count alone would leave on it (24 frames of 58 bytes after one of
+/// 1,442: without the rule, 1 of 16 pairs fails a link at 10 ms apart,
+/// 15 at 40 and at 90 ms). Ping-like: each frame answered in 1 ms.
+#[test]
+fn a_trickle_after_a_long_frame_fails_no_link() {
+    for gap in [10, 11, 12, 40, 80, 90] {
+        for seed in 0..SEEDS {
+            let mut pr = pair(seed);
+            // Past the first heartbeats and probes of two new peers.
+            pr.run_ms(2000);
+            let from = pr.now;
+            for _round in 0..8 {
+                pr.send_data(0, 1442);
+                pr.run_ms(1);
+                pr.send_data(1, 1442);
+                for _ in 0..24 {
+                    pr.run_ms(gap);
+                    pr.send_data(0, 58);
+                    pr.run_ms(1);
+                    pr.send_data(1, 58);
+                }
+            }
+            pr.run_ms(500);
+            for side in 0..2 {
+                for l in 0..2 {
+                    let f = pr.nodes[side].first(from, l, |t| t.failed);
+                    assert!(
+                        f.is_none(),
+                        "gap {gap} ms, seed {seed}: node {side} failed link {l} {} ms into the trickle",
+                        f.map_or(0, |f| (f - from) / MS)
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Rule: a healthy idle pair sends its periodic heartbeats, one per link
+/// each HBSPAN, and next to nothing beside: a peer's heartbeats leave
+/// together (`Peer::heartbeat_due` for every link at once), so no link
+/// falls silent for SLOW_TOUT while the other speaks, and no probe round
+/// starts. A round would add two probes and two answers a side.
+#[test]
+fn an_idle_pair_sends_its_periodic_heartbeats_and_no_probes() {
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed);
+        pr.send_data(0, 100);
+        pr.send_data(1, 100);
+        pr.run_ms(3000);
+        let sent = [pr.nodes[0].hb_sent, pr.nodes[1].hb_sent];
+        let secs = 20;
+        pr.run_ms(secs * 1000);
+        let periodic = 2 * secs * 1000 / pr.p.hbspan().as_ms();
+        for (side, sent) in sent.iter().enumerate() {
+            let d = pr.nodes[side].hb_sent - sent;
+            assert!(
+                d <= periodic + 2,
+                "seed {seed}: node {side} sent {d} heartbeats in {secs} s idle, periodic {periodic}"
+            );
+        }
+    }
+}

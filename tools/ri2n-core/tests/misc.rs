@@ -487,10 +487,11 @@ fn a_one_switch_header_carries_the_origin_before_the_seal() {
 fn short_frames_after_a_long_one_do_not_leave_a_link_silent() {
     // By bytes alone, a 1.4 KB frame on one link sends the next 24 short
     // ones to the other: 240 ms of silence at 10 ms apart, and the
-    // receiver's detector fails the link (lab: ri2n_trickle). With the
+    // receiver's detector fails the link (engine.rs,
+    // a_trickle_after_a_long_frame_fails_no_link). With the
     // driver's `level_after`, the scheduler leaves a link silent for at
-    // most half of SLOW_TOUT, whatever the gap up to 12 ms (ri2n_trickle's
-    // are 9-12): the other half is the hosts' (a busy host fails a link
+    // most half of SLOW_TOUT, whatever the gap up to 12 ms (pings
+    // 9-12 ms apart): the other half is the hosts' (a busy host fails a link
     // "nothing received for 104 ms" when this takes up to 74).
     let p = Params::default();
     let idle = p.level_after();
