@@ -17,7 +17,7 @@ lab_up 3 2
 ri2n_up n1 n2 || fail "ri2n_up"
 # A debug kernel's guests stall for longer than slow_tout now and then
 # (ri2n_gso's links, with no forger, failed dozens of times there): the
-# detector's times are scaled as ri2n_trickle's, so that a failure is
+# detector's times are scaled with the lab's, so that a failure is
 # still the forger's doing.
 if [ "$LAB_TIME_SCALE" != 1 ]; then
 	for n in n1 n2; do
@@ -170,8 +170,8 @@ check "no endpoint failure logged" not out_has n2 "link eth[01]: (failed|peer re
 on n1 ip neigh flush dev ri2n0
 if ! check "the keyed pair still talks (ARP included)" on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2; then
 	# Seen while the broadcast filter did not forget unkeyed numbers at the
-	# first sealed one (ri2n_auth_switch: n2 refused n1's ARP as replays,
-	# n1's sends failed with ENOBUFS): what a next look would need.
+	# first sealed one (n2 refused n1's ARP as replays, n1's sends failed
+	# with ENOBUFS): what a next look would need.
 	for n in n1 n2; do
 		on $n sh -c 'ip -s neigh show; cat /proc/net/stat/arp_cache; grep -E "^(MemFree|Slab)" /proc/meminfo;
 			dmesg | tail -20; ri2n show ri2n0 --format records | grep -E "^(peer|endpoint|counters)"' 2>&1 | sed "s/^/$n: /" >&2

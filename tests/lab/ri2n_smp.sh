@@ -52,7 +52,7 @@ two_senders() {
 		lost=$((lost > full ? lost - full : 0))
 		pk=$(echo "$j" | awk -F'[:,]' '/"packets"/ {v = $2} END {print v + 0}')
 		late=$(peer_counter $n n1 late_loss) fails=$(peer_counter $n n1 fails)
-		# As in ri2n_transfer: a packet given up then late is a fault unless
+		# As in ri2n_gso: a packet given up then late is a fault unless
 		# a link was failed meanwhile (the rule then waits on fewer links).
 		check "$what: n1 -> $n from its own CPU: $pk datagrams, $lost lost (<= 1%; $full more the receiving socket had no room for), none given up then late ($late; endpoint failures $fails)" \
 			test "$pk" -gt $((1000 / LAB_TIME_SCALE)) -a $((lost * 100)) -le "$pk" -a \( "$late" = 0 -o "$fails" -gt 0 \) ||
