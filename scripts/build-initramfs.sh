@@ -48,6 +48,8 @@ cp -r /usr/lib/x86_64-linux-gnu/tc "$root/usr/lib/x86_64-linux-gnu/" 2>/dev/null
 
 cp "$RI2N_ROOT/scripts/guest/rc" "$root/etc/rc.lab"
 chmod +x "$root/etc/rc.lab"
+cp "$RI2N_ROOT/scripts/guest/reset" "$root/usr/sbin/lab-reset"
+chmod +x "$root/usr/sbin/lab-reset"
 printf '::sysinit:/etc/rc.lab\n' >"$root/etc/inittab"
 ln -s /bin/busybox "$root/init"
 printf 'root:x:0:0:root:/root:/bin/bash\n' >"$root/etc/passwd"

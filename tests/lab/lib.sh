@@ -22,6 +22,12 @@
 #   link_netem NODE LINK ARGS...|off   netem on the port, both directions
 #   link_shape NODE LINK RATE|off      tbf line rate into the guest (host side)
 #   lab_check_kernel            fail on any WARN/BUG/oops/KASAN/lockdep line
+#
+# Under `scripts/lab test` (LAB_POOL set) a lab outlives the test that
+# booted it: the next test whose lab_up asks for the same lab (lab_key)
+# gets it back reset (lab_reset) instead of booting its own. A test that
+# fails takes its lab down with it, and a reset that leaves a guest unlike
+# it booted makes a fresh boot.
 # shellcheck shell=bash
 
 : "${LAB_KERNEL:?run lab tests through scripts/lab}"
@@ -29,7 +35,11 @@
 : "${LAB_SSH_KEY:?run lab tests through scripts/lab}"
 LAB_MEM=${LAB_MEM:-1024}
 LAB_NS=ri2n-lab-$$
-LAB_DIR=${LAB_DIR:-$(mktemp -d /tmp/ri2n-lab.XXXXXX)}
+if [ -n "${LAB_POOL:-}" ]; then
+	LAB_DIR=${LAB_DIR:-$LAB_POOL/lab}
+else
+	LAB_DIR=${LAB_DIR:-$(mktemp -d /tmp/ri2n-lab.XXXXXX)}
+fi
 LAB_NODES=0
 LAB_LINKS=0
 LAB_BOOT_TIMEOUT=${LAB_BOOT_TIMEOUT:-120}
@@ -51,14 +61,35 @@ ns() { ip netns exec "$LAB_NS" "$@"; }
 lab_mac() { printf '52:54:00:1%x:00:%02x' "$2" "$1"; } # node link
 lab_port() { echo $((2200 + $1)); }
 
+# lab_key NODES LINKS: what makes two labs the same for a test.
+lab_key() {
+	echo "$1x$2 ${LAB_TOPO:-two-switch} queues=$LAB_QUEUES smp=$LAB_SMP mem=$LAB_MEM" \
+		"cmdline=${LAB_CMDLINE:-} plugin=${LAB_QEMU_PLUGIN:-} perfmap=${LAB_QEMU_PERFMAP:-}"
+}
+
 lab_up() {
 	local nodes=${1:-2} links=${2:-2} i k
+	# `scripts/lab test` asks each test for its lab first, to run the
+	# tests that share one in a row.
+	if [ -n "${LAB_DRYRUN:-}" ]; then
+		lab_key "$nodes" "$links" >"$LAB_DRYRUN"
+		exit 0
+	fi
 	[ -c /dev/net/tun ] || fail "/dev/net/tun is missing: the lab needs TUN/TAP."
 	((links >= 1 && links <= 8)) || fail "lab_up: 1 to 8 links, not $links."
+	if [ -n "${LAB_POOL:-}" ] && lab_take "$nodes" "$links"; then
+		return 0
+	fi
 	LAB_NODES=$nodes
 	LAB_LINKS=$links
+	if [ -n "${LAB_POOL:-}" ]; then
+		LAB_NS=ri2n-lab-$$ LAB_DIR=$LAB_POOL/lab
+		rm -rf "$LAB_DIR"
+		trap lab_release EXIT
+	else
+		trap lab_down EXIT
+	fi
 	mkdir -p "$LAB_DIR"
-	trap lab_down EXIT
 	ip netns add "$LAB_NS"
 	ns ip link set lo up
 	# LAB_TOPO: two-switch (a bridge per link, the paper's testbed),
@@ -92,11 +123,14 @@ lab_up() {
 			fi
 			ns ip link set "n${i}e$k" master "br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$k")" up
 		done
+		# A subshell whose output is the log alone: a pooled lab's guests
+		# outlive the test, and must hold none of its descriptors.
 		# la57=off: with 5-level paging, the KASAN kernel sometimes took an
 		# interrupt mid-way through identify_cpu() and panicked at boot.
 		# no_timer_check: under TCG on a busy host the IO-APIC timer check
 		# can miss its ticks and panic ("IO-APIC + timer doesn't work!",
 		# seen once in make bench); as in cloud images' guest kernels.
+		(exec >"$LAB_DIR/n$i.qemu.log" 2>&1 </dev/null
 		ns qemu-system-x86_64 -nodefaults -display none -no-reboot \
 			-accel tcg -cpu max,la57=off -smp "$LAB_SMP" -m "$LAB_MEM" \
 			-kernel "$LAB_KERNEL" -initrd "$LAB_INITRD" \
@@ -107,20 +141,120 @@ lab_up() {
 			-serial file:"$LAB_DIR/n$i.console" \
 			-monitor unix:"$LAB_DIR/n$i.mon",server=on,wait=off \
 			-pidfile "$LAB_DIR/n$i.pid" \
-			${LAB_QEMU_PLUGIN:+-plugin "$LAB_QEMU_PLUGIN,ctl=$LAB_DIR/n$i.plugin-ctl"} ${LAB_QEMU_PERFMAP:+-perfmap} \
-			>"$LAB_DIR/n$i.qemu.log" 2>&1 &
+			${LAB_QEMU_PLUGIN:+-plugin "$LAB_QEMU_PLUGIN,ctl=$LAB_DIR/n$i.plugin-ctl"} ${LAB_QEMU_PERFMAP:+-perfmap}) &
+		# Not this test's job: lab_release kills and waits for those.
+		[ -z "${LAB_POOL:-}" ] || disown
 	done
 	for ((i = 1; i <= nodes; i++)); do
 		lab_wait_ready n$i
 	done
-	# LAB_CLOCKS=1 (tests that time a guest's event from a host action):
-	# the clock offsets, while the guests are idle (see guest_offset).
-	if [ "${LAB_CLOCKS:-0}" = 1 ]; then
+	if [ -n "${LAB_POOL:-}" ]; then
 		for ((i = 1; i <= nodes; i++)); do
+			on n$i lab-reset snapshot >"$LAB_DIR/n$i.state" || fail "n$i: lab-reset snapshot failed"
+		done
+		printf '%s\n' "$(lab_key "$nodes" "$links")" "$LAB_NS" "$LAB_DIR" >"$LAB_POOL/lab.key"
+	fi
+	lab_clocks
+}
+
+# LAB_CLOCKS=1 (tests that time a guest's event from a host action):
+# the clock offsets, while the guests are idle (see guest_offset).
+lab_clocks() {
+	local i
+	if [ "${LAB_CLOCKS:-0}" = 1 ]; then
+		for ((i = 1; i <= LAB_NODES; i++)); do
 			guest_offset_measure n$i
 		done
 	fi
 }
+
+# lab_take NODES LINKS: the pool's lab, if it is the one asked for and its
+# reset leaves every guest as it booted; else the pool is emptied (false).
+lab_take() {
+	local key k0 ns dir
+	key=$(lab_key "$1" "$2")
+	[ -f "$LAB_POOL/lab.key" ] || return 1
+	{ read -r k0 && read -r ns && read -r dir; } <"$LAB_POOL/lab.key"
+	LAB_NS=$ns LAB_DIR=$dir LAB_NODES=${k0%%x*}
+	if [ "$k0" != "$key" ]; then
+		lab_down
+		return 1
+	fi
+	LAB_LINKS=$2
+	trap lab_release EXIT
+	if ! lab_reset; then
+		lab_down
+		return 1
+	fi
+	lab_clocks
+}
+
+# lab_reset: the pool's lab as the next test must find it. The host's side
+# first (ports, shaping, bridges, stopped guests), then each guest
+# (scripts/guest/reset), whose state must then read as it did after boot.
+lab_reset() {
+	local i k f
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		kill -0 "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null || return 1
+		monitor n$i cont
+		for ((k = 0; k < LAB_LINKS; k++)); do
+			monitor n$i "set_link l$k on"
+			ns tc qdisc del dev n${i}e$k root 2>/dev/null
+			ns tc qdisc del dev n${i}e$k ingress 2>/dev/null
+			ns ip link set n${i}e$k mtu 1500
+			ns ip link set n${i}e$k master "br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$k")" up
+			ns bridge link set dev n${i}e$k learning on
+		done
+	done
+	for f in $(ns ip -o link show type bridge | awk -F': ' '{print $2}'); do
+		ns ip link set "$f" mtu 1500 type bridge fdb_flush
+	done
+	# The guests in parallel: each takes a second or two under TCG.
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		on n$i lab-reset >"$LAB_DIR/n$i.now" &
+	done
+	wait
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		if ! cmp -s "$LAB_DIR/n$i.state" "$LAB_DIR/n$i.now"; then
+			pretty INFO "n$i is not as it booted after a reset: a fresh lab"
+			diff "$LAB_DIR/n$i.state" "$LAB_DIR/n$i.now" | head -20 >&2
+			return 1
+		fi
+	done
+	# What the last test left in the lab's directory goes, but the guests'
+	# consoles, whose splat check starts where this test starts.
+	find "$LAB_DIR" -maxdepth 1 -type f ! -name 'n*.console' ! -name 'n*.pid' \
+		! -name 'n*.qemu.log' ! -name 'n*.state' -delete
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		stat -c %s "$LAB_DIR/n$i.console" >"$LAB_DIR/n$i.console-from"
+	done
+}
+
+# At a test's end: a lab that passed stays for the next test; one that
+# failed goes.
+lab_release() {
+	local rc=$? jobs
+	trap - EXIT
+	jobs=$(jobs -p)
+	[ -z "$jobs" ] || kill $jobs 2>/dev/null
+	if [ "$rc" != 0 ]; then
+		(exit "$rc")
+		lab_down
+		return $rc
+	fi
+	wait 2>/dev/null
+	return 0
+}
+
+# lab_pool_down: the pool's lab, if any, goes (scripts/lab, at the end).
+lab_pool_down() {
+	[ -f "$LAB_POOL/lab.key" ] || return 0
+	local k0 ns dir
+	{ read -r k0 && read -r ns && read -r dir; } <"$LAB_POOL/lab.key"
+	LAB_NS=$ns LAB_DIR=$dir LAB_NODES=${k0%%x*}
+	lab_down
+}
+
 
 lab_wait_ready() {
 	local n=$1 t=0
@@ -153,6 +287,12 @@ lab_down() {
 		ssh -O exit -S "$LAB_DIR/n$i.ssh" x 2>/dev/null
 	done
 	wait 2>/dev/null
+	# A pooled lab's guests are not this shell's children: wait them out.
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		[ -f "$LAB_DIR/n$i.pid" ] || continue
+		for _ in $(seq 50); do kill -0 "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null || break; sleep 0.1; done
+	done
+	[ -z "${LAB_POOL:-}" ] || rm -f "$LAB_POOL/lab.key"
 	ip netns del "$LAB_NS" 2>/dev/null
 	if [ "${LAB_KEEP:-0}" = 1 ]; then
 		pretty INFO "lab output kept in $LAB_DIR"
@@ -244,8 +384,9 @@ link_shape() {
 lab_check_kernel() {
 	local i bad=0
 	for ((i = 1; i <= LAB_NODES; i++)); do
-		if grep -E 'WARNING:|BUG:|Oops|Kernel panic|KASAN|possible (circular|recursive)|INFO: lockdep|unreferenced object|Call Trace' \
-			"$LAB_DIR/n$i.console" >&2; then
+		# On a shared lab, from where this test's part of the console starts.
+		if tail -c +$(($(cat "$LAB_DIR/n$i.console-from" 2>/dev/null || echo 0) + 1)) "$LAB_DIR/n$i.console" |
+			grep -E 'WARNING:|BUG:|Oops|Kernel panic|KASAN|possible (circular|recursive)|INFO: lockdep|unreferenced object|Call Trace' >&2; then
 			pretty FAIL "n$i: kernel splat in console (above)"
 			bad=1
 		fi
