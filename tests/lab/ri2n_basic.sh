@@ -39,7 +39,10 @@ lost=$(echo "$udp" | awk -F'[:,]' '/"lost_packets"/ {v = $2} END {print v + 0}')
 pk=$(echo "$udp" | awk -F'[:,]' '/"packets"/ {v = $2} END {print v + 0}')
 rb=$(($(udp_rcvbuf_errors n2) - rb))
 pretty INFO "UDP: $lost of $pk lost, $rb of them in n2's socket buffer; softnet drops on n2: $(on n2 sh -c 'd=0; while read -r _ x _; do d=$((d + 0x$x)); done < /proc/net/softnet_stat; echo $d')"
-check "UDP: 2000 datagrams, $((lost - rb)) lost on the way (<= 0.5%)" test $((lost - rb)) -le 10 -a "$pk" -ge 1990
+# The server reports what it had when the client said it was done: on a
+# busy host the last few dozen are still on their way then, neither
+# counted nor lost (1,958 of 2,000 seen with none lost).
+check "UDP: 2000 datagrams, $((lost - rb)) lost on the way (<= 0.5%; $pk counted)" test $((lost - rb)) -le 10 -a "$pk" -ge 1900
 e1=$(drops n1) e2=$(drops n2)
 check "UDP: ri2n dropped none (n1 $((e1 - d1)), n2 $((e2 - d2)))" test "$e1" = "$d1" -a "$e2" = "$d2"
 

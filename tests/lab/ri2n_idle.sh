@@ -16,7 +16,7 @@ on n1 ping -c 3 -i 0.2 -W 2 -q 10.0.0.2 >/dev/null
 sleep 3
 hbspan=$(on n1 ri2n get ri2n0 param hbspan)
 h1=$(on n1 ri2n get ri2n0 counter hb_sent) h2=$(on n2 ri2n get ri2n0 counter hb_sent)
-secs=20
+secs=8
 sleep $secs
 d1=$(($(on n1 ri2n get ri2n0 counter hb_sent) - h1)) d2=$(($(on n2 ri2n get ri2n0 counter hb_sent) - h2))
 # Two links, one heartbeat each per HBSPAN; a probe round would add two
