@@ -61,11 +61,34 @@ ns() { ip netns exec "$LAB_NS" "$@"; }
 lab_mac() { printf '52:54:00:1%x:00:%02x' "$2" "$1"; } # node link
 lab_port() { echo $((2200 + $1)); }
 
-# lab_key NODES LINKS: what makes two labs the same for a test.
+# lab_key NODES LINKS: what makes two labs the same for a test (the
+# topology is the host's bridges alone: a reset wires them anew).
 lab_key() {
-	echo "$1x$2 ${LAB_TOPO:-two-switch} queues=$LAB_QUEUES smp=$LAB_SMP mem=$LAB_MEM" \
+	echo "$1x$2 queues=$LAB_QUEUES smp=$LAB_SMP mem=$LAB_MEM" \
 		"cmdline=${LAB_CMDLINE:-} plugin=${LAB_QEMU_PLUGIN:-} perfmap=${LAB_QEMU_PERFMAP:-}"
 }
+
+# lab_bridges: the bridges of LAB_TOPO, in the lab's namespace: two-switch
+# (a bridge per link, the paper's testbed), one-switch (every link on
+# br0), trunk (a bridge per link, the bridges joined by a trunk: one
+# flooding, learning fabric). The ports join them (lab_br).
+lab_bridges() {
+	local k nbr=$LAB_LINKS
+	[ "${LAB_TOPO:-two-switch}" = one-switch ] && nbr=1
+	for ((k = 0; k < nbr; k++)); do
+		ns ip link add br$k type bridge stp_state 0 forward_delay 0 mcast_snooping 0
+		ns ip link set br$k up
+	done
+	if [ "${LAB_TOPO:-}" = trunk ] && ((LAB_LINKS > 1)); then
+		for ((k = 1; k < LAB_LINKS; k++)); do
+			ns ip link add tr$k type veth peer name tr${k}b
+			ns ip link set tr$k master br0 up
+			ns ip link set tr${k}b master br$k up
+		done
+	fi
+}
+# lab_br LINK: the bridge of link LINK's ports.
+lab_br() { echo "br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$1")"; }
 
 lab_up() {
 	local nodes=${1:-2} links=${2:-2} i k
@@ -92,22 +115,7 @@ lab_up() {
 	mkdir -p "$LAB_DIR"
 	ip netns add "$LAB_NS"
 	ns ip link set lo up
-	# LAB_TOPO: two-switch (a bridge per link, the paper's testbed),
-	# one-switch (every link on br0), trunk (a bridge per link, the
-	# bridges joined by a trunk: one flooding, learning fabric).
-	local nbr=$links
-	[ "${LAB_TOPO:-two-switch}" = one-switch ] && nbr=1
-	for ((k = 0; k < nbr; k++)); do
-		ns ip link add br$k type bridge stp_state 0 forward_delay 0 mcast_snooping 0
-		ns ip link set br$k up
-	done
-	if [ "${LAB_TOPO:-}" = trunk ] && ((links > 1)); then
-		for ((k = 1; k < links; k++)); do
-			ns ip link add tr$k type veth peer name tr${k}b
-			ns ip link set tr$k master br0 up
-			ns ip link set tr${k}b master br$k up
-		done
-	fi
+	lab_bridges
 	for ((i = 1; i <= nodes; i++)); do
 		local netargs=()
 		for ((k = 0; k < links; k++)); do
@@ -121,7 +129,7 @@ lab_up() {
 				netargs+=(-netdev "tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no"
 					-device "virtio-net-pci,netdev=l$k,mac=$(lab_mac "$i" "$k"),speed=1000,duplex=full")
 			fi
-			ns ip link set "n${i}e$k" master "br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$k")" up
+			ns ip link set "n${i}e$k" master "$(lab_br "$k")" up
 		done
 		# A subshell whose output is the log alone: a pooled lab's guests
 		# outlive the test, and must hold none of its descriptors.
@@ -153,6 +161,7 @@ lab_up() {
 			on n$i lab-reset snapshot >"$LAB_DIR/n$i.state" || fail "n$i: lab-reset snapshot failed"
 		done
 		printf '%s\n' "$(lab_key "$nodes" "$links")" "$LAB_NS" "$LAB_DIR" >"$LAB_POOL/lab.key"
+		echo "${LAB_TOPO:-two-switch}" >"$LAB_DIR/topology"
 	fi
 	lab_clocks
 }
@@ -194,6 +203,14 @@ lab_take() {
 # (scripts/guest/reset), whose state must then read as it did after boot.
 lab_reset() {
 	local i k f
+	# Another topology: the bridges go, and the ports join the new ones.
+	if [ "$(cat "$LAB_DIR/topology")" != "${LAB_TOPO:-two-switch}" ]; then
+		for f in $(ns ip -o link show type bridge | awk -F': ' '{print $2}') $(ns ip -o link show type veth | awk -F'[:@]' '/ tr[0-9]+@/ {print $2}'); do
+			ns ip link del "${f# }" 2>/dev/null
+		done
+		lab_bridges
+		echo "${LAB_TOPO:-two-switch}" >"$LAB_DIR/topology"
+	fi
 	for ((i = 1; i <= LAB_NODES; i++)); do
 		kill -0 "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null || return 1
 		monitor n$i cont
@@ -202,7 +219,7 @@ lab_reset() {
 			ns tc qdisc del dev n${i}e$k root 2>/dev/null
 			ns tc qdisc del dev n${i}e$k ingress 2>/dev/null
 			ns ip link set n${i}e$k mtu 1500
-			ns ip link set n${i}e$k master "br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$k")" up
+			ns ip link set n${i}e$k master "$(lab_br "$k")" up
 			ns bridge link set dev n${i}e$k learning on
 		done
 	done
@@ -224,7 +241,7 @@ lab_reset() {
 	# What the last test left in the lab's directory goes, but the guests'
 	# consoles, whose splat check starts where this test starts.
 	find "$LAB_DIR" -maxdepth 1 -type f ! -name 'n*.console' ! -name 'n*.pid' \
-		! -name 'n*.qemu.log' ! -name 'n*.state' -delete
+		! -name 'n*.qemu.log' ! -name 'n*.state' ! -name topology -delete
 	for ((i = 1; i <= LAB_NODES; i++)); do
 		stat -c %s "$LAB_DIR/n$i.console" >"$LAB_DIR/n$i.console-from"
 	done
@@ -346,7 +363,7 @@ link_blackhole() {
 	local port=$1e$2
 	case $3 in
 	on) ns ip link set "$port" nomaster ;;
-	off) ns ip link set "$port" master "br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$2")" ;;
+	off) ns ip link set "$port" master "$(lab_br "$2")" ;;
 	*) fail "link_blackhole NODE LINK on|off" ;;
 	esac
 }
