@@ -11,7 +11,7 @@
 #   the slaves' filters as they were.
 set -u
 . "$(dirname "$0")/lib.sh"
-lab_up 2 3
+lab_up 2 2
 for ((k = 0; k < LAB_LINKS; k++)); do
 	ns ip link set "br$k" mtu 9000
 	for n in 1 2; do ns ip link set "n${n}e$k" mtu 9000; done
@@ -22,7 +22,6 @@ before=$(filters)
 for n in n1 n2; do
 	on $n ip link set eth0 mtu 9000
 	on $n ip link set eth1 mtu 9000
-	on $n ip link set eth2 mtu 9000
 done
 ri2n_up n1 n2 || fail "ri2n_up"
 

@@ -5,7 +5,8 @@
 # validated, root-only.
 set -u
 . "$(dirname "$0")/lib.sh"
-lab_up 1 2
+# n1 alone; n2 idles (no ri2n), so that the test shares the 2-node lab.
+lab_up 2 2
 
 # refused "ARGS" "LOG PATTERN"
 refused() {

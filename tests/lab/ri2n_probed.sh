@@ -33,11 +33,12 @@ check "n1 took eth1 out of use toward n2 (lossy)" test "$(ep_state n1 n2 eth1)" 
 # them in.
 peers=1000
 on n3 sh -c "for l in 0 1; do ri2n-forge eth\$l forge hb-lossy --from 02:f0:00:00:00:00 --to $m2 --link \$l --peers $peers --rate 500 --duration 40 >/dev/null 2>&1 & done"
-sleep 5
 # A dump read while peers come and go can be cut short (no `end`), which
 # `ri2n get` refuses: read again (the debug kernel's guests are slow
 # enough to see it).
 get2() { local v; for _ in 1 2 3 4 5; do v=$(on n2 ri2n get ri2n0 "$@") && [ -n "$v" ] && break; sleep 0.5; done; echo "$v"; }
+all_probing() { [ "$(get2 peers probing_peers)" -ge "$peers" ]; }
+await 10 "n2 to count $peers peers probing it" all_probing
 probing=$(get2 peers probing_peers)
 shift=$(get2 peers probe_shift)
 pretty INFO "n2: $probing peers probe it; it asks for loss probes no faster than every $((5 << ${shift:-0})) ms"

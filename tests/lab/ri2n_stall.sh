@@ -32,7 +32,8 @@ stall() {
 }
 
 on n2 iperf3 -s -D
-on n1 iperf3 -c 10.0.0.2 -t 30 >/dev/null &
+# Long enough for every stall on a slow host; stopped after the last.
+on n1 iperf3 -c 10.0.0.2 -t 120 >/dev/null &
 bulk=$!
 sleep 3
 for ms in 150 400 200 300 150 400 250 350; do
@@ -41,6 +42,7 @@ for ms in 150 400 200 300 150 400 250 350; do
 	stall n1 "$ms" # the receiver of the ACKs
 	sleep 1
 done
+on n1 sh -c 'kill $(pidof iperf3) 2>/dev/null'
 wait "$bulk"
 for pair in "n1 n2 $f1" "n2 n1 $f2"; do
 	set -- $pair
