@@ -24,10 +24,11 @@
 #   lab_check_kernel            fail on any WARN/BUG/oops/KASAN/lockdep line
 #
 # Under `scripts/lab test` (LAB_POOL set) a lab outlives the test that
-# booted it: the next test whose lab_up asks for the same lab (lab_key)
-# gets it back reset (lab_reset) instead of booting its own. A test that
-# fails takes its lab down with it, and a reset that leaves a guest unlike
-# it booted makes a fresh boot.
+# booted it: a test that passes resets it (lab_clean, its teardown part of
+# the test), and the next test whose lab_up asks for the same lab
+# (lab_key) takes it instead of booting its own. A test that fails takes
+# its lab down with it, and a reset that leaves a guest unlike it booted
+# makes a fresh boot.
 # shellcheck shell=bash
 
 : "${LAB_KERNEL:?run lab tests through scripts/lab}"
@@ -177,67 +178,34 @@ lab_clocks() {
 	fi
 }
 
-# lab_take NODES LINKS: the pool's lab, if it is the one asked for and its
-# reset leaves every guest as it booted; else the pool is emptied (false).
+# lab_take NODES LINKS: the pool's lab, if it is the one asked for and the
+# test before left it clean (lab_clean); else the pool is emptied (false).
 lab_take() {
-	local key k0 ns dir
+	local key k0 ns dir i f k
 	key=$(lab_key "$1" "$2")
 	[ -f "$LAB_POOL/lab.key" ] || return 1
 	{ read -r k0 && read -r ns && read -r dir; } <"$LAB_POOL/lab.key"
 	LAB_NS=$ns LAB_DIR=$dir LAB_NODES=${k0%%x*}
-	if [ "$k0" != "$key" ]; then
+	if [ "$k0" != "$key" ] || [ ! -f "$LAB_DIR/clean" ]; then
 		lab_down
 		return 1
 	fi
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		kill -0 "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null || { lab_down; return 1; }
+	done
 	LAB_LINKS=$2
 	trap lab_release EXIT
-	if ! lab_reset; then
-		lab_down
-		return 1
-	fi
-	lab_clocks
-}
-
-# lab_reset: the pool's lab as the next test must find it. The host's side
-# first (ports, shaping, bridges, stopped guests), then each guest
-# (scripts/guest/reset), whose state must then read as it did after boot.
-lab_reset() {
-	local i k f
 	# Another topology: the bridges go, and the ports join the new ones.
 	if [ "$(cat "$LAB_DIR/topology")" != "${LAB_TOPO:-two-switch}" ]; then
 		for f in $(ns ip -o link show type bridge | awk -F': ' '{print $2}') $(ns ip -o link show type veth | awk -F'[:@]' '/ tr[0-9]+@/ {print $2}'); do
 			ns ip link del "${f# }" 2>/dev/null
 		done
 		lab_bridges
+		for ((i = 1; i <= LAB_NODES; i++)); do
+			for ((k = 0; k < LAB_LINKS; k++)); do ns ip link set n${i}e$k master "$(lab_br "$k")" up; done
+		done
 		echo "${LAB_TOPO:-two-switch}" >"$LAB_DIR/topology"
 	fi
-	for ((i = 1; i <= LAB_NODES; i++)); do
-		kill -0 "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null || return 1
-		monitor n$i cont
-		for ((k = 0; k < LAB_LINKS; k++)); do
-			monitor n$i "set_link l$k on"
-			ns tc qdisc del dev n${i}e$k root 2>/dev/null
-			ns tc qdisc del dev n${i}e$k ingress 2>/dev/null
-			ns ip link set n${i}e$k mtu 1500
-			ns ip link set n${i}e$k master "$(lab_br "$k")" up
-			ns bridge link set dev n${i}e$k learning on
-		done
-	done
-	for f in $(ns ip -o link show type bridge | awk -F': ' '{print $2}'); do
-		ns ip link set "$f" mtu 1500 type bridge fdb_flush
-	done
-	# The guests in parallel: each takes a second or two under TCG.
-	for ((i = 1; i <= LAB_NODES; i++)); do
-		on n$i lab-reset >"$LAB_DIR/n$i.now" &
-	done
-	wait
-	for ((i = 1; i <= LAB_NODES; i++)); do
-		if ! cmp -s "$LAB_DIR/n$i.state" "$LAB_DIR/n$i.now"; then
-			pretty INFO "n$i is not as it booted after a reset: a fresh lab"
-			diff "$LAB_DIR/n$i.state" "$LAB_DIR/n$i.now" | head -20 >&2
-			return 1
-		fi
-	done
 	# What the last test left in the lab's directory goes, but the guests'
 	# consoles, whose splat check starts where this test starts.
 	find "$LAB_DIR" -maxdepth 1 -type f ! -name 'n*.console' ! -name 'n*.pid' \
@@ -245,22 +213,81 @@ lab_reset() {
 	for ((i = 1; i <= LAB_NODES; i++)); do
 		stat -c %s "$LAB_DIR/n$i.console" >"$LAB_DIR/n$i.console-from"
 	done
+	lab_clocks
 }
 
-# At a test's end: a lab that passed stays for the next test; one that
-# failed goes.
+# lab_clean: undoes what the test that passed left in its lab, as part of
+# that test: the host's side (stopped guests, ports, shaping, bridges) and
+# each guest (scripts/guest/reset: its devices and modules go, so the
+# driver's teardown runs here). False, saying why, if that teardown
+# splatted, killed a guest or hung; the lab is kept for the next test
+# ($LAB_DIR/clean) only if every guest then reads as it booted.
+lab_clean() {
+	local i k f p deadline resets=()
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		monitor n$i cont
+		for ((k = 0; k < LAB_LINKS; k++)); do
+			monitor n$i "set_link l$k on"
+			ns tc qdisc del dev n${i}e$k root 2>/dev/null
+			ns tc qdisc del dev n${i}e$k ingress 2>/dev/null
+			ns ip link set n${i}e$k mtu 1500
+			ns ip link set n${i}e$k master "$(lab_br "$k")" up
+		done
+		# A client the test left holds this test's output open: its
+		# connection goes, and the next test makes its own.
+		ssh -O exit -S "$LAB_DIR/n$i.ssh" x 2>/dev/null
+	done
+	# The guests in parallel: each takes a second or two under TCG.
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		on n$i lab-reset >"$LAB_DIR/n$i.now" 2>/dev/null &
+		resets+=($!)
+	done
+	deadline=$(($(host_ms) + 120000 * LAB_TIME_SCALE))
+	for p in "${resets[@]}"; do
+		while kill -0 "$p" 2>/dev/null && [ "$(host_ms)" -lt "$deadline" ]; do sleep 0.2; done
+	done
+	if kill -0 "${resets[@]}" 2>/dev/null; then
+		kill "${resets[@]}" 2>/dev/null
+		pretty FAIL "the lab's reset after the test (its devices deleted, ri2n unloaded) did not end within $((120 * LAB_TIME_SCALE)) s"
+		return 1
+	fi
+	wait "${resets[@]}" 2>/dev/null
+	lab_check_kernel || { pretty FAIL "  ... (while the lab's reset deleted the test's devices and unloaded ri2n)"; return 1; }
+	# After the guests, which sent on their way out: what the bridges learnt.
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		for ((k = 0; k < LAB_LINKS; k++)); do ns bridge link set dev n${i}e$k learning on; done
+	done
+	for f in $(ns ip -o link show type bridge | awk -F': ' '{print $2}'); do
+		ns ip link set "$f" mtu 1500 type bridge fdb_flush
+	done
+	for ((i = 1; i <= LAB_NODES; i++)); do
+		if ! cmp -s "$LAB_DIR/n$i.state" "$LAB_DIR/n$i.now"; then
+			pretty INFO "n$i is not as it booted after the reset: the next test boots a lab of its own"
+			diff "$LAB_DIR/n$i.state" "$LAB_DIR/n$i.now" | head -20 >&2
+			return 0
+		fi
+	done
+	touch "$LAB_DIR/clean"
+}
+
+# At a test's end: a lab that passed is cleaned for the next test (a
+# teardown that goes wrong fails this test); one that failed goes.
 lab_release() {
 	local rc=$? jobs
 	trap - EXIT
 	jobs=$(jobs -p)
 	[ -z "$jobs" ] || kill $jobs 2>/dev/null
+	if [ "$rc" = 0 ]; then
+		rm -f "$LAB_DIR/clean"
+		lab_clean || rc=1
+	fi
 	if [ "$rc" != 0 ]; then
 		(exit "$rc")
 		lab_down
-		return $rc
+		exit $rc
 	fi
 	wait 2>/dev/null
-	return 0
+	exit 0
 }
 
 # lab_pool_down: the pool's lab, if any, goes (scripts/lab, at the end).
@@ -271,7 +298,6 @@ lab_pool_down() {
 	LAB_NS=$ns LAB_DIR=$dir LAB_NODES=${k0%%x*}
 	lab_down
 }
-
 
 lab_wait_ready() {
 	local n=$1 t=0
@@ -296,12 +322,12 @@ lab_down() {
 	local rc=$? i
 	trap - EXIT
 	for ((i = 1; i <= LAB_NODES; i++)); do
+		ssh -O exit -S "$LAB_DIR/n$i.ssh" x 2>/dev/null
 		if [ -f "$LAB_DIR/n$i.pid" ]; then
 			# QEMU's perf map (some 20 MB) goes with the guest.
 			[ -z "$LAB_QEMU_PERFMAP" ] || rm -f "/tmp/perf-$(cat "$LAB_DIR/n$i.pid").map"
 			kill "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null
 		fi
-		ssh -O exit -S "$LAB_DIR/n$i.ssh" x 2>/dev/null
 	done
 	wait 2>/dev/null
 	# A pooled lab's guests are not this shell's children: wait them out.
