@@ -333,7 +333,7 @@ lab_down() {
 	# A pooled lab's guests are not this shell's children: wait them out.
 	for ((i = 1; i <= LAB_NODES; i++)); do
 		[ -f "$LAB_DIR/n$i.pid" ] || continue
-		for _ in $(seq 50); do kill -0 "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null || break; sleep 0.1; done
+		for _ in $(seq 50); do kill -0 "$(cat "$LAB_DIR/n$i.pid" 2>/dev/null)" 2>/dev/null || break; sleep 0.1; done
 	done
 	[ -z "${LAB_POOL:-}" ] || rm -f "$LAB_POOL/lab.key"
 	ip netns del "$LAB_NS" 2>/dev/null

@@ -18,8 +18,7 @@
 # to different CPUs (their top bits differ: RPS's map of two).
 set -u
 . "$(dirname "$0")/lib.sh"
-# n1 alone; n2 idles (no ri2n), so that the test shares ri2n_up_now's lab.
-LAB_SMP=2 lab_up 2 2
+LAB_SMP=2 lab_up 1 2
 on n1 modprobe ri2n
 on n1 sh -c '
 	ip netns add a && ip netns add b
