@@ -55,7 +55,8 @@ LAB_QEMU_PLUGIN=${LAB_QEMU_PLUGIN:-}
 # by its guest address, for perf on the host (scripts/hostprof-lab.sh).
 LAB_QEMU_PERFMAP=${LAB_QEMU_PERFMAP:-}
 
-pretty() { printf '\e[1m[%s]\e[0m %s\n' "$1" "$2" >&2; }
+# Each line says when in the test it was written, to tell where its time goes.
+pretty() { printf '\e[1m[%s]\e[0m %s \e[2m+%ss\e[0m\n' "$1" "$2" "$SECONDS" >&2; }
 fail() { pretty FAIL "$*"; exit 1; }
 ns() { ip netns exec "$LAB_NS" "$@"; }
 
