@@ -10,9 +10,11 @@
 # failed").
 #
 # Here QEMU's monitor stops a guest (vCPUs, NICs and its clock) for 150 to
-# 400 ms while TCP runs through ri2n0, eight times each way. Checked: no
-# endpoint failed on either node. (That a link that dies is still found,
-# under traffic and idle, is ri2n_blackhole's.)
+# 400 ms while TCP runs through ri2n0, four times each way. Checked: no
+# endpoint failed on either node. The rule over many phases and 16 stops is
+# engine.rs's a_node_that_stops_fails_no_link; this checks it end to end,
+# with QEMU's own queues. (That a link that dies is still found, under
+# traffic and idle, is ri2n_blackhole's.)
 set -u
 . "$(dirname "$0")/lib.sh"
 lab_up 2 2
@@ -36,7 +38,7 @@ on n2 iperf3 -s -D
 on n1 iperf3 -c 10.0.0.2 -t 120 >/dev/null &
 bulk=$!
 sleep 3
-for ms in 150 400 200 300 150 400 250 350; do
+for ms in 150 400 250 350; do
 	stall n2 "$ms" # the receiver of the data
 	sleep 1
 	stall n1 "$ms" # the receiver of the ACKs
@@ -47,7 +49,7 @@ wait "$bulk"
 for pair in "n1 n2 $f1" "n2 n1 $f2"; do
 	set -- $pair
 	fails=$(($(peer_counter $1 $2 fails) - $3))
-	check "$1: no link to $2 failed by 16 stalls of 150 to 400 ms under bulk TCP ($fails failures)" \
+	check "$1: no link to $2 failed by 8 stalls of 150 to 400 ms under bulk TCP ($fails failures)" \
 		test "$fails" = 0 || on $1 sh -c 'dmesg | grep ri2n0 | tail -8' >&2
 done
 

@@ -16,7 +16,11 @@
 //! A link is a FIFO per direction with a one-way delay. Faults: a port
 //! without carrier (its node sees it; nothing crosses), a blackhole (frames
 //! vanish, carrier stays), random loss, extra delay (a late link), jitter
-//! (which also reorders within the link, as netem does).
+//! (which also reorders within the link, as netem does). A node may also
+//! stop for a while ([`Pair::stop`]), as a guest its host descheduled: it
+//! sends, receives and runs no timer meanwhile, its clock runs on, and
+//! what reached its NICs comes in when it resumes, one NIC's after the
+//! other's in turns of a NAPI budget.
 
 use crate::detector::{loss_probe_every, node_probe_shift, ProbingPeers, Transitions};
 use crate::heap::{Buf, HeapBufs};
@@ -86,7 +90,17 @@ pub struct Node {
     lossy_peers: usize,
     next_sweep: u64,
     next_hb: u64,
+    /// It is stopped until then (0: it runs).
+    stopped_until: u64,
+    /// What reached its NICs while it was stopped, in order.
+    held: Vec<Flight>,
 }
+
+/// Frames a stopped node's NIC holds per link (a receive ring); more are
+/// dropped.
+pub const STOP_RING: usize = 256;
+/// Frames NAPI takes from one NIC before it turns to the next.
+pub const NAPI_BUDGET: usize = 64;
 
 /// What happens to frames one node sends on one link.
 #[derive(Clone, Copy, Debug, Default)]
@@ -220,6 +234,8 @@ impl Node {
             lossy_peers: 0,
             next_sweep: now.0,
             next_hb: now.0 + hb_phase,
+            stopped_until: 0,
+            held: Vec::new(),
         }
     }
 
@@ -298,14 +314,34 @@ impl Pair {
             let flight = self.flights.peek().map_or(u64::MAX, |f| f.0.at);
             let hb = self.nodes[0].next_hb.min(self.nodes[1].next_hb);
             let sweep = self.nodes[0].next_sweep.min(self.nodes[1].next_sweep);
-            let next = flight.min(hb).min(sweep);
+            let resume = self
+                .nodes
+                .iter()
+                .map(|n| n.stopped_until)
+                .filter(|&u| u != 0)
+                .min();
+            let resume = resume.unwrap_or(u64::MAX);
+            let next = flight.min(hb).min(sweep).min(resume);
             if next > t {
                 break;
             }
             self.now = next;
-            if flight == next {
+            // A node resumes before its timers that waited for it fire.
+            if resume == next {
+                let side = if self.nodes[0].stopped_until == next {
+                    0
+                } else {
+                    1
+                };
+                self.resume(side);
+            } else if flight == next {
                 let Reverse(f) = self.flights.pop().unwrap();
-                self.arrive(f);
+                let n = &mut self.nodes[f.to];
+                if n.stopped_until == 0 {
+                    self.arrive(f);
+                } else if n.held.iter().filter(|h| h.link == f.link).count() < STOP_RING {
+                    n.held.push(f);
+                }
             } else if hb == next {
                 let side = if self.nodes[0].next_hb == next { 0 } else { 1 };
                 self.nodes[side].next_hb += self.p.hbspan().0;
@@ -330,9 +366,47 @@ impl Pair {
         self.run_until(self.now + ms * MS);
     }
 
+    /// Node `side` stops for `ns`: it sends, receives and times nothing
+    /// until then. Its timers due meanwhile fire when it resumes.
+    pub fn stop(&mut self, side: usize, ns: u64) {
+        let until = self.now + ns;
+        let n = &mut self.nodes[side];
+        n.stopped_until = until;
+        n.next_hb = n.next_hb.max(until);
+        n.next_sweep = n.next_sweep.max(until);
+    }
+
+    /// Node `side` resumes: what its NICs hold comes in now, NAPI_BUDGET
+    /// frames of one link's, then of the next's, in turn.
+    fn resume(&mut self, side: usize) {
+        let n = &mut self.nodes[side];
+        n.stopped_until = 0;
+        let mut queues: Vec<Vec<Flight>> = (0..self.k).map(|_| Vec::new()).collect();
+        for f in n.held.drain(..) {
+            queues[f.link].push(f);
+        }
+        let mut queues: Vec<_> = queues.into_iter().map(Vec::into_iter).collect();
+        loop {
+            let mut any = false;
+            for q in &mut queues {
+                for f in q.by_ref().take(NAPI_BUDGET) {
+                    any = true;
+                    self.arrive(f);
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+    }
+
     /// Node `from` sends one data packet of `len` bytes now, on the link its
-    /// engine chooses. Returns the link, or `None` if it had none.
+    /// engine chooses. Returns the link, or `None` if it had none (or is
+    /// stopped).
     pub fn send_data(&mut self, from: usize, len: u32) -> Option<usize> {
+        if self.nodes[from].stopped_until != 0 {
+            return None;
+        }
         let now = Instant(self.now);
         let idle = self.p.level_after();
         let n = &mut self.nodes[from];
