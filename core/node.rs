@@ -429,7 +429,7 @@ impl<P: Span, B: DerefMut<Target = ReorderBuf<P>>> Peer<P, B> {
     ) -> Visit {
         let lossy = self.det.lossy() != 0;
         // Probes for a link that fell silent, or to bring a failed one
-        // back (core/detector.rs).
+        // back (core/detector/probe.rs).
         let probe = self.det.probe_due(now, carrier, p)
             | self.det.retry_due(now, carrier, p)
             | self.det.report_due_every(now, carrier, p, lossy_every);

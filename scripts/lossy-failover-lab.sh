@@ -5,7 +5,7 @@
 # guests keep carrier). Per run (RUNS, 3): when each node failed eth0 and
 # the longest gap between n1's ping replies, which the lossy eth1 carries
 # once eth0 is out of use. A probe round that eth1 witnesses finds eth0
-# dead (core/detector.rs); ri2n_lossy checks it, this prints more runs.
+# dead (core/detector/probe.rs); ri2n_lossy checks it, this prints more runs.
 set -u
 . "$RI2N_ROOT/tests/lab/lib.sh"
 lab_up 2 2

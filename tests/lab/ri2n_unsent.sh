@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Frames our own slave's qdisc drops never reach the wire: the loss
-# measurement (heartbeat echoes, core/detector.rs) must not count them as
+# measurement (heartbeat echoes, core/detector/loss.rs) must not count them as
 # lost on the link, or a congested local qdisc would look like a bad cable
 # and the link would be taken out of use (lossy). The drainer gives them
 # back to their peer's count (`tx_unsent`); in one-switch mode their
