@@ -525,3 +525,40 @@ fn a_node_that_stops_fails_no_link() {
     }
     assert!(failed.is_empty(), "{} failures: {failed:#?}", failed.len());
 }
+
+/// Rule: a link the peer reports down brings only its retries, every
+/// HBSPAN / 8, and they weigh nothing in the judgement
+/// (`heartbeat::retry`); nor does an endpoint weigh more than one
+/// heartbeat per 3/4 HBSPAN (`Detector::weighs`). Either keeps a one-way
+/// fault left idle from failing another link. B's frames on link 1 are
+/// lost, A fails the link and tells B; then both are idle for 5 s while A
+/// retries link 1. Weighed like heartbeats, the retries took B's counter
+/// past FT_HTHRESH about once a second and failed its healthy link 0
+/// whenever A's last heartbeat there was over SLOW_TOUT old: with both
+/// rules taken out, 16 of 16 pairs fail it (with either alone, none).
+#[test]
+fn a_one_way_fault_left_idle_fails_no_other_link() {
+    let mut failed = Vec::new();
+    for seed in 0..SEEDS {
+        let mut pr = pair(seed);
+        pr.stream(1, MS / 4, 3000 * MS);
+        pr.faults[1][1].blackhole = true;
+        pr.stream(1, MS / 4, pr.now + 1000 * MS);
+        assert_eq!(
+            pr.nodes[1].sendable() & 2,
+            0,
+            "seed {seed}: B still sends on the link A cannot hear"
+        );
+        let from = pr.now;
+        pr.run_ms(5000);
+        for side in 0..2 {
+            if let Some(t) = pr.nodes[side].first(from, 0, |t| t.failed) {
+                failed.push(format!(
+                    "seed {seed}: node {side} failed link 0 {} ms into the idle time",
+                    (t - from) / MS
+                ));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{} failures: {failed:#?}", failed.len());
+}
