@@ -2,11 +2,8 @@
 # A link that delivers but loses frames goes out of use toward the peer,
 # is probed, and comes back once its loss ends (beyond the paper, which
 # names the failure and leaves it open). Links shaped to 100 Mbit/s.
-#
-# Targets (reported, see target()): 20 % loss on one of two links:
-# goodput >= 0.9 x one clean link;
-# 1 % loss: >= 0.9 x one clean link; once the loss ends, >= 0.95 x two
-# links within 3 s.
+# What TCP carries meanwhile, against its targets, is a benchmark's:
+# scripts/lossy-goodput-lab.sh.
 set -u
 # Times the driver's events from host actions: the guests' clocks.
 export LAB_CLOCKS=1
@@ -14,38 +11,18 @@ export LAB_CLOCKS=1
 # On by default, at 0.5 %.
 ri2n_pair 100mbit
 on n2 iperf3 -s -D
-# The goodput targets are measured and reported, met or missed (they vary
-# from run to run on a busy TCG host: a benchmark's figures, not checks);
-# the states are checked.
-target() { # DESCRIPTION GOT WANT
-	if ge "$2" "$3"; then
-		pretty INFO "target met: $1"
-	else
-		pretty INFO "target MISSED: $1"
-	fi
-}
-times() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%.1f", a * f }'; }
 
-# One clean link, outside ri2n: eth0 with addresses of its own.
-on n1 ip addr add 10.9.0.1/24 dev eth0
-on n2 ip addr add 10.9.0.2/24 dev eth0
-one=$(goodput n1 10.9.0.2 3)
-# (The transfer on eth0 outside ri2n may well cost ri2n's own frames there
-# enough to take eth0 for lossy: that is no clean link. Counted from here.)
-sleep 2.5
 lossy0=$(peer_counter n1 n2 lossy)
 two=$(goodput n1 10.0.0.2 3)
-pretty INFO "one clean link: $one Mbit/s; ri2n over two clean links: $two Mbit/s"
+pretty INFO "ri2n over two clean links: $two Mbit/s"
 check "clean links under bulk TCP are never taken for lossy" test "$(peer_counter n1 n2 lossy)" = "$lossy0"
 
-# 20 % loss on n1's eth1, both ways. The link was lossy before the measured
-# transfer: a first one (2 s) lets both sides find out.
+# 20 % loss on n1's eth1, both ways, under bulk TCP.
 link_netem n1 1 loss 20%
-goodput n1 10.0.0.2 2 >/dev/null
-got=$(goodput n1 10.0.0.2 6)
-pretty INFO "20 % loss on one link: $got Mbit/s (target >= $(times "$one" 0.9))"
-target "20 % loss: goodput $got >= 0.9 x one clean link ($one)" "$got" "$(times "$one" 0.9)"
-check "n1 took eth1 out of use toward n2 (lossy)" test "$(ep_state n1 n2 eth1)" = lossy
+got=$(goodput n1 10.0.0.2 3)
+pretty INFO "20 % loss on one link: $got Mbit/s"
+eth1_lossy() { [ "$(ep_state "$1" "$2" eth1)" = lossy ]; }
+check "n1 took eth1 out of use toward n2 (lossy)" await 5 "eth1 lossy at n1" eth1_lossy n1 n2
 # The line shares the stack's log rate limit (net_ratelimit, 10 lines in
 # 5 s): failures and recoveries may have spent it first, which the kernel
 # says only at its next line, or not yet.
@@ -57,7 +34,7 @@ logged() {
 }
 [ "$LAB_TIME_SCALE" = 1 ] && { check "  ... and logged it (or the rate limit was spent)" logged ||
 	on n1 dmesg | grep ri2n0 >&2; }
-check "  ... n2 too, its frames to n1 are lost as well" test "$(ep_state n2 n1 eth1)" = lossy
+check "  ... n2 too, its frames to n1 are lost as well" await 5 "eth1 lossy at n2" eth1_lossy n2 n1
 
 # Idle, eth1 still lossy: each side probes it every 5 ms and the other
 # answers each, while eth0 brings a heartbeat every HBSPAN. Weighed like
@@ -86,22 +63,10 @@ check "  ... the ping carried on over eth1: longest gap between replies $gap ms 
 measure n1 n2 eth0 up 20 link_blackhole n1 0 off
 check "  ... eth0 back within 1 s of its healing ($WATCHED ms)" lt "$WATCHED" 1000
 
-# The loss ends: back in use, two links' goodput within 3 s.
+# The loss ends: back in use (a clean run of probes, about 2 s).
 link_netem n1 1 off
-on n1 iperf3 -c 10.0.0.2 -t 5 -i 0.5 -J >"$LAB_DIR/heal.json"
-back=$(awk -F'[:,]' '/"end":/ {e = $2} /"bits_per_second"/ && e != "" {print e, $2 / 1e6; e = ""}' "$LAB_DIR/heal.json" |
-	awk -v want="$(times "$two" 0.95)" '$2 >= want && !f {print $1; f = 1}')
-pretty INFO "loss ended: goodput >= 0.95 x two links ($(times "$two" 0.95)) from ${back:-never} s on"
-target "loss ended: two links' goodput again within 3 s (at ${back:-never} s)" 3 "${back:-99}"
-check "  ... eth1 back in use" test "$(ep_state n1 n2 eth1)" = up
-
-# 1 % loss: goodput still at least one clean link's.
-link_netem n1 1 loss 1%
-goodput n1 10.0.0.2 2 >/dev/null
-got=$(goodput n1 10.0.0.2 6)
-pretty INFO "1 % loss on one link: $got Mbit/s (target >= $(times "$one" 0.9)); eth1 $(ep_state n1 n2 eth1)"
-target "1 % loss: goodput $got >= 0.9 x one clean link ($one)" "$got" "$(times "$one" 0.9)"
-link_netem n1 1 off
+eth1_up() { [ "$(ep_state n1 n2 eth1)" = up ]; }
+check "loss ended: eth1 back in use" await 10 "eth1 in use again" eth1_up
 
 # 20 % loss on what n1 sends on eth1 alone (n2's cable losing only what it
 # receives): n1 takes eth1 out of use toward n2 and says so in its
