@@ -26,9 +26,8 @@ pub mod net;
 // only that crate calls. Private here, so that the module's own calls
 // into it inline as they would into any module's private functions (as
 // a public module, its single-call functions keep a symbol and cost a
-// 64 B round trip some 50 instructions, `make insns`). Its re-exports
-// (a module's items where its parent named them) are that crate's too.
-#[allow(dead_code, unreachable_pub, unused_imports)]
+// 64 B round trip some 50 instructions, `make insns`).
+#[allow(dead_code, unreachable_pub)]
 #[path = "core/mod.rs"]
 mod proto;
 mod ri2n_conf;
