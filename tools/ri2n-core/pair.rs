@@ -17,10 +17,13 @@
 //! without carrier (its node sees it; nothing crosses), a blackhole (frames
 //! vanish, carrier stays), random loss, extra delay (a late link), jitter
 //! (which also reorders within the link, as netem does). A node may also
-//! stop for a while ([`Pair::stop`]), as a guest its host descheduled: it
+//! stop for a while ([`Pair::stop`]), as a vCPU its host descheduled: it
 //! sends, receives and runs no timer meanwhile, its clock runs on, and
 //! what reached its NICs comes in when it resumes, one NIC's after the
-//! other's in turns of a NAPI budget.
+//! other's in turns of a NAPI budget, its overdue sweep before or after
+//! them (the timer and receive softirqs run in either order).
+//! (A guest QEMU's monitor stops sees no time pass itself; its peer sees
+//! the same silence.)
 
 use crate::detector::{loss_probe_every, node_probe_shift, ProbingPeers, Transitions};
 use crate::heap::{Buf, HeapBufs};
@@ -94,6 +97,8 @@ pub struct Node {
     stopped_until: u64,
     /// What reached its NICs while it was stopped, in order.
     held: Vec<Flight>,
+    /// Data packets its NICs dropped while it was stopped (a full ring).
+    pub ring_drops: u64,
 }
 
 /// Frames a stopped node's NIC holds per link (a receive ring); more are
@@ -236,6 +241,7 @@ impl Node {
             next_hb: now.0 + hb_phase,
             stopped_until: 0,
             held: Vec::new(),
+            ring_drops: 0,
         }
     }
 
@@ -341,6 +347,8 @@ impl Pair {
                     self.arrive(f);
                 } else if n.held.iter().filter(|h| h.link == f.link).count() < STOP_RING {
                     n.held.push(f);
+                } else if f.pkt.is_some() {
+                    n.ring_drops += 1;
                 }
             } else if hb == next {
                 let side = if self.nodes[0].next_hb == next { 0 } else { 1 };
@@ -377,10 +385,15 @@ impl Pair {
     }
 
     /// Node `side` resumes: what its NICs hold comes in now, NAPI_BUDGET
-    /// frames of one link's, then of the next's, in turn.
+    /// frames of one link's, then of the next's, in turn; its overdue
+    /// sweep runs first or after them, by a coin.
     fn resume(&mut self, side: usize) {
+        self.nodes[side].stopped_until = 0;
+        let sweep_first = self.rng.chance(0.5);
+        if sweep_first {
+            self.sweep(side);
+        }
         let n = &mut self.nodes[side];
-        n.stopped_until = 0;
         let mut queues: Vec<Vec<Flight>> = (0..self.k).map(|_| Vec::new()).collect();
         for f in n.held.drain(..) {
             queues[f.link].push(f);
@@ -397,6 +410,9 @@ impl Pair {
             if !any {
                 break;
             }
+        }
+        if !sweep_first {
+            self.sweep(side);
         }
     }
 
@@ -463,6 +479,10 @@ impl Pair {
 
     /// Node `side`'s port on `link` loses (`up` false) or regains carrier.
     pub fn set_carrier(&mut self, side: usize, link: usize, up: bool) {
+        assert_eq!(
+            self.nodes[side].stopped_until, 0,
+            "a stopped node's carrier"
+        );
         let n = &mut self.nodes[side];
         let bit = 1u8 << link;
         if (n.carrier & bit != 0) == up {
@@ -481,6 +501,7 @@ impl Pair {
     /// Node `side` restarts: a new epoch, and it knows its peer afresh
     /// (numbering from 0); what it had in flight still arrives.
     pub fn restart(&mut self, side: usize) {
+        assert_eq!(self.nodes[side].stopped_until, 0, "a stopped node restarts");
         let now = Instant(self.now);
         let k = self.k;
         let n = &mut self.nodes[side];
@@ -504,6 +525,10 @@ impl Pair {
         pkt: Option<u64>,
         sealed: Option<u64>,
     ) {
+        assert_eq!(
+            self.nodes[to].stopped_until, 0,
+            "a frame into a stopped node"
+        );
         let f = Flight {
             at: self.now,
             order: 0,
