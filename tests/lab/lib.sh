@@ -586,14 +586,16 @@ finish() {
 # transfer FROM TO MB [PORT]: sends MB MiB of random data over TCP from FROM
 # to TO's ri2n0 address, in the background; `transfer_wait` checks that the
 # SHA-256 both ends computed match. The data is in FROM's RAM, made once
-# per boot and kept by the lab's reset (/run/lab-data), as is the SHA-256
-# of each length sent: under TCG, making 50 MiB and hashing it takes 3 s.
+# per boot and kept by the lab's reset (/run/lab-data, as large as the
+# largest transfer asked for: up to 100 MiB of a guest's 1 GiB), as is the
+# SHA-256 of each length sent: under TCG, making 50 MiB and hashing it
+# takes 3 s.
 transfer_start() {
 	local from=$1 to=$2 mb=$3 port=${4:-5001}
 	on "$from" sh -c "d=/run/lab-data; mkdir -p \$d
 		[ \"\$(stat -c %s \$d/data 2>/dev/null)\" -ge $((mb << 20)) ] 2>/dev/null ||
 			{ rm -f \$d/*; head -c ${mb}M /dev/urandom >\$d/data; }
-		[ -s \$d/sha-$mb ] || head -c ${mb}M \$d/data | sha256sum | cut -d' ' -f1 >\$d/sha-$mb
+		[ -s \$d/sha-$mb ] || { head -c ${mb}M \$d/data | sha256sum | cut -d' ' -f1 >\$d/sha.tmp && mv \$d/sha.tmp \$d/sha-$mb; }
 		cp \$d/sha-$mb /tmp/tx.sha"
 	on "$to" sh -c "rm -f /tmp/rx.sha; (socat -u TCP-LISTEN:$port,reuseaddr - | sha256sum | cut -d' ' -f1 > /tmp/rx.sha.tmp; mv /tmp/rx.sha.tmp /tmp/rx.sha) >/dev/null 2>&1 &"
 	# Until the listener is up (slow on the debug kernel): LISTEN is 0A.

@@ -80,16 +80,20 @@ check "full-size ping with DF at mtu 1476" on n1 ping -c 2 -M 'do' -s 1448 -W 2 
 # floods, and n3 listens promiscuously.
 eavesdrop on
 on n1 ping -c 50 -i 0.05 -q 10.0.0.2 >/dev/null &
+waits=($!)
 for l in 0 1; do
 	on n3 ri2n-forge eth$l capture /tmp/data$l --src "$m2" --kind data --count 20 --timeout 4 >/dev/null &
+	waits+=($!)
 	on n3 ri2n-forge eth$l capture /tmp/hb$l --src "$m1" --kind hb --count 3 --timeout 5 >/dev/null &
+	waits+=($!)
 	on n3 ri2n-forge eth$l capture /tmp/bcast$l --src "$m1" --kind bcast --count 2 --timeout 5 >/dev/null &
+	waits+=($!)
 done
 sleep 0.5
 on n1 ip neigh flush dev ri2n0
 on n1 ping -c 1 -W 2 -q 10.0.0.2 >/dev/null
 # The pings, and each capture at its count or its timeout.
-wait
+wait "${waits[@]}"
 for l in 0 1; do
 	pretty INFO "n3 captured on eth$l: $(on n3 sh -c "cat /tmp/hb$l | wc -l") heartbeats, $(on n3 sh -c "cat /tmp/data$l | wc -l") data, $(on n3 sh -c "cat /tmp/bcast$l | wc -l") broadcasts"
 done

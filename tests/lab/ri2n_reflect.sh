@@ -30,7 +30,7 @@ peers=$(proc_counter n2 peers_new)
 pretty INFO "n1 forged ${forged:-0} frames from 2,000 MACs; n2 admitted $peers peers and sent $out frames over 9 s beyond its own ($idle per 3 s)"
 check "the forged frames were sent (${forged:-0})" test "${forged:-0}" -ge 1900
 check "n2 took them for new peers ($peers)" test "${peers:-0}" -ge 1000
-# One answer per forged frame, and n2's own frames estimated from 4 s of
+# One answer per forged frame, and n2's own frames estimated from 3 s of
 # them: what they add beyond the estimate (IPv6, ARP) is allowed 2 %; a
 # reflection is several frames out per frame in.
 check "n2 sent no more than it was sent ($out for ${forged:-0}, 2 % for its own)" test "$out" -le $((${forged:-0} + ${forged:-0} / 50))

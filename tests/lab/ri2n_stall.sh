@@ -26,7 +26,7 @@ sleep 1
 f1=$(peer_counter n1 n2 fails) f2=$(peer_counter n2 n1 fails)
 pretty INFO "endpoint failures before the stalls (new peers): n1 $f1, n2 $f2"
 
-# stall NODE MS: NODE's guest stops for MS ms (its clock runs on).
+# stall NODE MS: NODE's guest stops for MS ms.
 stall() {
 	monitor "$1" stop
 	sleep "$(awk -v m="$2" 'BEGIN { print m / 1000 }')"
