@@ -92,6 +92,56 @@ lab_bridges() {
 # lab_br LINK: the bridge of link LINK's ports.
 lab_br() { echo "br$([ "${LAB_TOPO:-}" = one-switch ] && echo 0 || echo "$1")"; }
 
+# lab_qemu I: boots node I's guest on its taps, which lab_up made.
+lab_qemu() {
+	local i=$1 k netargs=()
+	for ((k = 0; k < LAB_LINKS; k++)); do
+		if ((LAB_QUEUES > 1)); then
+			# A multiqueue NIC: LAB_QUEUES transmit and receive queues.
+			netargs+=(-netdev "tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no,queues=$LAB_QUEUES"
+				-device "virtio-net-pci,netdev=l$k,mac=$(lab_mac "$i" "$k"),speed=1000,duplex=full,mq=on,vectors=$((2 * LAB_QUEUES + 2))")
+		else
+			netargs+=(-netdev "tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no"
+				-device "virtio-net-pci,netdev=l$k,mac=$(lab_mac "$i" "$k"),speed=1000,duplex=full")
+		fi
+	done
+	# A subshell whose output is the log alone: a pooled lab's guests
+	# outlive the test, and must hold none of its descriptors.
+	# la57=off: with 5-level paging, the KASAN kernel sometimes took an
+	# interrupt mid-way through identify_cpu() and panicked at boot.
+	# no_timer_check: under TCG on a busy host the IO-APIC timer check
+	# can miss its ticks and panic ("IO-APIC + timer doesn't work!",
+	# seen once in make bench); as in cloud images' guest kernels.
+	(exec >"$LAB_DIR/n$i.qemu.log" 2>&1 </dev/null
+	ns qemu-system-x86_64 -nodefaults -display none -no-reboot \
+		-accel tcg -cpu max,la57=off -smp "$LAB_SMP" -m "$LAB_MEM" \
+		-kernel "$LAB_KERNEL" -initrd "$LAB_INITRD" \
+		-append "console=ttyS0 no_timer_check panic=-1 panic_on_warn=1 oops=panic lab.node=n$i ${LAB_CMDLINE:-}" \
+		"${netargs[@]}" \
+		-netdev "user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$(lab_port "$i")-:22" \
+		-device "virtio-net-pci,netdev=mgmt,mac=52:54:00:ff:00:$(printf %02x "$i")" \
+		-serial file:"$LAB_DIR/n$i.console" \
+		-monitor unix:"$LAB_DIR/n$i.mon",server=on,wait=off \
+		-pidfile "$LAB_DIR/n$i.pid" \
+		${LAB_QEMU_PLUGIN:+-plugin "$LAB_QEMU_PLUGIN,ctl=$LAB_DIR/n$i.plugin-ctl"} ${LAB_QEMU_PERFMAP:+-perfmap}) &
+	# Not this test's job: lab_release kills and waits for those.
+	[ -z "${LAB_POOL:-}" ] || disown
+}
+
+# lab_qemu_stop I: node I's QEMU ends (10 s at most), its taps free.
+lab_qemu_stop() {
+	local pid t
+	ssh -O exit -S "$LAB_DIR/n$1.ssh" x 2>/dev/null
+	pid=$(cat "$LAB_DIR/n$1.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null
+	for ((t = 0; t < 100; t++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null
+	sleep 0.5
+}
+
 lab_up() {
 	local nodes=${1:-2} links=${2:-2} i k
 	# `scripts/lab test` asks each test for its lab first, to run the
@@ -119,44 +169,27 @@ lab_up() {
 	ns ip link set lo up
 	lab_bridges
 	for ((i = 1; i <= nodes; i++)); do
-		local netargs=()
 		for ((k = 0; k < links; k++)); do
 			if ((LAB_QUEUES > 1)); then
-				# A multiqueue NIC: LAB_QUEUES transmit and receive queues.
 				ns ip tuntap add dev n${i}e$k mode tap multi_queue
-				netargs+=(-netdev "tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no,queues=$LAB_QUEUES"
-					-device "virtio-net-pci,netdev=l$k,mac=$(lab_mac "$i" "$k"),speed=1000,duplex=full,mq=on,vectors=$((2 * LAB_QUEUES + 2))")
 			else
 				ns ip tuntap add dev n${i}e$k mode tap
-				netargs+=(-netdev "tap,id=l$k,ifname=n${i}e$k,script=no,downscript=no"
-					-device "virtio-net-pci,netdev=l$k,mac=$(lab_mac "$i" "$k"),speed=1000,duplex=full")
 			fi
 			ns ip link set "n${i}e$k" master "$(lab_br "$k")" up
 		done
-		# A subshell whose output is the log alone: a pooled lab's guests
-		# outlive the test, and must hold none of its descriptors.
-		# la57=off: with 5-level paging, the KASAN kernel sometimes took an
-		# interrupt mid-way through identify_cpu() and panicked at boot.
-		# no_timer_check: under TCG on a busy host the IO-APIC timer check
-		# can miss its ticks and panic ("IO-APIC + timer doesn't work!",
-		# seen once in make bench); as in cloud images' guest kernels.
-		(exec >"$LAB_DIR/n$i.qemu.log" 2>&1 </dev/null
-		ns qemu-system-x86_64 -nodefaults -display none -no-reboot \
-			-accel tcg -cpu max,la57=off -smp "$LAB_SMP" -m "$LAB_MEM" \
-			-kernel "$LAB_KERNEL" -initrd "$LAB_INITRD" \
-			-append "console=ttyS0 no_timer_check panic=-1 panic_on_warn=1 oops=panic lab.node=n$i ${LAB_CMDLINE:-}" \
-			"${netargs[@]}" \
-			-netdev "user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$(lab_port "$i")-:22" \
-			-device "virtio-net-pci,netdev=mgmt,mac=52:54:00:ff:00:$(printf %02x "$i")" \
-			-serial file:"$LAB_DIR/n$i.console" \
-			-monitor unix:"$LAB_DIR/n$i.mon",server=on,wait=off \
-			-pidfile "$LAB_DIR/n$i.pid" \
-			${LAB_QEMU_PLUGIN:+-plugin "$LAB_QEMU_PLUGIN,ctl=$LAB_DIR/n$i.plugin-ctl"} ${LAB_QEMU_PERFMAP:+-perfmap}) &
-		# Not this test's job: lab_release kills and waits for those.
-		[ -z "${LAB_POOL:-}" ] || disown
+		lab_qemu "$i"
 	done
 	for ((i = 1; i <= nodes; i++)); do
-		lab_wait_ready n$i
+		lab_wait_ready n$i && continue
+		# A guest that hung at boot (seen once, in PCI enumeration, under
+		# TCG with two vCPUs) is booted again, once: its kernel has met
+		# neither the module nor the test yet.
+		tail -20 "$LAB_DIR/n$i.console" >&2
+		pretty INFO "n$i did not boot within ${LAB_BOOT_TIMEOUT}s: booting it again"
+		lab_qemu_stop "$i"
+		mv "$LAB_DIR/n$i.console" "$LAB_DIR/n$i.console.hung" 2>/dev/null
+		lab_qemu "$i"
+		lab_wait_ready n$i || fail "n$i did not boot within ${LAB_BOOT_TIMEOUT}s, twice"
 	done
 	if [ -n "${LAB_POOL:-}" ]; then
 		for ((i = 1; i <= nodes; i++)); do
@@ -300,6 +333,8 @@ lab_pool_down() {
 	lab_down
 }
 
+# lab_wait_ready NODE: true once NODE booted and answers ssh; false if not
+# within LAB_BOOT_TIMEOUT.
 lab_wait_ready() {
 	local n=$1 t=0
 	# The marker alone: a kernel message may land in the middle of its
@@ -307,15 +342,12 @@ lab_wait_ready() {
 	until grep -q "RI2N-GUEST-READY" "$LAB_DIR/$n.console" 2>/dev/null; do
 		sleep 0.2
 		t=$((t + 1))
-		if ((t > LAB_BOOT_TIMEOUT * 5)); then
-			tail -20 "$LAB_DIR/$n.console" >&2
-			fail "$n did not boot within ${LAB_BOOT_TIMEOUT}s"
-		fi
+		((t <= LAB_BOOT_TIMEOUT * 5)) || return 1
 	done
 	until on "$n" true 2>/dev/null; do
 		sleep 0.2
 		t=$((t + 1))
-		((t < LAB_BOOT_TIMEOUT * 5)) || fail "$n: no ssh within ${LAB_BOOT_TIMEOUT}s"
+		((t < LAB_BOOT_TIMEOUT * 5)) || return 1
 	done
 }
 
