@@ -43,6 +43,17 @@ use kernel::str::CStr;
 use kernel::sync::aref::{ARef, AlwaysRefCounted};
 use kernel::types::Opaque;
 
+/// READ_ONCE of a `net_device` field of `$dev` (a [`Device`]): through a
+/// raw pointer, as other CPUs may write the device's fields while we read
+/// (a `&net_device` would claim they do not).
+macro_rules! read_once {
+    ($dev:expr, $field:ident) => {
+        // SAFETY: The device is alive (the `Device` invariant); a volatile
+        // read of an aligned field inside it, as READ_ONCE.
+        unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*$dev.as_raw()).$field)) }
+    };
+}
+
 /// Any network device.
 ///
 /// # Invariants
@@ -90,17 +101,13 @@ impl Device {
         self.0.get()
     }
 
-    fn raw(&self) -> &bindings::net_device {
-        // SAFETY: Alive (invariant); fields read through this are ones the
-        // core changes only with READ_ONCE-tolerant stores or under locks
-        // the callers of the respective methods hold.
-        unsafe { &*self.as_raw() }
-    }
-
     /// The device's name (`eth0`).
     pub fn name(&self) -> &CStr {
-        // SAFETY: `name` is a NUL-terminated array inside the device.
-        unsafe { CStr::from_char_ptr(self.raw().name.as_ptr()) }
+        // SAFETY: Alive (invariant); `name` is a NUL-terminated array inside
+        // the device, rewritten only by a rename, which the callers' log
+        // lines race with as the kernel's own `netdev_name` users do. No
+        // reference to the net_device is made (other CPUs write its fields).
+        unsafe { CStr::from_char_ptr(core::ptr::addr_of!((*self.as_raw()).name).cast()) }
     }
 
     /// The name, for log lines.
@@ -110,40 +117,47 @@ impl Device {
 
     /// The interface index.
     pub fn ifindex(&self) -> i32 {
-        self.raw().ifindex
+        read_once!(self, ifindex)
     }
 
     /// The device's MAC address.
     pub fn addr(&self) -> Mac {
         let mut m = [0u8; 6];
+        let a = read_once!(self, dev_addr);
         // SAFETY: An Ethernet device's `dev_addr` holds at least 6 bytes;
         // only `is_ether` devices reach callers of this.
-        unsafe { core::ptr::copy_nonoverlapping(self.raw().dev_addr, m.as_mut_ptr(), 6) };
+        unsafe { core::ptr::copy_nonoverlapping(a, m.as_mut_ptr(), 6) };
         m
     }
 
     /// The permanent (burnt-in) MAC address; zero if the device has none.
     pub fn perm_addr(&self) -> Mac {
         let mut m = [0u8; 6];
-        m.copy_from_slice(&self.raw().perm_addr[..6]);
+        // SAFETY: Alive (invariant); `perm_addr` is an array inside the
+        // device of more than 6 bytes, set before registration.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                core::ptr::addr_of!((*self.as_raw()).perm_addr).cast::<u8>(),
+                m.as_mut_ptr(),
+                6,
+            )
+        };
         m
     }
 
     /// The MTU.
     pub fn mtu(&self) -> u32 {
-        // SAFETY: READ_ONCE of a field that changes under RTNL.
-        unsafe { core::ptr::read_volatile(&self.raw().mtu) }
+        read_once!(self, mtu)
     }
 
     /// The largest MTU the device accepts.
     pub fn max_mtu(&self) -> u32 {
-        self.raw().max_mtu
+        read_once!(self, max_mtu)
     }
 
     /// `IFF_*` flags.
     pub fn flags(&self) -> u32 {
-        // SAFETY: READ_ONCE of a field that changes under RTNL.
-        unsafe { core::ptr::read_volatile(&self.raw().flags) }
+        read_once!(self, flags)
     }
 
     /// Whether this is a loopback device.
@@ -153,8 +167,8 @@ impl Device {
 
     /// Whether this is an Ethernet device (type and address length).
     pub fn is_ether(&self) -> bool {
-        u32::from(self.raw().type_) == bindings::ARPHRD_ETHER
-            && u32::from(self.raw().addr_len) == bindings::ETH_ALEN
+        u32::from(read_once!(self, type_)) == bindings::ARPHRD_ETHER
+            && u32::from(read_once!(self, addr_len)) == bindings::ETH_ALEN
     }
 
     /// Whether the device has carrier.
@@ -183,7 +197,7 @@ impl Device {
 
     /// Transmit queues in use.
     pub fn tx_queues(&self) -> u32 {
-        self.raw().real_num_tx_queues
+        read_once!(self, real_num_tx_queues)
     }
 
     /// Whether transmit queue `q` (below [`Device::tx_queues`]) is stopped.
@@ -210,7 +224,7 @@ impl Device {
     /// Whether this device uses the ops table `ops` (is a device of the
     /// driver that owns it).
     fn has_ops(&self, ops: *const bindings::net_device_ops) -> bool {
-        core::ptr::eq(self.raw().netdev_ops, ops)
+        core::ptr::eq(read_once!(self, netdev_ops), ops)
     }
 
     /// A counted reference.
