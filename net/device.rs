@@ -227,6 +227,33 @@ impl Device {
         core::ptr::eq(read_once!(self, netdev_ops), ops)
     }
 
+    /// The longest its GRO may keep a packet once frames stop coming, in
+    /// ns: the largest GRO flush or IRQ suspension timeout of its NAPI
+    /// instances (`napi_complete_done` arms a timer of that length, and
+    /// flushes at its end only what is older than a jiffy).
+    pub fn gro_hold_ns(&self) -> u64 {
+        let mut hold = read_once!(self, gro_flush_timeout) as u64;
+        let _rcu = kernel::sync::rcu::read_lock();
+        // SAFETY: Alive (invariant). The NAPI list is added to and taken
+        // from under RCU (list_add_rcu, list_del_rcu in dev.c), and an
+        // instance is freed a grace period after it leaves; we are in a
+        // read-side section. `dev_list` is a member of each napi_struct.
+        unsafe {
+            let head = core::ptr::addr_of!((*self.as_raw()).napi_list).cast_mut();
+            let mut node = core::ptr::read_volatile(core::ptr::addr_of!((*head).next));
+            while node != head {
+                let napi = node
+                    .byte_sub(core::mem::offset_of!(bindings::napi_struct, dev_list))
+                    .cast::<bindings::napi_struct>();
+                let t = core::ptr::read_volatile(core::ptr::addr_of!((*napi).gro_flush_timeout));
+                let s = core::ptr::read_volatile(core::ptr::addr_of!((*napi).irq_suspend_timeout));
+                hold = hold.max(t as u64).max(s as u64);
+                node = core::ptr::read_volatile(core::ptr::addr_of!((*node).next));
+            }
+        }
+        hold
+    }
+
     /// A counted reference.
     pub fn get(&self) -> ARef<Device> {
         ARef::from(self)

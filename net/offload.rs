@@ -41,6 +41,7 @@ use super::device::NetDevice;
 use super::rcu::InRcu;
 use super::skb::headers;
 use core::marker::PhantomData;
+use core::sync::atomic::{AtomicI64, Ordering};
 use kernel::prelude::*;
 use kernel::types::Opaque;
 
@@ -139,17 +140,46 @@ impl<T: ShimOffload> PinnedDrop for Registration<T> {
     fn drop(self: Pin<&mut Self>) {
         // Dropped once the driver's devices are gone, so no port is ours and
         // nothing more is merged; a merged packet GRO still holds must find
-        // `gro_complete` here. GRO holds one until the end of its NAPI poll
-        // (a jiffy while polling goes on, `gro_flush_timeout` if set). A
-        // former port with a `gro_flush_timeout` near 20 ms or more (or
-        // IRQ suspension) may still hold one: its gro_complete then finds
-        // no callback, warns and drops the packet (gro.c), which is no
-        // use after free (dev_remove_offload waits for readers).
-        kernel::time::delay::fsleep(kernel::time::Delta::from_millis(20));
+        // `gro_complete` here (without it, GRO warns and drops the packet):
+        // wait until no former port can hold one.
+        let left = HELD_UNTIL.load(Ordering::Relaxed) - super::ktime_ns() as i64;
+        if left > 0 {
+            kernel::time::delay::fsleep(kernel::time::Delta::from_nanos(left));
+        }
         // SAFETY: Registered in `new`; dev_remove_offload waits for the
         // readers (synchronize_net) before we free it.
         unsafe { bindings::dev_remove_offload(self.offload.get()) };
     }
+}
+
+/// Until when (`ktime_get`, ns) a former port's GRO may still hold a
+/// packet that [`gro_receive`] merged: a registration is dropped no sooner.
+static HELD_UNTIL: AtomicI64 = AtomicI64::new(0);
+
+/// Over a port's GRO hold: a jiffy (at HZ 100 and more), in which a held
+/// packet's poll may arm its timer again, and that poll's softirq.
+const HOLD_MARGIN_NS: u64 = 20_000_000;
+
+/// The longest a registration waits for a former port's GRO (module
+/// exit): a port with a longer timeout may have a merged packet dropped,
+/// with a warning from GRO.
+const HOLD_MAX_NS: u64 = 10_000_000_000;
+
+/// `port` has stopped taking the driver's frames (its rx_handler is gone,
+/// so [`gro_receive`] merges no more of them): what its GRO holds of ours
+/// goes up within its hold ([`super::device::Device::gro_hold_ns`]).
+pub(super) fn port_left(port: &super::device::Device) {
+    let hold = port.gro_hold_ns();
+    if hold > HOLD_MAX_NS {
+        pr_warn!(
+            "{}: GRO holds packets up to {} ms; a module unload waits {} ms for them\n",
+            port.name_str(),
+            hold / 1_000_000,
+            HOLD_MAX_NS / 1_000_000
+        );
+    }
+    let until = super::ktime_ns() + hold.min(HOLD_MAX_NS) + HOLD_MARGIN_NS;
+    HELD_UNTIL.fetch_max(until as i64, Ordering::Relaxed);
 }
 
 /// `gso_segment` for a shim (softirq or process context, under RCU):

@@ -480,7 +480,8 @@ impl<T: Driver> NetDevice<T> {
     }
 
     /// Undoes [`NetDevice::attach_port`]; when it returns, no handler call
-    /// for `port` is running or will run.
+    /// for `port` is running or will run. Its GRO may still hold a packet
+    /// it merged as ours, which the offload's registration waits for.
     pub fn detach_port(&self, _rtnl: &Rtnl, port: &Device) {
         // SAFETY: Attached by `attach_port`; RTNL held. Unregistering the
         // handler waits for an RCU grace period (synchronize_net).
@@ -488,6 +489,7 @@ impl<T: Driver> NetDevice<T> {
             bindings::netdev_upper_dev_unlink(port.as_raw(), self.as_raw());
             bindings::netdev_rx_handler_unregister(port.as_raw());
         }
+        crate::net::offload::port_left(port);
     }
 
     /// Creates and registers a device of ours outside of `ip link add`
