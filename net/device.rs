@@ -266,6 +266,19 @@ impl Device {
         unsafe { bindings::netdev_registered(self.as_raw()) }
     }
 
+    /// Looks a device up by index in namespace `net`, counted.
+    ///
+    /// # Safety
+    ///
+    /// `net` is a live namespace for the call.
+    pub(crate) unsafe fn by_index(net: *mut bindings::net, ifindex: i32) -> Option<ARef<Device>> {
+        // SAFETY: `net` is live (the caller's promise); dev_get_by_index
+        // takes a reference, which `ARef` now owns.
+        let p = unsafe { bindings::dev_get_by_index(net, ifindex) };
+        // SAFETY: A held, live device.
+        NonNull::new(p).map(|p| unsafe { ARef::from_raw(p.cast()) })
+    }
+
     /// Looks a device up by name in the initial namespace, counted.
     pub fn by_name(_rtnl: &Rtnl, name: &CStr) -> Option<ARef<Device>> {
         // SAFETY: `name` is NUL-terminated; dev_get_by_name takes a

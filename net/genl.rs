@@ -410,12 +410,8 @@ impl Request<'_> {
 ///
 /// `net` is a live namespace.
 unsafe fn by_index(net: *mut bindings::net, ifindex: u32) -> Option<ARef<Device>> {
-    let ifindex = i32::try_from(ifindex).ok()?;
-    // SAFETY: The caller's guarantee; dev_get_by_index takes a reference,
-    // which `ARef` owns.
-    let p = unsafe { bindings::dev_get_by_index(net, ifindex) };
-    // SAFETY: A held, live device.
-    NonNull::new(p).map(|p| unsafe { ARef::from_raw(p.cast()) })
+    // SAFETY: The caller's guarantee.
+    unsafe { Device::by_index(net, i32::try_from(ifindex).ok()?) }
 }
 
 /// # Safety

@@ -64,7 +64,9 @@ int rnet_restart_syscall(void) { return restart_syscall(); }
 
 void *rnet_net_generic(const struct net *net, unsigned int id) { return net_generic(net, id); }
 struct proc_dir_entry *rnet_net_proc_dir(struct net *net) { return net->proc_net; }
-void *rnet_seq_private(struct seq_file *m) { return m->private; }
+struct proc_dir_entry *rnet_proc_net_mkdir(struct net *net, const char *name, struct proc_dir_entry *parent) { return proc_net_mkdir(net, name, parent); }
+struct net *rnet_seq_file_single_net(struct seq_file *m) { return seq_file_single_net(m); }
+void *rnet_seq_pde_data(struct seq_file *m) { return pde_data(file_inode(m->file)); }
 
 int rnet_nla_put_u32(struct sk_buff *skb, int type, u32 v) { return nla_put_u32(skb, type, v); }
 int rnet_nla_put_u8(struct sk_buff *skb, int type, u8 v) { return nla_put_u8(skb, type, v); }

@@ -43,8 +43,12 @@ unsafe impl<D: DirName> Send for PernetDir<D> {}
 /// Only the kernel calls it, through the table this module fills in, with
 /// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn dir_init<D: DirName>(net: *mut bindings::net) -> i32 {
-    // SAFETY: A namespace being set up; its proc_net directory exists.
-    let p = unsafe { bindings::proc_mkdir(D::NAME.as_char_ptr(), bindings::net_proc_dir(net)) };
+    // SAFETY: A namespace being set up; its proc_net directory exists. The
+    // directory names the namespace, which the files in it open with
+    // (`proc_create_net_single`).
+    let p = unsafe {
+        bindings::proc_net_mkdir(net, D::NAME.as_char_ptr(), bindings::net_proc_dir(net))
+    };
     if p.is_null() {
         ENOMEM.to_errno()
     } else {
@@ -106,13 +110,21 @@ unsafe extern "C" fn show<T: ProcShow<D>, D: DirName>(
     m: *mut bindings::seq_file,
     _v: *mut core::ffi::c_void,
 ) -> i32 {
-    // SAFETY: The file was created by `DeviceFile::create` with the device
-    // as its data; the device's data outlives the file (removed first,
-    // which waits for readers). Both bindings name the same seq_file.
+    // SAFETY: The file was created by `DeviceFile::create` with
+    // proc_create_net_single, which holds the namespace while the file is
+    // open and keeps it in the seq_file, and with the device's index as its
+    // data. The device is looked up afresh and held for the call. Both
+    // bindings name the same seq_file.
     unsafe {
-        let dev = bindings::seq_private(m).cast::<bindings::net_device>();
-        let Some(d) = NetDevice::<T>::of(Device::from_raw(dev)) else {
-            return 0;
+        let net = bindings::seq_file_single_net(m.cast());
+        let ifindex = bindings::seq_pde_data(m.cast()) as usize as i32;
+        // Not found: the device is being unregistered, its file about to
+        // go (or kept past it, a `DeviceFile` forgotten): as if gone.
+        let Some(dev) = Device::by_index(net, ifindex) else {
+            return ENOENT.to_errno();
+        };
+        let Some(d) = NetDevice::<T>::of(&dev) else {
+            return ENOENT.to_errno();
         };
         <T as ProcShow<D>>::show(d, SeqFile::from_raw(m.cast()));
     }
@@ -142,8 +154,9 @@ impl DeviceFile {
     }
 
     /// Creates the file of `dev`, named as the device, in its namespace's
-    /// directory `D::NAME`. The caller removes it (drop) before the
-    /// device's data goes away.
+    /// directory `D::NAME`; removed on drop. Reads find the device by its
+    /// index, so a file kept past its device (forgotten) reads as gone
+    /// (ENOENT), never as freed memory.
     pub fn create<T: ProcShow<D>, D: DirName>(dev: &NetDevice<T>) -> Result<DeviceFile> {
         let mut path = [0u8; 64];
         let (dir, name) = (D::NAME.to_bytes(), dev.name().to_bytes());
@@ -156,14 +169,14 @@ impl DeviceFile {
         path[dir.len() + 1..n].copy_from_slice(name);
         // SAFETY: `path` is NUL-terminated; the parent is the device's
         // namespace's /proc/net, where `PernetDir` made the directory; the
-        // data pointer is the device, valid while the file exists.
+        // data is the device's index, not a pointer (see `show`).
         let entry = unsafe {
-            bindings::proc_create_single_data(
+            bindings::proc_create_net_single(
                 path.as_ptr().cast(),
                 0o444,
                 bindings::net_proc_dir(bindings::dev_net(dev.as_raw())),
                 Some(show::<T, D>),
-                dev.as_raw().cast(),
+                dev.ifindex() as usize as *mut core::ffi::c_void,
             )
         };
         if entry.is_null() {
