@@ -84,8 +84,7 @@ pub(crate) fn set_params(
         // one wakes it within a phase of the new (under the lock, as `stop`
         // is, so that a device going down stays unarmed).
         if next.hbspan() < cur.hbspan() && st.is_up() {
-            dev.data()
-                .hb_timer()
+            Ri2n::hb_timer(dev)
                 .reduce_ms(next.hbspan().as_ms() as u32 / crate::ri2n_state::HB_PHASES as u32);
         }
         // The sweep plans with the new times from its next run.

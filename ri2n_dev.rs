@@ -210,23 +210,23 @@ impl Ri2n {
     }
 
     /// The work that tells the slaves' lower states (ri2n_slave.rs).
-    pub(crate) fn ports_work(&self) -> WorkRef<'_, Ri2n, 0> {
-        DeviceWork::<0>::work(self)
+    pub(crate) fn ports_work(dev: &Ri2nDev) -> WorkRef<'_, Ri2n, 0> {
+        DeviceWork::<0>::work(dev)
     }
 
     /// The work that sends transitions (ri2n_genl.rs).
-    pub(crate) fn events_work(&self) -> WorkRef<'_, Ri2n, 1> {
-        DeviceWork::<1>::work(self)
+    pub(crate) fn events_work(dev: &Ri2nDev) -> WorkRef<'_, Ri2n, 1> {
+        DeviceWork::<1>::work(dev)
     }
 
     /// The heartbeat timer (ri2n_hb.rs).
-    pub(crate) fn hb_timer(&self) -> TimerRef<'_, Ri2n, 0> {
-        DeviceTimer::<0>::timer(self)
+    pub(crate) fn hb_timer(dev: &Ri2nDev) -> TimerRef<'_, Ri2n, 0> {
+        DeviceTimer::<0>::timer(dev)
     }
 
     /// The sweep timer (ri2n_hb.rs).
-    pub(crate) fn sweep_timer(&self) -> TimerRef<'_, Ri2n, 1> {
-        DeviceTimer::<1>::timer(self)
+    pub(crate) fn sweep_timer(dev: &Ri2nDev) -> TimerRef<'_, Ri2n, 1> {
+        DeviceTimer::<1>::timer(dev)
     }
 
     /// The table slots' cells (ri2n_peer.rs), for as long as
@@ -368,7 +368,9 @@ impl Driver for Ri2n {
             slots: AtomicPtr::new(state.as_ref().map_or(core::ptr::null_mut(), |s| s.slots_ptr().cast_mut())),
             stats: state.as_ref().map_err(|e| *e)?.stats().clone(),
             state <- crate::new_spinlock_bh!(state?, "ri2n_state"),
-            gro: GroCells::new(dev)?,
+            // SAFETY: `dev` is being initialised and the cells are part
+            // of its data: destroyed in `uninit`, dropped with the data.
+            gro: unsafe { GroCells::new(dev)? },
             txq: Default::default(),
             // Ordered by creation time, so that a replayed frame from
             // before a restart cannot take us back (core/auth.rs).
@@ -401,8 +403,8 @@ impl Driver for Ri2n {
     fn uninit(dev: &Ri2nDev, rtnl: &Rtnl) {
         crate::ri2n_slave::release_all(dev, rtnl);
         // Closed already; no callback may run once the data goes.
-        dev.data().hb_timer().shutdown();
-        dev.data().sweep_timer().shutdown();
+        Ri2n::hb_timer(dev).shutdown();
+        Ri2n::sweep_timer(dev).shutdown();
         dev.data().gro.destroy();
         *dev.data().proc.lock() = DeviceFile::none();
         crate::ri2n_genl::send_removed(dev);

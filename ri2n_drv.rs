@@ -27,6 +27,10 @@ pub mod net;
 // into it inline as they would into any module's private functions (as
 // a public module, its single-call functions keep a symbol and cost a
 // 64 B round trip some 50 instructions, `make insns`).
+/// The net abstraction's compile_fail tests (scripts/api-misuse.sh).
+#[cfg(ri2n_api_misuse)]
+#[path = "tests/api/misuse.rs"]
+mod api_misuse;
 #[allow(dead_code, unreachable_pub)]
 #[path = "core/mod.rs"]
 mod proto;

@@ -441,7 +441,7 @@ pub(crate) fn send_events(dev: &Ri2nDev) {
 pub(crate) fn send_removed(dev: &Ri2nDev) {
     // The work sends nothing after this (it only takes the state lock:
     // waiting for it under RTNL is safe), then what it left goes first.
-    dev.data().events_work().disable_sync();
+    Ri2n::events_work(dev).disable_sync();
     send_events(dev);
     if !FAMILY.has_listeners(dev, GROUP_EVENTS) {
         return;

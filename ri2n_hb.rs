@@ -38,6 +38,7 @@ use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
 use crate::ri2n_state::{State, HB_PHASES};
 use crate::ri2n_tx::{encode_header, tag_addrs, task, ETH_HLEN};
+use crate::Ri2n;
 use kernel::sync::rcu;
 
 /// ri2n0 goes up (`ndo_open`): timers start.
@@ -47,10 +48,9 @@ pub(crate) fn start(dev: &Ri2nDev) {
     let mut none = SkbList::new();
     st.set_up(true, &mut none);
     // The first heartbeats go out soon: peers learn our epoch and links.
-    d.hb_timer()
-        .arm_ms((st.params().hbspan().as_ms() as u32).min(100));
+    Ri2n::hb_timer(dev).arm_ms((st.params().hbspan().as_ms() as u32).min(100));
     st.sweep_now();
-    d.sweep_timer().arm_after_ms(st.sweep_delay_ms());
+    Ri2n::sweep_timer(dev).arm_after_ms(st.sweep_delay_ms());
     drop(st);
 }
 
@@ -60,8 +60,8 @@ pub(crate) fn stop(dev: &Ri2nDev) {
     let mut garbage = SkbList::new();
     d.lock_state().set_up(false, &mut garbage);
     // Callbacks do not re-arm once the device is down.
-    d.hb_timer().stop();
-    d.sweep_timer().stop();
+    Ri2n::hb_timer(dev).stop();
+    Ri2n::sweep_timer(dev).stop();
     drop(garbage);
     // A queue paused for the sweep, which no longer runs, would keep its
     // frames, charged to their sockets, until the next up: they go now.
@@ -81,7 +81,7 @@ pub(crate) fn kick(dev: &Ri2nDev) {
 pub(crate) fn kick_locked(dev: &Ri2nDev, st: &mut State) {
     if st.is_up() {
         st.sweep_now();
-        dev.data().sweep_timer().arm_ms(0);
+        Ri2n::sweep_timer(dev).arm_ms(0);
     }
 }
 
@@ -102,7 +102,7 @@ pub(crate) fn heartbeat_timer(dev: &Ri2nDev, _bh: &Bh<'_>) {
         // More peers' heartbeats than one call sends: the sweep sends the
         // rest, a period from now at the latest.
         if let Some(ms) = st.sweep_within_period() {
-            d.sweep_timer().reduce_ms(ms);
+            Ri2n::sweep_timer(dev).reduce_ms(ms);
         }
     }
     // Re-armed under the lock, with the HBSPAN of now: a device gone down
@@ -110,7 +110,7 @@ pub(crate) fn heartbeat_timer(dev: &Ri2nDev, _bh: &Bh<'_>) {
     // found the timer running) is not undone by the old one's wait.
     if st.is_up() {
         let tick = (st.params().hbspan().as_ms() * phases / HB_PHASES as u64) as u32;
-        d.hb_timer().arm_ms(tick.max(1));
+        Ri2n::hb_timer(dev).arm_ms(tick.max(1));
     }
 }
 
@@ -151,7 +151,7 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev, bh: &Bh<'_>) {
         if paused {
             st.sweep_now();
         }
-        d.sweep_timer().reduce_ms(st.sweep_delay_ms());
+        Ri2n::sweep_timer(dev).reduce_ms(st.sweep_delay_ms());
     }
     drop(st);
 }

@@ -38,6 +38,7 @@ use crate::proto::MAX_LINKS;
 use crate::ri2n_dev::Ri2nDev;
 use crate::ri2n_peer::{PeerCell, Slots};
 use crate::ri2n_state::{ends_gro_run, hand_up, ms_until, sweep_period, RxIn, RxOut, Sealed, Wire};
+use crate::Ri2n;
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
 use kernel::sync::rcu;
@@ -276,7 +277,7 @@ fn receive_locked(
             // Under the lock, as the sweep re-arms: never later than
             // armed, and never once ri2n0 is down (`rx_frame` pulls only
             // while up).
-            d.sweep_timer().reduce_ms(ms);
+            Ri2n::sweep_timer(dev).reduce_ms(ms);
         }
         after
     };
@@ -453,7 +454,7 @@ fn lockless(
             .flatten()
     });
     if let Some(at) = pull {
-        d.sweep_timer().reduce_ms(ms_until(at, t));
+        Ri2n::sweep_timer(dev).reduce_ms(ms_until(at, t));
     }
     c.rx_at = t;
     let claim = hand_up(&d.gro, slot, &mut up, ends_runs, bh);

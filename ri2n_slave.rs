@@ -218,7 +218,7 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, why: Release) -
         Ri2n::update_mtu(dev, rtnl);
         Ri2n::update_carrier(dev);
         crate::ri2n_hb::kick(dev);
-        dev.data().events_work().queue_highpri();
+        Ri2n::events_work(dev).queue_highpri();
     }
     pr_info!(
         "{}: link {}: slave released{}\n",
@@ -458,7 +458,7 @@ pub(crate) fn tell_ports(dev: &Ri2nDev) {
     // bonding's works do, so that nothing that holds RTNL need wait for
     // this work. Run after ri2n0's unregistration, it finds no slave.
     let Some(rtnl) = Rtnl::try_lock() else {
-        dev.data().ports_work().queue_ms(1);
+        Ri2n::ports_work(dev).queue_ms(1);
         return;
     };
     let ports = dev.data().lock_state().ports_to_tell();
@@ -472,18 +472,18 @@ pub(crate) fn tell_ports(dev: &Ri2nDev) {
 /// is the state, locked.
 pub(crate) fn tell_changes(dev: &Ri2nDev, st: &mut State) {
     if st.take_ports_changed() {
-        dev.data().ports_work().queue_ms(0);
+        Ri2n::ports_work(dev).queue_ms(0);
     }
     if st.events_pending() {
-        dev.data().events_work().queue_highpri();
+        Ri2n::events_work(dev).queue_highpri();
     }
 }
 
 /// Queues [`tell_ports`] and the events work, after a change made outside
 /// the data path (a slave added, a carrier event).
 pub(crate) fn tell_all(dev: &Ri2nDev) {
-    dev.data().ports_work().queue_ms(0);
-    dev.data().events_work().queue_highpri();
+    Ri2n::ports_work(dev).queue_ms(0);
+    Ri2n::events_work(dev).queue_highpri();
 }
 
 /// The smallest slave MTU that leaves room for an IPv4 packet (under a

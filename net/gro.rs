@@ -147,7 +147,16 @@ fn possible_cpus() -> impl Iterator<Item = u32> {
 
 impl GroCells {
     /// Cells for `dev` (its `ndo_init`, process context).
-    pub fn new(dev: &Device) -> Result<Self> {
+    ///
+    /// # Safety
+    ///
+    /// `dev` is the device being initialised, and the cells become part of
+    /// its private data: [`GroCells::destroy`] runs in its `ndo_uninit`,
+    /// and the cells are dropped with the data (`priv_destructor`, an RCU
+    /// grace period after unregistration), or at once if registration
+    /// failed. Dropped anywhere else, they would free NAPI contexts that
+    /// RCU readers of the device's NAPI list may still see.
+    pub unsafe fn new(dev: &Device) -> Result<Self> {
         let mut cpus = KVec::new();
         for cpu in possible_cpus() {
             cpus.push(cpu, GFP_KERNEL_ACCOUNT)?;

@@ -11,8 +11,9 @@
 //!
 //! A timer is armed or stopped only through its container
 //! ([`DeviceTimer::timer`]), as the kernel crate's `HrTimer` is started
-//! through `HasHrTimer`: a `Timer` made anywhere else has no way to be
-//! armed, so its callback can never take memory around it for a `T`.
+//! through `HasHrTimer`, and only in a device's data: a `Timer`, or a `T`,
+//! made anywhere else has no way to be armed, so its callback can never
+//! take memory around it for a device's `T`.
 
 use super::bindings;
 use super::device::{Driver, NetDevice};
@@ -54,13 +55,15 @@ pub unsafe trait DeviceTimer<const ID: u64>: Driver + Sized {
     /// The timer fired (softirq context: `bh`).
     fn fired(dev: &NetDevice<Self>, bh: &Bh<'_>);
 
-    /// Timer `ID` of `self`: the one way to arm or stop it.
-    fn timer(&self) -> TimerRef<'_, Self, ID> {
+    /// Timer `ID` of `dev`'s data: the one way to arm or stop it, so that
+    /// an armed timer is always inside a device's data (a `Self` made
+    /// anywhere else has no timer to arm).
+    fn timer(dev: &NetDevice<Self>) -> TimerRef<'_, Self, ID> {
         // SAFETY: `OFFSET` is that of a `Timer<Self, ID>` field of `Self`
         // (the trait's contract), so the pointer is to that field, which
-        // lives as long as `self`.
+        // lives as long as the device's data.
         TimerRef(unsafe {
-            &*core::ptr::from_ref(self)
+            &*core::ptr::from_ref(dev.data())
                 .cast::<u8>()
                 .add(Self::OFFSET)
                 .cast::<Timer<Self, ID>>()

@@ -49,13 +49,15 @@ pub unsafe trait DeviceWork<const ID: u64>: Driver + Sized {
     /// again).
     fn run(dev: &NetDevice<Self>);
 
-    /// Work item `ID` of `self`: the one way to queue it.
-    fn work(&self) -> WorkRef<'_, Self, ID> {
+    /// Work item `ID` of `dev`'s data: the one way to queue it, so that a
+    /// queued item is always inside a device's data (a `Self` made anywhere
+    /// else has no work to queue).
+    fn work(dev: &NetDevice<Self>) -> WorkRef<'_, Self, ID> {
         // SAFETY: `OFFSET` is that of a `Work<Self, ID>` field of `Self`
         // (the trait's contract), so the pointer is to that field, which
-        // lives as long as `self`.
+        // lives as long as the device's data.
         WorkRef(unsafe {
-            &*core::ptr::from_ref(self)
+            &*core::ptr::from_ref(dev.data())
                 .cast::<u8>()
                 .add(Self::OFFSET)
                 .cast::<Work<Self, ID>>()

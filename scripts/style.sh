@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The style gate, run first by `make check`: rustfmt with the kernel's
 # .rustfmt.toml, clippy on the module (the kernel's lint set, CLIPPY=1) and
-# on the userspace crates, both with warnings denied, and shellcheck on
-# the scripts and lab tests. Usage: style.sh [KDIR] (default: the lab's
-# kernel, built if missing).
+# on the userspace crates, both with warnings denied, the net
+# abstraction's compile_fail tests, and shellcheck on the scripts and lab
+# tests. Usage: style.sh [KDIR] (default: the lab's kernel, built if
+# missing).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RI2N_ROOT"
@@ -25,6 +26,14 @@ if ! PATH="$LLVM_DIR/bin:$RI2N_CACHE/tools/bin:$PATH" \
 	failed+=("clippy on the module (full log: .style-clippy.log)")
 else
 	rm -f "$RI2N_ROOT/.style-clippy.log"
+fi
+
+log "style: the net abstraction's compile_fail tests (scripts/api-misuse.sh)"
+if ! PATH="$LLVM_DIR/bin:$RI2N_CACHE/tools/bin:$PATH" scripts/api-misuse.sh "$kdir" >"$RI2N_ROOT/.style-misuse.log" 2>&1; then
+	cat "$RI2N_ROOT/.style-misuse.log" >&2
+	failed+=("the net abstraction's compile_fail tests (scripts/api-misuse.sh)")
+else
+	rm -f "$RI2N_ROOT/.style-misuse.log"
 fi
 
 log "style: shellcheck"

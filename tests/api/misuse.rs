@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What the net abstraction refuses to compile. Each function misuses it
+//! as a driver could, and `scripts/api-misuse.sh` builds the module with
+//! `--cfg ri2n_api_misuse` and expects, on each line marked `refused:`,
+//! the error it names, and no other: the compile_fail doctests an
+//! out-of-tree module cannot have.
+
+use crate::net::device::Device;
+use crate::net::gro::GroCells;
+use crate::net::lock::Bh;
+use crate::net::timer::DeviceTimer;
+use crate::net::work::DeviceWork;
+use crate::Ri2n;
+use kernel::prelude::*;
+
+/// GRO cells dropped anywhere but in their device's teardown free NAPI
+/// contexts that readers may still see: made only under a contract.
+fn cells_for_any_device(dev: &Device) -> Result<GroCells> {
+    GroCells::new(dev) // refused: E0133
+}
+
+/// A driver's data made outside a device has no timer to arm: the timer
+/// callback would take the memory around it for a device.
+fn timer_of_data_outside_a_device(data: &Ri2n) {
+    DeviceTimer::<0>::timer(data).arm_ms(1); // refused: E0308
+}
+
+/// Nor work to queue, for the same reason.
+fn work_of_data_outside_a_device(data: &Ri2n) {
+    DeviceWork::<0>::work(data).queue_ms(1); // refused: E0308
+}
+
+/// Only the contexts that have bottom halves off make their witness.
+fn bh_witness_anywhere() {
+    let _bh = Bh::new(); // refused: E0133
+}
+
+/// A claim on a cell lives no longer than the witness it was taken under.
+fn claim_past_its_witness(cells: &GroCells) {
+    let claim = {
+        // SAFETY: Not sound; the line under test is the next one.
+        let bh = unsafe { Bh::new() };
+        cells.claim(0, &bh) // refused: E0597
+    };
+    drop(claim);
+}
