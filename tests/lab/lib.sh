@@ -130,10 +130,23 @@ lab_qemu() {
 
 # lab_qemu_stop I: node I's QEMU ends (10 s at most), its taps free.
 lab_qemu_stop() {
-	local pid t
+	lab_qemu_kill "$1"
+	lab_qemu_reap "$1"
+}
+
+# lab_qemu_kill I: asks guest nI's QEMU to quit (its ssh connection first).
+lab_qemu_kill() {
 	ssh -O exit -S "$LAB_DIR/n$1.ssh" x 2>/dev/null
+	[ -f "$LAB_DIR/n$1.pid" ] || return 0
+	# QEMU's perf map (some 20 MB) goes with the guest.
+	[ -z "${LAB_QEMU_PERFMAP:-}" ] || rm -f "/tmp/perf-$(cat "$LAB_DIR/n$1.pid").map"
+	kill "$(cat "$LAB_DIR/n$1.pid")" 2>/dev/null
+}
+
+# lab_qemu_reap I: waits up to 10 s for guest nI's QEMU to go, then kills it.
+lab_qemu_reap() {
+	local pid t
 	pid=$(cat "$LAB_DIR/n$1.pid" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null
 	for ((t = 0; t < 100; t++)); do
 		kill -0 "$pid" 2>/dev/null || return 0
 		sleep 0.1
@@ -354,20 +367,10 @@ lab_wait_ready() {
 lab_down() {
 	local rc=$? i
 	trap - EXIT
-	for ((i = 1; i <= LAB_NODES; i++)); do
-		ssh -O exit -S "$LAB_DIR/n$i.ssh" x 2>/dev/null
-		if [ -f "$LAB_DIR/n$i.pid" ]; then
-			# QEMU's perf map (some 20 MB) goes with the guest.
-			[ -z "$LAB_QEMU_PERFMAP" ] || rm -f "/tmp/perf-$(cat "$LAB_DIR/n$i.pid").map"
-			kill "$(cat "$LAB_DIR/n$i.pid")" 2>/dev/null
-		fi
-	done
+	for ((i = 1; i <= LAB_NODES; i++)); do lab_qemu_kill "$i"; done
 	wait 2>/dev/null
 	# A pooled lab's guests are not this shell's children: wait them out.
-	for ((i = 1; i <= LAB_NODES; i++)); do
-		[ -f "$LAB_DIR/n$i.pid" ] || continue
-		for _ in $(seq 50); do kill -0 "$(cat "$LAB_DIR/n$i.pid" 2>/dev/null)" 2>/dev/null || break; sleep 0.1; done
-	done
+	for ((i = 1; i <= LAB_NODES; i++)); do lab_qemu_reap "$i"; done
 	[ -z "${LAB_POOL:-}" ] || rm -f "$LAB_POOL/lab.key"
 	ip netns del "$LAB_NS" 2>/dev/null
 	if [ "${LAB_KEEP:-0}" = 1 ]; then
