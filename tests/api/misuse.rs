@@ -3,8 +3,9 @@
 //! What the net abstraction refuses to compile. Each function misuses it
 //! as a driver could, and `scripts/api-misuse.sh` builds the module with
 //! `--cfg ri2n_api_misuse` and expects, on each line marked `refused:`,
-//! the error it names, and no other: the compile_fail doctests an
-//! out-of-tree module cannot have.
+//! the error it names, and no other error anywhere: the compile_fail
+//! doctests an out-of-tree module cannot have. A marked line holds only
+//! the misuse, so that its error can have no other cause.
 
 use crate::net::device::Device;
 use crate::net::gro::GroCells;
@@ -23,12 +24,14 @@ fn cells_for_any_device(dev: &Device) -> Result<GroCells> {
 /// A driver's data made outside a device has no timer to arm: the timer
 /// callback would take the memory around it for a device.
 fn timer_of_data_outside_a_device(data: &Ri2n) {
-    DeviceTimer::<0>::timer(data).arm_ms(1); // refused: E0308
+    let timer = DeviceTimer::<0>::timer(data); // refused: E0308
+    timer.arm_ms(1);
 }
 
 /// Nor work to queue, for the same reason.
 fn work_of_data_outside_a_device(data: &Ri2n) {
-    DeviceWork::<0>::work(data).queue_ms(1); // refused: E0308
+    let work = DeviceWork::<0>::work(data); // refused: E0308
+    work.queue_ms(1);
 }
 
 /// Only the contexts that have bottom halves off make their witness.
