@@ -227,12 +227,14 @@ impl Device {
         core::ptr::eq(read_once!(self, netdev_ops), ops)
     }
 
-    /// The longest its GRO may keep a packet once frames stop coming, in
-    /// ns: the largest GRO flush or IRQ suspension timeout of its NAPI
-    /// instances (`napi_complete_done` arms a timer of that length, and
-    /// flushes at its end only what is older than a jiffy).
-    pub fn gro_hold_ns(&self) -> u64 {
+    /// Its GRO's hold, over its NAPI instances: the longest it may keep a
+    /// packet once frames stop coming, in ns (the largest GRO flush or IRQ
+    /// suspension timeout: `napi_complete_done` arms a timer of that
+    /// length, and flushes at its end only what is older than a jiffy),
+    /// and whether it holds any now (a racy read, for a log line).
+    pub fn gro_hold(&self) -> (u64, bool) {
         let mut hold = read_once!(self, gro_flush_timeout) as u64;
+        let mut holds = false;
         let _rcu = kernel::sync::rcu::read_lock();
         // SAFETY: Alive (invariant). The NAPI list is added to and taken
         // from under RCU (list_add_rcu, list_del_rcu in dev.c), and an
@@ -248,10 +250,11 @@ impl Device {
                 let t = core::ptr::read_volatile(core::ptr::addr_of!((*napi).gro_flush_timeout));
                 let s = core::ptr::read_volatile(core::ptr::addr_of!((*napi).irq_suspend_timeout));
                 hold = hold.max(t as u64).max(s as u64);
+                holds |= core::ptr::read_volatile(core::ptr::addr_of!((*napi).gro.bitmask)) != 0;
                 node = core::ptr::read_volatile(core::ptr::addr_of!((*node).next));
             }
         }
-        hold
+        (hold, holds)
     }
 
     /// A counted reference.

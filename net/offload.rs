@@ -167,13 +167,21 @@ const HOLD_MAX_NS: u64 = 10_000_000_000;
 
 /// `port` has stopped taking the driver's frames (its rx_handler is gone,
 /// so [`gro_receive`] merges no more of them): what its GRO holds of ours
-/// goes up within its hold ([`super::device::Device::gro_hold_ns`]).
+/// goes up within its hold ([`super::device::Device::gro_hold`]).
 pub(super) fn port_left(port: &super::device::Device) {
-    let hold = port.gro_hold_ns();
+    let (hold, holds) = port.gro_hold();
+    // A closed port's NAPI (napi_disable) keeps what its GRO held, with
+    // no timer, until it is opened again: no wait bounds that.
+    if holds && !port.running() {
+        pr_warn!(
+            "{}: down with a GRO flush timeout: a packet its GRO holds of ours may outlive the module\n",
+            port.name()
+        );
+    }
     if hold > HOLD_MAX_NS {
         pr_warn!(
             "{}: GRO holds packets up to {} ms; a module unload waits {} ms for them\n",
-            port.name_str(),
+            port.name(),
             hold / 1_000_000,
             HOLD_MAX_NS / 1_000_000
         );
