@@ -18,7 +18,7 @@ use kernel::prelude::*;
 fn refuse(dev: &Ri2nDev, extack: &ExtAck, why: fmt::Arguments<'_>) {
     if extack.is_none() {
         // As bonding's sysfs options: one line per refused write.
-        pr_err!("{}: {}\n", dev.name_str(), why);
+        pr_err!("{}: {}\n", dev.name(), why);
     } else {
         extack.set_msg_fmt(why);
     }
@@ -56,7 +56,7 @@ pub(crate) fn set_params(
                 format_args!(
                     "{} can only change while {} is down",
                     p.spec().name,
-                    dev.name_str()
+                    dev.name()
                 ),
             );
             return Err((EBUSY, p));

@@ -292,11 +292,11 @@ impl Ri2n {
             } else {
                 "a slave's mtu is smaller"
             };
-            pr_info!("{}: mtu lowered to {} ({})\n", dev.name_str(), want, why);
+            pr_info!("{}: mtu lowered to {} ({})\n", dev.name(), want, why);
         } else if done.is_ok() {
             pr_info!(
                 "{}: mtu raised to {}, its slaves' less the header\n",
-                dev.name_str(),
+                dev.name(),
                 want
             );
         }
@@ -316,7 +316,7 @@ impl Ri2n {
         *f = DeviceFile::none();
         match DeviceFile::create::<Ri2n, TextView>(dev) {
             Ok(file) => *f = file,
-            Err(e) => pr_warn!("{}: no procfs file: {:?}\n", dev.name_str(), e),
+            Err(e) => pr_warn!("{}: no procfs file: {:?}\n", dev.name(), e),
         }
     }
 }
@@ -393,7 +393,7 @@ impl Driver for Ri2n {
         Ri2n::proc_create(dev);
         pr_info!(
             "{}: RI2N/DRV device created (mac {}, epoch {:x})\n",
-            dev.name_str(),
+            dev.name(),
             MacFmt(&dev.addr()),
             dev.data().epoch
         );
@@ -408,7 +408,7 @@ impl Driver for Ri2n {
         dev.data().gro.destroy();
         *dev.data().proc.lock() = DeviceFile::none();
         crate::ri2n_genl::send_removed(dev);
-        pr_info!("{}: removed\n", dev.name_str());
+        pr_info!("{}: removed\n", dev.name());
     }
 
     fn open(dev: &Ri2nDev, _rtnl: &Rtnl) -> Result {
@@ -645,7 +645,7 @@ impl Sysfs for Ri2n {
         let Ok(v) = input.parse::<u32>() else {
             pr_err!(
                 "{}: {}: '{}' is not a number\n",
-                dev.name_str(),
+                dev.name(),
                 p.spec().name,
                 input
             );
@@ -666,7 +666,7 @@ fn set_key(dev: &Ri2nDev, which: usize, input: &str) -> Result {
             None => {
                 pr_err!(
                     "{}: a key is 32 hex digits (128 bits), or none\n",
-                    dev.name_str()
+                    dev.name()
                 );
                 return Err(EINVAL);
             }
@@ -740,21 +740,21 @@ fn log_key(dev: &Ri2nDev, which: usize, id: Option<u32>, was: bool, now: bool) {
     match (which, id) {
         (0, Some(id)) => pr_info!(
             "{}: sealing frames with key {:08x}{}\n",
-            dev.name_str(),
+            dev.name(),
             id,
             if was { "" } else { " (keys on)" }
         ),
         (0, None) => pr_info!(
             "{}: keys off: frames unsealed, the segment trusted\n",
-            dev.name_str()
+            dev.name()
         ),
-        (_, Some(id)) => pr_info!("{}: also accepting key {:08x}\n", dev.name_str(), id),
-        (_, None) => pr_info!("{}: accepting only the sealing key\n", dev.name_str()),
+        (_, Some(id)) => pr_info!("{}: also accepting key {:08x}\n", dev.name(), id),
+        (_, None) => pr_info!("{}: accepting only the sealing key\n", dev.name()),
     }
     if which != 0 && !now {
         pr_warn!(
             "{}: key_accept has no effect until a key is set\n",
-            dev.name_str()
+            dev.name()
         );
     }
 }

@@ -228,8 +228,8 @@ fn create_from_param(link: &Registration<Ri2n>) -> Result {
         if let Err(e) = ri2n_slave::enslave(dev, &rtnl, port, &none) {
             pr_err!(
                 "slave {}: not enslaved, {} not created\n",
-                port.name_str(),
-                dev.name_str()
+                port.name(),
+                dev.name()
             );
             dev.delete(&rtnl);
             return Err(e);

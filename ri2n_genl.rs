@@ -295,7 +295,7 @@ fn get_device(d: &mut Dump<'_>) -> Result {
 fn fill_device(dev: &Ri2nDev, m: &NlMsg) -> Result {
     let d = dev.data();
     m.put_u32(attr::IFINDEX, dev.ifindex() as u32)?;
-    m.put_str(attr::IFNAME, dev.name_str())?;
+    m.put_str(attr::IFNAME, &dev.name())?;
     Ri2n::fill_link_attrs(dev, m)?;
     m.put_bytes(attr::MAC, &dev.addr())?;
     m.put_u32(attr::MTU, dev.mtu())?;
@@ -474,7 +474,7 @@ fn send_event(
     let msg = FAMILY.message(cmd::EVENT)?;
     let m = msg.attrs();
     m.put_u32(attr::IFINDEX, dev.ifindex() as u32)?;
-    m.put_str(attr::IFNAME, dev.name_str())?;
+    m.put_str(attr::IFNAME, &dev.name())?;
     m.nest(attr::EVENT, |m| {
         m.put_u8(event::REASON, e.reason as u8)?;
         m.put_u64(event::TIME_NS, at)?;

@@ -121,7 +121,7 @@ pub(crate) fn sweep_timer(dev: &Ri2nDev, bh: &Bh<'_>) {
     let mut garbage = SkbList::new();
     let (pending, was_up) = {
         let mut st = d.lock_state();
-        let pending = st.sweep(dev.name_str(), &d.gro, bh, &mut garbage);
+        let pending = st.sweep(&dev.name(), &d.gro, bh, &mut garbage);
         crate::ri2n_slave::tell_changes(dev, &mut st);
         (pending, st.is_up())
     };

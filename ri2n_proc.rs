@@ -29,7 +29,7 @@ pub(crate) fn show(dev: &Ri2nDev, m: &SeqFile) {
     );
     // The ages below (`*_ms`) count back from this moment.
     seq_print!(m, "Clock: {} ms since the epoch\n\n", wall);
-    seq_print!(m, "Device: {}\n", dev.name_str());
+    seq_print!(m, "Device: {}\n", dev.name());
     seq_print!(
         m,
         "MAC: {}\nMTU: {}\nState: {}\n",

@@ -69,7 +69,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb, bh: &Bh<'_>) -
     let one_switch = d.one_switch.load(Ordering::Relaxed);
     if origin.is_some() != one_switch {
         d.lock_state()
-            .rx_mode_mismatch(dev.name_str(), port.name_str(), one_switch);
+            .rx_mode_mismatch(&dev.name(), &port.name(), one_switch);
         skb.drop_reason(DropReason::NotSpecified);
         return RxHandled::Consumed;
     }
@@ -183,7 +183,7 @@ pub(crate) fn receive(dev: &Ri2nDev, port: &Device, mut skb: Skb, bh: &Bh<'_>) -
 fn receive_unordered(dev: &Ri2nDev, src: &Mac, sealed: Option<&Sealed>, skb: Skb, bh: &Bh<'_>) {
     let d = dev.data();
     let mut st = d.lock_state();
-    if !st.verify(dev.name_str(), src, sealed) {
+    if !st.verify(&dev.name(), src, sealed) {
         return;
     }
     st.rx_unordered(skb.len());
@@ -271,7 +271,7 @@ fn receive_locked(
             done: &mut done,
             garbage: &mut garbage,
         };
-        let after = st.rx_frame(dev.name_str(), frame, short_max, &d.gro, bh, out);
+        let after = st.rx_frame(&dev.name(), frame, short_max, &d.gro, bh, out);
         crate::ri2n_slave::tell_changes(dev, &mut st);
         if let Some(ms) = after.pull_ms {
             // Under the lock, as the sweep re-arms: never later than
@@ -478,7 +478,7 @@ fn lockless(
         let kick = {
             let mut st = d.lock_state();
             let kick =
-                st.rx_lockless_after(dev.name_str(), slot, src, tr, t, dup.is_some(), full, spare);
+                st.rx_lockless_after(&dev.name(), slot, src, tr, t, dup.is_some(), full, spare);
             crate::ri2n_slave::tell_changes(dev, &mut st);
             kick
         };
@@ -496,8 +496,8 @@ fn malformed(dev: &Ri2nDev, port: &Device, skb: Skb, e: DecodeError) -> RxHandle
     if crate::net::ratelimit() {
         pr_warn!(
             "{}: dropped malformed frame on {}: {}\n",
-            dev.name_str(),
-            port.name_str(),
+            dev.name(),
+            port.name(),
             e.reason()
         );
     }

@@ -94,12 +94,7 @@ fn take_port(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck) -> Resu
         }
         let _ = port.set_allmulti(rtnl, -1);
         let _ = port.uc_del(rtnl, &mac);
-        pr_err!(
-            "{}: cannot enslave {}: {:?}\n",
-            dev.name_str(),
-            port.name_str(),
-            e
-        );
+        pr_err!("{}: cannot enslave {}: {:?}\n", dev.name(), port.name(), e);
         return Err(undo_open(e));
     }
     Ok((opened, promisc))
@@ -111,8 +106,8 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
         extack.set_msg(msg);
         pr_err!(
             "{}: cannot enslave {}: {}\n",
-            dev.name_str(),
-            port.name_str(),
+            dev.name(),
+            port.name(),
             msg.to_str().unwrap_or("?")
         );
         return Err(err);
@@ -121,8 +116,8 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
         extack.set_msg(c"at most 8 slaves");
         pr_err!(
             "{}: cannot enslave {}: at most {} slaves\n",
-            dev.name_str(),
-            port.name_str(),
+            dev.name(),
+            port.name(),
             MAX_LINKS
         );
         return Err(EINVAL);
@@ -131,7 +126,7 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
         // The first slave gives the device its lasting address.
         let stable = stable_mac(port);
         if let Err(e) = dev.set_mac(rtnl, &stable) {
-            pr_warn!("{}: keeps a random MAC address: {:?}\n", dev.name_str(), e);
+            pr_warn!("{}: keeps a random MAC address: {:?}\n", dev.name(), e);
         }
     }
     let (opened, promisc) = take_port(dev, rtnl, port, extack)?;
@@ -139,7 +134,8 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
         port.sync_addrs_from_unlocked(rtnl, dev);
     }
     let mut name = [0u8; 16];
-    let n = port.name().to_bytes();
+    let ifname = port.name();
+    let n = ifname.as_bytes();
     name[..n.len().min(15)].copy_from_slice(&n[..n.len().min(15)]);
     let carrier = port.running() && port.carrier_ok();
     // tx_gso: the slave segments our GSO packets in software (the shim is
@@ -169,9 +165,9 @@ pub(crate) fn enslave(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, extack: &ExtAck
     tell_all(dev);
     pr_info!(
         "{}: link {}: {} enslaved (carrier {})\n",
-        dev.name_str(),
+        dev.name(),
         link,
-        port.name_str(),
+        port.name(),
         if carrier { "up" } else { "down" }
     );
     Ok(())
@@ -197,7 +193,7 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, why: Release) -
         let mut st = dev.data().lock_state();
         let Some(link) = st.link_of(port) else {
             drop(st);
-            pr_err!("{}: {} is not a slave\n", dev.name_str(), port.name_str());
+            pr_err!("{}: {} is not a slave\n", dev.name(), port.name());
             return Err(EINVAL);
         };
         let slave = st.remove_slave(link).map(|s| (link, s));
@@ -222,7 +218,7 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, why: Release) -
     }
     pr_info!(
         "{}: link {}: slave released{}\n",
-        dev.name_str(),
+        dev.name(),
         slave.name(),
         if matches!(why, Release::Gone) {
             " (it went away)"
@@ -236,7 +232,7 @@ pub(crate) fn release(dev: &Ri2nDev, rtnl: &Rtnl, port: &Device, why: Release) -
         } else {
             "no slave left: no carrier until one is added"
         };
-        pr_warn!("{}: {}\n", dev.name_str(), what);
+        pr_warn!("{}: {}\n", dev.name(), what);
     }
     Ok(())
 }
@@ -268,7 +264,7 @@ fn give_back(dev: &Ri2nDev, rtnl: &Rtnl, slave: &Slave) {
         } else {
             pr_warn!(
                 "{}: {}'s queue did not drain; its segmentation offloads stay off (ethtool -K {} tso on)\n",
-                dev.name_str(), port.name_str(), port.name_str()
+                dev.name(), port.name(), port.name()
             );
         }
     }
@@ -325,7 +321,7 @@ pub(crate) fn move_mac(dev: &Ri2nDev, rtnl: &Rtnl, addr: &Mac) -> Result {
     if addr[0] & 1 != 0 || *addr == [0; 6] {
         pr_err!(
             "{}: {} is not a unicast address\n",
-            dev.name_str(),
+            dev.name(),
             MacFmt(addr)
         );
         return Err(EADDRNOTAVAIL);
@@ -405,16 +401,16 @@ impl Handler for Events {
             Event::PreTypeChange => {
                 pr_err!(
                     "{}: {} cannot change type while a slave\n",
-                    master.name_str(),
-                    dev.name_str()
+                    master.name(),
+                    dev.name()
                 );
                 return Verdict::Veto;
             }
             Event::PreChangeMtu(mtu) if mtu < min_slave_mtu() => {
                 pr_err!(
                     "{}: {}: mtu {} leaves no room for the RI2N header\n",
-                    master.name_str(),
-                    dev.name_str(),
+                    master.name(),
+                    dev.name(),
                     mtu
                 );
                 return Verdict::Veto;
@@ -429,7 +425,7 @@ impl Handler for Events {
                     st.carrier_changed_to(l, up).then(|| st.carrier())
                 };
                 if let Some(carrier) = changed {
-                    log_carrier(master.name_str(), dev.name_str(), up, carrier);
+                    log_carrier(&master.name(), &dev.name(), up, carrier);
                     Ri2n::update_carrier(master);
                     crate::ri2n_hb::kick(master);
                 }

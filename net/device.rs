@@ -54,6 +54,41 @@ macro_rules! read_once {
     };
 }
 
+/// Bytes of a device's name, with its NUL (`IFNAMSIZ`).
+const IFNAMSIZ: usize = 16;
+
+/// A copy of a device's name ([`Device::name`]): as a string (`Display`,
+/// `Deref` to `str`, "?" if it is not UTF-8) or as its bytes.
+#[derive(Clone, Copy)]
+pub struct IfName([u8; IFNAMSIZ]);
+
+impl IfName {
+    /// The name's bytes, without the NUL.
+    pub fn as_bytes(&self) -> &[u8] {
+        let len = self.0.iter().position(|&c| c == 0).unwrap_or(IFNAMSIZ);
+        &self.0[..len]
+    }
+}
+
+impl core::ops::Deref for IfName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        core::str::from_utf8(self.as_bytes()).unwrap_or("?")
+    }
+}
+
+impl kernel::fmt::Display for IfName {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl core::fmt::Display for IfName {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self)
+    }
+}
+
 /// Any network device.
 ///
 /// # Invariants
@@ -101,18 +136,15 @@ impl Device {
         self.0.get()
     }
 
-    /// The device's name (`eth0`).
-    pub fn name(&self) -> &CStr {
-        // SAFETY: Alive (invariant); `name` is a NUL-terminated array inside
-        // the device, rewritten only by a rename, which the callers' log
-        // lines race with as the kernel's own `netdev_name` users do. No
-        // reference to the net_device is made (other CPUs write its fields).
-        unsafe { CStr::from_char_ptr(core::ptr::addr_of!((*self.as_raw()).name).cast()) }
-    }
-
-    /// The name, for log lines.
-    pub fn name_str(&self) -> &str {
-        self.name().to_str().unwrap_or("?")
+    /// The device's name (`eth0`), copied: a rename (under RTNL) may
+    /// rewrite the device's own at any time.
+    pub fn name(&self) -> IfName {
+        // A volatile copy of a fixed-size array in the device: no reference
+        // to memory a rename writes, and no length read before the bytes.
+        let mut b: [u8; IFNAMSIZ] = read_once!(self, name);
+        // A copy torn by a rename still ends.
+        b[IFNAMSIZ - 1] = 0;
+        IfName(b)
     }
 
     /// The interface index.
@@ -125,7 +157,8 @@ impl Device {
         let mut m = [0u8; 6];
         let a = read_once!(self, dev_addr);
         // SAFETY: An Ethernet device's `dev_addr` holds at least 6 bytes;
-        // only `is_ether` devices reach callers of this.
+        // only `is_ether` devices reach callers of this. A change of
+        // address (under RTNL) may tear the copy, as it does C readers'.
         unsafe { core::ptr::copy_nonoverlapping(a, m.as_mut_ptr(), 6) };
         m
     }
@@ -298,8 +331,11 @@ impl Device {
 
     /// Sets the largest MTU the stack may set (our own device).
     pub fn set_max_mtu(&self, _rtnl: &Rtnl, mtu: u32) {
-        // SAFETY: Alive; a plain field the core reads under RTNL, held.
-        unsafe { (*self.as_raw()).max_mtu = mtu };
+        // SAFETY: Alive; RTNL held; WRITE_ONCE, as `max_mtu` reads it
+        // without.
+        unsafe {
+            core::ptr::write_volatile(core::ptr::addr_of_mut!((*self.as_raw()).max_mtu), mtu)
+        };
     }
 
     /// Sets the MAC address as `ip link set DEV address` does
@@ -372,11 +408,11 @@ impl Device {
     /// Whether the device segments TCP or UDP GSO packets in hardware (or
     /// passes them on whole, as a macvlan does).
     pub fn hw_gso(&self) -> bool {
-        // SAFETY: Alive; a racy read of a word-sized field is what the
-        // stack's own transmit path does.
-        unsafe {
-            core::ptr::read_volatile(&(*self.as_raw()).features) & bindings::netif_f_hw_gso() != 0
-        }
+        // A racy read of a word-sized field is what the stack's own
+        // transmit path does.
+        let features = read_once!(self, features);
+        // SAFETY: A constant.
+        features & unsafe { bindings::netif_f_hw_gso() } != 0
     }
 
     /// Turns hardware segmentation (TSO, USO) off, as `ethtool -K DEV tso

@@ -159,7 +159,8 @@ impl DeviceFile {
     /// (ENOENT), never as freed memory.
     pub fn create<T: ProcShow<D>, D: DirName>(dev: &NetDevice<T>) -> Result<DeviceFile> {
         let mut path = [0u8; 64];
-        let (dir, name) = (D::NAME.to_bytes(), dev.name().to_bytes());
+        let ifname = dev.name();
+        let (dir, name) = (D::NAME.to_bytes(), ifname.as_bytes());
         let n = dir.len() + 1 + name.len();
         if n >= path.len() {
             return Err(EINVAL);
