@@ -326,8 +326,10 @@ pub(crate) fn default_params() -> Params {
     crate::module_defaults()
 }
 
+// SAFETY: `uninit` shuts down both timers and disables both works, and
+// waits for their callbacks, before it returns.
 #[vtable]
-impl Driver for Ri2n {
+unsafe impl Driver for Ri2n {
     fn setup(dev: &mut Setup<'_>) {
         dev.set_virtual(true);
         // Room for the RI2N header (the longest), so transmit rarely
@@ -402,9 +404,12 @@ impl Driver for Ri2n {
 
     fn uninit(dev: &Ri2nDev, rtnl: &Rtnl) {
         crate::ri2n_slave::release_all(dev, rtnl);
-        // Closed already; no callback may run once the data goes.
+        // Closed already; no callback may run once this returns (the
+        // trait's contract). The ports' work finds no slave now, and takes
+        // RTNL only by trying: waiting for it under RTNL is safe.
         Ri2n::hb_timer(dev).shutdown();
         Ri2n::sweep_timer(dev).shutdown();
+        Ri2n::ports_work(dev).disable_sync();
         dev.data().gro.destroy();
         *dev.data().proc.lock() = DeviceFile::none();
         crate::ri2n_genl::send_removed(dev);

@@ -112,8 +112,18 @@ impl Setup<'_> {
 ///
 /// Methods marked optional in `#[vtable]` fashion are left out of the C
 /// tables unless implemented.
+///
+/// # Safety
+///
+/// When [`Driver::uninit`] returns, no callback of the data's timers or
+/// work ([`super::super::timer::DeviceTimer`],
+/// [`super::super::work::DeviceWork`]) runs or will run: the core frees
+/// the device's per-CPU counters, and drops the data field by field, after
+/// `ndo_uninit`, and a callback then would use what is gone.
 #[vtable]
-pub trait Driver: Link + Ethtool + Port + Sysfs + Sized + Send + Sync + 'static {
+pub unsafe trait Driver:
+    Link + Ethtool + Port + Sysfs + Sized + Send + Sync + 'static
+{
     /// Makes a new device what it is (`rtnl_link_ops.setup`, also on
     /// `alloc_netdev`), before any private data exists.
     fn setup(dev: &mut Setup<'_>);
