@@ -73,7 +73,13 @@ check "ri2n0's groups reach its slaves while up" out_has n2 "33:33:ff:00:00:02" 
 # follow its slaves.)
 on n2 ip link set ri2n0 mtu 8992
 del_ms=$(on n2 sh -c 'a=$(date +%s%N); ip link del ri2n0; b=$(date +%s%N); echo $(((b - a) / 1000000))')
-check "ip link del ri2n0 over jumbo slaves took ${del_ms} ms (< 500)" lt "${del_ms:-never}" 500
+# The debug kernel's grace periods (several a slave's release) take some 50
+# times as long, not LAB_TIME_SCALE's 5: there the time is only shown.
+if [ "${LAB_VARIANT:-guest}" = debug ]; then
+	pretty INFO "ip link del ri2n0 over jumbo slaves took ${del_ms} ms (not bounded on the debug kernel)"
+else
+	check "ip link del ri2n0 over jumbo slaves took ${del_ms} ms (< 500)" lt "${del_ms:-never}" 500
+fi
 after=$(filters)
 if [ "$after" != "$before" ]; then
 	pretty INFO "eth0's filters before ri2n0:"$'\n'"$before"
