@@ -8,7 +8,7 @@
 # Usage: api-misuse.sh [KDIR]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-kdir=${1:-$(scripts/build-kernel.sh guest)}
+kdir=${1:-$("$RI2N_ROOT/scripts/build-kernel.sh" guest)}
 file=tests/api/misuse.rs
 cd "$RI2N_ROOT"
 log=$(mktemp)
