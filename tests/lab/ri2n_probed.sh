@@ -25,8 +25,13 @@ on n2 iperf3 -s -D
 
 # n1 takes eth1 for lossy toward n2: what it sends there is lost.
 on n1 sh -c "modprobe -q sch_netem && tc qdisc replace dev eth1 root netem loss 20%"
-on n1 iperf3 -c 10.0.0.2 -t 3 >/dev/null
-check "n1 took eth1 out of use toward n2 (lossy)" test "$(ep_state n1 n2 eth1)" = lossy
+# Traffic until it does, 12 s at most.
+on n1 timeout 14 iperf3 -c 10.0.0.2 -t 12 >/dev/null 2>&1 &
+ip=$!
+n2_lossy() { test "$(ep_state n1 n2 eth1)" = lossy; }
+check "n1 took eth1 out of use toward n2 (lossy)" await 12 "n1 to take eth1 for lossy toward n2" n2_lossy
+on n1 sh -c 'kill $(pidof iperf3) 2>/dev/null'
+wait $ip
 
 # The other peers, on both links (none of their links is one n2 should
 # find silent): each heard every 2 s, within the 10.24 s window n2 counts
