@@ -17,7 +17,7 @@ use crate::net::device::{
 use crate::net::gro::GroCells;
 use crate::net::lock::Bh;
 use crate::net::lock::{SpinLockBh, SpinLockBhGuard};
-use crate::net::proc::{DeviceFile, DirName, ProcShow};
+use crate::net::proc::Proc;
 use crate::net::rcu::RcuBox;
 use crate::net::skb::Skb;
 use crate::net::timer::{DeviceTimer, Timer, TimerRef};
@@ -34,7 +34,7 @@ use crate::ri2n_txq::LinkQueue;
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use kernel::prelude::*;
 use kernel::seq_file::SeqFile;
-use kernel::sync::{rcu, Arc, Mutex};
+use kernel::sync::{rcu, Arc};
 
 /// The private data of a ri2n device.
 ///
@@ -82,10 +82,6 @@ pub(crate) struct Ri2n {
     /// which run without the state lock: published before the state's
     /// change (`set_key`), so that a sealed header finds its key.
     pub(crate) offload_keys: RcuBox<Keys>,
-    /// `/proc/net/ri2n/NAME` and `/proc/net/ri2n_state/NAME`; replaced on
-    /// rename, removed at uninit.
-    #[pin]
-    proc: Mutex<DeviceFile>,
 }
 
 crate::device_timer!(Ri2n, hb_timer, 0, crate::ri2n_hb::heartbeat_timer);
@@ -309,16 +305,6 @@ impl Ri2n {
             dev.set_carrier(any);
         }
     }
-
-    /// Creates the procfs file under the device's current name.
-    pub(crate) fn proc_create(dev: &Ri2nDev) {
-        let mut f = dev.data().proc.lock();
-        *f = DeviceFile::none();
-        match DeviceFile::create::<Ri2n, TextView>(dev) {
-            Ok(file) => *f = file,
-            Err(e) => pr_warn!("{}: no procfs file: {:?}\n", dev.name(), e),
-        }
-    }
 }
 
 /// The module parameters' values, the defaults of a new device.
@@ -381,7 +367,6 @@ unsafe impl Driver for Ri2n {
             mtu_following: AtomicBool::new(false),
             one_switch: AtomicBool::new(default_params().one_switch()),
             offload_keys: RcuBox::new(),
-            proc <- kernel::new_mutex!(DeviceFile::none(), "ri2n_proc"),
         })
     }
 
@@ -392,7 +377,6 @@ unsafe impl Driver for Ri2n {
         }
         // No slave yet: no carrier.
         Ri2n::update_carrier(dev);
-        Ri2n::proc_create(dev);
         pr_info!(
             "{}: RI2N/DRV device created (mac {}, epoch {:x})\n",
             dev.name(),
@@ -411,7 +395,6 @@ unsafe impl Driver for Ri2n {
         Ri2n::sweep_timer(dev).shutdown();
         Ri2n::ports_work(dev).disable_sync();
         dev.data().gro.destroy();
-        *dev.data().proc.lock() = DeviceFile::none();
         crate::ri2n_genl::send_removed(dev);
         pr_info!("{}: removed\n", dev.name());
     }
@@ -778,14 +761,10 @@ const LINK_STATS: [&str; 5] = [
 
 /// `/proc/net/ri2n/DEV`: for people (`cat`); programs use the generic
 /// netlink family (ri2n_genl.rs).
-pub(crate) struct TextView;
+impl Proc for Ri2n {
+    const PROC_DIR: &'static CStr = c"ri2n";
 
-impl DirName for TextView {
-    const NAME: &'static CStr = c"ri2n";
-}
-
-impl ProcShow<TextView> for Ri2n {
-    fn show(dev: &Ri2nDev, m: &SeqFile) {
+    fn proc_show(dev: &Ri2nDev, m: &SeqFile) {
         crate::ri2n_proc::show(dev, m);
     }
 }

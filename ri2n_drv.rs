@@ -246,7 +246,6 @@ struct Ri2nModule {
     /// sends through it.
     _genl: net::genl::Registration<ri2n_genl::Ri2nGenl>,
     _events: Pin<KBox<net::notifier::Registration<ri2n_slave::Events>>>,
-    _proc: Pin<KBox<net::proc::PernetDir<ri2n_dev::TextView>>>,
     /// Late segmentation of RI2N GSO packets on the slaves (`tx_gso`) and
     /// their GRO (`rx_gro`).
     _offload: Option<Pin<KBox<net::offload::Registration<ri2n_tx::Offload>>>>,
@@ -255,12 +254,6 @@ struct Ri2nModule {
 impl kernel::Module for Ri2nModule {
     fn init(module: &'static ThisModule) -> Result<Self> {
         check_params()?;
-        // The notifier before the link type: a slave enslaved right away
-        // must be released when it goes.
-        let proc = KBox::pin_init(
-            net::proc::PernetDir::<ri2n_dev::TextView>::new(),
-            GFP_KERNEL,
-        )?;
         // Only what is asked for: the offload list is every device's.
         let offload = if tx_gso() || rx_gro() {
             let reg = net::offload::Registration::<ri2n_tx::Offload>::new(tx_gso(), rx_gro());
@@ -268,6 +261,8 @@ impl kernel::Module for Ri2nModule {
         } else {
             None
         };
+        // The notifier before the link type: a slave enslaved right away
+        // must be released when it goes.
         let events = KBox::pin_init(
             net::notifier::Registration::new(ri2n_slave::Events),
             GFP_KERNEL,
@@ -281,7 +276,6 @@ impl kernel::Module for Ri2nModule {
             link,
             _genl: genl,
             _events: events,
-            _proc: proc,
             _offload: offload,
         })
     }

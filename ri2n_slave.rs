@@ -385,7 +385,6 @@ impl Handler for Events {
     fn event(&self, rtnl: &Rtnl, event: Event, dev: &Device) -> Verdict {
         if let Some(ours) = NetDevice::<Ri2n>::of(dev) {
             match event {
-                Event::ChangeName => Ri2n::proc_create(ours),
                 // Neighbours learn the address at once (gratuitous ARP,
                 // unsolicited NA), not when their entries time out.
                 Event::Up | Event::ChangeAddr if ours.running() => ours.notify_peers_locked(rtnl),

@@ -27,6 +27,7 @@ mod driver;
 mod rtnl;
 mod sysfs;
 
+pub use super::proc::Proc;
 pub use driver::{Driver, Ethtool, Link, NetDevice, Port, Registration, Setup, Sysfs};
 pub use rtnl::{AttrKind, ExtAck, LinkAttrs, NlMsg, Rtnl, RtnlGuard};
 pub use sysfs::TextBuf;

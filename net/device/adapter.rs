@@ -56,6 +56,7 @@ pub(super) unsafe extern "C" fn setup<T: Driver>(dev: *mut bindings::net_device)
         // `Priv::ptr`'s contract: `dev` is live, allocated for `setup::<T>`
         // (`alloc_netdev_mqs` with room for a `Priv<T>`).
         (*Priv::<T>::ptr(dev)).ready = false;
+        (*Priv::<T>::ptr(dev)).proc = core::ptr::null_mut();
     }
     T::setup(&mut Setup(d));
 }
@@ -138,8 +139,15 @@ unsafe extern "C" fn ndo_init<T: Driver>(dev: *mut bindings::net_device) -> i32 
 /// Only the kernel calls it, through the table this module fills in, with
 /// the arguments and in the context that table's contract gives.
 unsafe extern "C" fn ndo_uninit<T: Driver>(dev: *mut bindings::net_device) {
-    // SAFETY: Called under RTNL, for a device whose init succeeded.
-    unsafe { T::uninit(with::<T>(dev), Rtnl::assume_held()) }
+    // SAFETY: Called under RTNL, for a device whose init succeeded. The
+    // file goes first, waiting for its readers, so that none runs while
+    // the driver releases what it shows.
+    unsafe {
+        let p = Priv::<T>::ptr(dev);
+        crate::net::proc::remove((*p).proc);
+        (*p).proc = core::ptr::null_mut();
+        T::uninit(with::<T>(dev), Rtnl::assume_held())
+    }
 }
 
 /// The C callback `ndo_open`.
@@ -499,6 +507,7 @@ unsafe extern "C" fn newlink<T: Driver>(
         }
         let d = with::<T>(dev);
         let rtnl = Rtnl::assume_held();
+        d.make_proc_file(rtnl);
         let mut r = T::registered(d, rtnl);
         if r.is_ok() && T::HAS_CHANGELINK && !data.is_null() {
             r = T::changelink(d, rtnl, &Adapter::<T>::attrs(data), &ExtAck(extack));

@@ -19,6 +19,7 @@ use super::{
     AddrListLocked, AttrKind, Counted, Device, EthtoolStrings, ExtAck, LinkAttrs, NlMsg, Rtnl,
     RxHandled, Stats64,
 };
+use crate::net::proc::{self, Proc, ProcFiles};
 
 /// Features and flags a driver sets on a new device in [`Driver::setup`].
 pub struct Setup<'a>(pub(super) &'a Device);
@@ -107,7 +108,8 @@ impl Setup<'_> {
 /// The operations of a device kind, one trait per C table, after
 /// `kernel::net::phy`: this one is `net_device_ops` and the device's life;
 /// [`Link`] is `rtnl_link_ops`, [`Ethtool`] `ethtool_ops`, [`Port`] the
-/// ports' `rx_handler`, [`Sysfs`] the device's attribute group. `Self` is
+/// ports' `rx_handler`, [`Sysfs`] the device's attribute group, [`Proc`]
+/// its procfs file. `Self` is
 /// the private data of each device (`netdev_priv`).
 ///
 /// Methods marked optional in `#[vtable]` fashion are left out of the C
@@ -122,7 +124,7 @@ impl Setup<'_> {
 /// `ndo_uninit`, and a callback then would use what is gone.
 #[vtable]
 pub unsafe trait Driver:
-    Link + Ethtool + Port + Sysfs + Sized + Send + Sync + 'static
+    Link + Ethtool + Port + Sysfs + Proc + Sized + Send + Sync + 'static
 {
     /// Makes a new device what it is (`rtnl_link_ops.setup`, also on
     /// `alloc_netdev`), before any private data exists.
@@ -298,6 +300,9 @@ pub trait Sysfs: Sized {
 pub(super) struct Priv<T> {
     /// Set once `data` is initialised (by `ndo_init`).
     pub(super) ready: bool,
+    /// The procfs file ([`Proc`]), or NULL; made in `ndo_init`, remade on
+    /// rename, removed in `ndo_uninit`, under RTNL each time.
+    pub(super) proc: *mut bindings::proc_dir_entry,
     pub(super) data: MaybeUninit<T>,
 }
 
@@ -399,6 +404,24 @@ impl<T: Driver> NetDevice<T> {
             rx_bytes: s.rx_bytes,
             tx_packets: s.tx_packets,
             tx_bytes: s.tx_bytes,
+        }
+    }
+
+    /// (Re)makes the procfs file under the device's name, once it is
+    /// registered (its index is assigned after `ndo_init`) and whenever it
+    /// is renamed (NETDEV_CHANGENAME); under RTNL.
+    pub(in crate::net) fn make_proc_file(&self, _rtnl: &Rtnl) {
+        let p = self.as_raw();
+        // SAFETY: A registered device of ours, before its `ndo_uninit`,
+        // which removes the file; RTNL, held, guards `proc`, reached
+        // through raw places only. Its link type, and so the directory, is
+        // registered while it exists. The old file goes before the new is
+        // made.
+        unsafe {
+            let priv_ = Self::priv_of(p);
+            proc::remove((*priv_).proc);
+            (*priv_).proc = core::ptr::null_mut();
+            (*priv_).proc = proc::create::<T>(self);
         }
     }
 
@@ -534,6 +557,7 @@ impl<T: Driver> NetDevice<T> {
         // SAFETY: Registered, so ndo_init succeeded; it lives while RTNL,
         // which the borrow of `rtnl` holds, keeps it from being deleted.
         let d = unsafe { NetDevice::from_raw(dev) };
+        d.make_proc_file(rtnl);
         if let Err(e) = T::registered(d, rtnl) {
             d.delete(rtnl);
             return Err(e);
@@ -562,6 +586,11 @@ pub struct Registration<T: Driver> {
     policy: KVec<bindings::nla_policy>,
     #[pin]
     pub(super) ops: Opaque<bindings::rtnl_link_ops>,
+    /// The devices' procfs directory and the notifier that renames their
+    /// files ([`Proc`]): made before `ops` is registered, dropped after
+    /// it is unregistered (fields drop after `drop`), so that they exist
+    /// while any device does.
+    proc: Option<ProcFiles<T>>,
     _p: PhantomData<T>,
 }
 
@@ -580,6 +609,7 @@ impl<T: Driver> Registration<T> {
         try_pin_init!(Self {
             sysfs: AttrGroup::new::<T>()?,
             policy: policy?,
+            proc: ProcFiles::new()?,
             ops <- Opaque::try_ffi_init(|slot: *mut bindings::rtnl_link_ops| {
                 // SAFETY: `slot` is ours to write; the table then stays
                 // pinned inside `Self` until `drop` unregisters it, and

@@ -48,3 +48,12 @@ fn claim_past_its_witness(cells: &GroCells) {
     };
     drop(claim);
 }
+
+/// A device's procfs file is the abstraction's, made and removed with the
+/// device: a driver cannot make one to keep past it (whose name a new
+/// device could then not take).
+fn proc_file_of_the_drivers_own(dev: &Device) {
+    // SAFETY: Not sound; the call's privacy is what is under test.
+    let file = unsafe { crate::net::proc::create::<Ri2n>(dev) }; // refused: E0603
+    core::mem::forget(file);
+}

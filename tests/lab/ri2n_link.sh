@@ -89,6 +89,15 @@ flags() { on n1 cat /sys/class/net/$1/flags; }
 check "nomaster (ri2n1 has 8)" on n1 ip link set dum7 nomaster
 check "  ... dum7 has no master" not out_has n1 "master" ip link show dum7
 check "  ... flags as dum8's, never enslaved ($(flags dum7) = $(flags dum8))" test "$(flags dum7)" = "$(flags dum8)"
+# The procfs file follows its device's name, and a new device may take
+# the old one (a file left behind would refuse it, with a warning).
+check "ip link set ri2n1 name clu1" on n1 ip link set ri2n1 name clu1
+check "  ... its procfs file follows" out_has n1 "^Slave 1: dum1 " cat /proc/net/ri2n/clu1
+check "  ... under the old name, none" not on n1 test -e /proc/net/ri2n/ri2n1
+check "a new device takes the old name" on n1 ip link add ri2n1 type ri2n
+check "  ... with a file of its own" not out_has n1 "^Slave" cat /proc/net/ri2n/ri2n1
+on n1 ip link del ri2n1
+on n1 ip link set clu1 name ri2n1
 check "ip link del ri2n1" on n1 ip link del ri2n1
 check "  ... its slaves are free" not out_has n1 "master" ip link show dum0
 check "  ... and down again, as found ($(flags dum0))" test "$(flags dum0)" = "$(flags dum8)"
