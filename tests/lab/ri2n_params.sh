@@ -159,6 +159,33 @@ check "userns: a device made and set" userns 'ip link add ri2n8 type ri2n hbspan
 check "userns: peer_mem above the default refused" userns 'ip link add ri2n8 type ri2n peer_mem 16777217 2>&1 | grep -q "Error: peer_mem above 16777216 needs CAP_NET_ADMIN over the host"'
 check "userns: nor raised later" userns 'ip link add ri2n8 type ri2n && ip link set ri2n8 type ri2n held_mem 33554433 2>&1 | grep -q "Error: held_mem above 33554432 needs CAP_NET_ADMIN over the host"'
 check "userns: the device went with its namespace" not out_has n1 ri2n8 ip link show
+
+# What a container's devices allocate (the peer table, its slots, the
+# per-CPU GRO cells) is charged to its memory cgroup, as the core charges
+# the net_device itself: a device's charge grows with its peer_mem (about
+# 2.4 MiB at 16 MiB), and a creation loop stops at the cgroup's limit
+# (refused, or its shell killed by the cgroup's OOM killer, whose report
+# is no splat).
+export LAB_OOM_EXPECTED=1
+on n1 sh -c 'cat >/tmp/cg && chmod +x /tmp/cg' <<'EOF'
+#!/bin/sh
+# cg CMD: CMD as the root of a new user namespace, in cgroup ri2n.
+echo $$ >/sys/fs/cgroup/ri2n/cgroup.procs
+exec unshare -rn sh -c "$*"
+EOF
+on n1 sh -c 'mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control && mkdir /sys/fs/cgroup/ri2n'
+charged=$(on n1 /tmp/cg 'c=/sys/fs/cgroup/ri2n/memory.current; ip link add ri2n8 type ri2n peer_mem 100000; c0=$(cat $c); ip link add ri2n9 type ri2n peer_mem 16777216; echo $(($(cat $c) - c0))')
+pretty INFO "a device of peer_mem 16 MiB charged ${charged:-?} bytes to its cgroup"
+check "memcg: a container's device is charged to its cgroup (${charged:-?} bytes >= 1 MiB)" test "${charged:-0}" -ge 1048576
+on n1 sh -c 'echo 24M >/sys/fs/cgroup/ri2n/memory.max && rm -f /tmp/made'
+on n1 /tmp/cg 'for i in $(seq 40); do ip link add r$i type ri2n peer_mem 16777216 || break; echo $i >>/tmp/made; done' || true
+made=$(on n1 sh -c 'cat /tmp/made 2>/dev/null | wc -l')
+at_max=$(on n1 awk '$1 == "max" {print $2}' /sys/fs/cgroup/ri2n/memory.events)
+pretty INFO "under memory.max 24 MiB: $made devices of 16 MiB made, the limit reached ${at_max:-?} times"
+check "memcg: a creation loop stops at the cgroup's limit ($made < 40 devices)" test "$made" -lt 40 -a "${at_max:-0}" -gt 0
+check "  ... its devices went with the namespace" await 10 "the loop's devices to go" not out_has n1 ' r[0-9]+:' ip link show
+on n1 sh -c 'rmdir /sys/fs/cgroup/ri2n && echo -memory >/sys/fs/cgroup/cgroup.subtree_control'
 host_may() { on n1 ip link add ri2n8 type ri2n peer_mem 33554432 && on n1 ip link del ri2n8; }
 check "the host's root may" host_may
 on n1 rmmod ri2n
