@@ -116,12 +116,13 @@ on n1 sh -c 'kill $(cat /tmp/idle.pid) $(cat /tmp/ev.pid)'
 # Dumps under a MAC flood: n1 leaves the pair and forges frames from
 # 2,000 new MACs at n2, which admits them while it dumps its own table,
 # over and over. Each dump of 2,000 peers takes a TCG guest about 2 s, so
-# every dump overlaps admissions.
+# every dump overlaps admissions; the debug kernel's commands are slower
+# still, so there the flood is spread LAB_TIME_SCALE times longer.
 on n1 rmmod ri2n
 # Peers age out after 8 HBSPANs: long enough here that the slow debug
 # kernel's dumps still find them.
 on n2 ri2n set ri2n0 hbspan 20000
-on n1 sh -c "ri2n-forge eth0 forge data --from 02:55:00:00:00:00 --to $mac2 --peers 2000 --rate 250 --duration 8 >/tmp/forge 2>&1 & echo \$! >/tmp/forge.pid"
+on n1 sh -c "ri2n-forge eth0 forge data --from 02:55:00:00:00:00 --to $mac2 --peers 2000 --rate $((250 / LAB_TIME_SCALE)) --duration $((8 * LAB_TIME_SCALE)) >/tmp/forge 2>&1 & echo \$! >/tmp/forge.pid"
 flooding() { [ "$(proc_counter n2 peers_new)" -ge 200 ]; }
 await 20 "the flood's first peers" flooding
 on n2 sh -c 'for i in $(seq 8); do RI2N_DUMP_STATS=1 ri2n get ri2n0 peer-list >/tmp/list.$i 2>>/tmp/dumps; done'
