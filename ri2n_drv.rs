@@ -283,8 +283,8 @@ impl kernel::Module for Ri2nModule {
 
 impl Drop for Ri2nModule {
     fn drop(&mut self) {
-        // Fields drop in order: devices, then the generic netlink
-        // family, notifier and procfs.
+        // Fields drop in order: devices (and their procfs files), then
+        // the generic netlink family, notifier and offloads.
         let _ = &self.link;
         pr_info!("unloaded\n");
     }

@@ -18,13 +18,30 @@ use kernel::seq_file::SeqFile;
 use kernel::str::CStr;
 use kernel::types::Opaque;
 
-/// A driver whose devices each have a procfs file.
+/// A driver whose devices each have a procfs file. Such devices cannot
+/// change namespace (`netns_immutable`): the file stays in its own.
 pub trait Proc: Sized {
-    /// `/proc/net/PROC_DIR/DEV`; none when empty.
+    /// `/proc/net/PROC_DIR/DEV`; none when empty. One path component (no
+    /// `/`, not `.` or `..`: refused at build time), unique under
+    /// `/proc/net`, with one [`super::device::Registration`] of the driver.
     const PROC_DIR: &'static CStr = c"";
 
-    /// Writes the file's text.
+    /// Writes the file's text. Never takes RTNL: a rename or a delete
+    /// removes the file under RTNL, waiting for its readers.
     fn proc_show(_dev: &NetDevice<Self>, _m: &SeqFile) {}
+}
+
+/// Whether `name` is one path component.
+const fn one_component(name: &CStr) -> bool {
+    let b = name.to_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'/' {
+            return false;
+        }
+        i += 1;
+    }
+    !matches!(b, b"." | b"..")
 }
 
 /// `/proc/net/T::PROC_DIR` in every network namespace, for as long as
@@ -151,6 +168,7 @@ pub(super) unsafe fn create<T: Driver>(dev: &Device) -> *mut bindings::proc_dir_
     let (dir, name) = (T::PROC_DIR.to_bytes(), ifname.as_bytes());
     let n = dir.len() + 1 + name.len();
     if n >= path.len() {
+        pr_warn!("{}: no procfs file: its path is too long\n", dev.name());
         return core::ptr::null_mut();
     }
     path[..dir.len()].copy_from_slice(dir);
@@ -200,6 +218,12 @@ pub(super) struct ProcFiles<T: Driver> {
 impl<T: Driver> ProcFiles<T> {
     /// For `T`'s devices, if they have files ([`Proc::PROC_DIR`]).
     pub(super) fn new() -> Result<Option<Self>> {
+        const {
+            assert!(
+                one_component(T::PROC_DIR),
+                "Proc::PROC_DIR is not one path component"
+            )
+        };
         if T::PROC_DIR.is_empty() {
             return Ok(None);
         }

@@ -59,6 +59,12 @@ pub(super) unsafe extern "C" fn setup<T: Driver>(dev: *mut bindings::net_device)
         (*Priv::<T>::ptr(dev)).proc = core::ptr::null_mut();
     }
     T::setup(&mut Setup(d));
+    if !T::PROC_DIR.is_empty() {
+        // SAFETY: As above. The file is in the device's namespace's
+        // directory, and moving namespace sends no rename: it would stay
+        // behind, to be freed with that namespace.
+        unsafe { (*dev).set_netns_immutable(1) };
+    }
 }
 
 impl<T> Priv<T> {

@@ -300,8 +300,8 @@ pub trait Sysfs: Sized {
 pub(super) struct Priv<T> {
     /// Set once `data` is initialised (by `ndo_init`).
     pub(super) ready: bool,
-    /// The procfs file ([`Proc`]), or NULL; made in `ndo_init`, remade on
-    /// rename, removed in `ndo_uninit`, under RTNL each time.
+    /// The procfs file ([`Proc`]), or NULL; made once registered, remade
+    /// on rename, removed in `ndo_uninit`, under RTNL each time.
     pub(super) proc: *mut bindings::proc_dir_entry,
     pub(super) data: MaybeUninit<T>,
 }

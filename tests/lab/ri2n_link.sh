@@ -95,7 +95,8 @@ check "ip link set ri2n1 name clu1" on n1 ip link set ri2n1 name clu1
 check "  ... its procfs file follows" out_has n1 "^Slave 1: dum1 " cat /proc/net/ri2n/clu1
 check "  ... under the old name, none" not on n1 test -e /proc/net/ri2n/ri2n1
 check "a new device takes the old name" on n1 ip link add ri2n1 type ri2n
-check "  ... with a file of its own" not out_has n1 "^Slave" cat /proc/net/ri2n/ri2n1
+new_file() { on n1 test -e /proc/net/ri2n/ri2n1 && not out_has n1 "^Slave" cat /proc/net/ri2n/ri2n1; }
+check "  ... with a file of its own" new_file
 on n1 ip link del ri2n1
 on n1 ip link set clu1 name ri2n1
 check "ip link del ri2n1" on n1 ip link del ri2n1
