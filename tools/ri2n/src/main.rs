@@ -7,12 +7,15 @@
 //! (`state.rs`, `nl.rs`), so that `--dir DIR` (or `RI2N_DIR`) can read
 //! saved ones instead. `events` subscribes to the
 //! family's `events` group and waits: it never polls. `set` and `key`
-//! write through netlink. `ri2n --help` and ri2n(8) (`ri2n generate man`)
+//! write through netlink; `up` and `down` make and delete a device from
+//! its file (`quick.rs`). `ri2n --help` and ri2n(8) (`ri2n generate man`)
 //! say the rest.
 //!
 //! Exit status: 0; 1 events timed out, get found no such value, or the
 //! device went away; 2 usage, no device, a state this tool cannot read,
 //! or a refused request.
+
+mod quick;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use ri2n_core::params::{Param, SPECS};
@@ -124,6 +127,17 @@ enum Cmd {
         which: KeyWhich,
         /// A file of 32 hex digits (128 bits), or `none`
         file: String,
+    },
+    /// Makes a device from its file: ports, parameters, key, addresses
+    #[command(
+        after_help = "CONF: NAME for /etc/ri2n/NAME.conf, or a path to NAME.conf; \
+        ri2n(8) and Documentation/ri2n.rst (Starting at boot) give its keys"
+    )]
+    Up { conf: String },
+    /// Deletes a device `up` made (its ports go back as they were)
+    Down {
+        /// NAME, or the path of its file
+        conf: String,
     },
     /// The man page or a shell's completions, on stdout
     #[command(hide = true)]
@@ -1013,23 +1027,7 @@ fn key(src: &Source, dev: &str, which: KeyWhich, file: &str) {
     let op = if file == "none" {
         KeyOp::None
     } else {
-        let text = std::fs::read_to_string(file).unwrap_or_else(|e| die(&format!("{file}: {e}")));
-        use std::os::unix::fs::PermissionsExt;
-        if std::fs::metadata(file).is_ok_and(|m| m.permissions().mode() & 0o077 != 0) {
-            eprintln!("ri2n: warning: {file} is readable by others than its owner (chmod 600 it)");
-        }
-        let hex: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        let bytes: Option<Vec<u8>> = (hex.len() == 32)
-            .then(|| {
-                (0..16)
-                    .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
-                    .collect()
-            })
-            .flatten();
-        let Some(bytes) = bytes else {
-            die(&format!("{file}: a key is 32 hex digits (128 bits)"))
-        };
-        KeyOp::Set(bytes.try_into().expect("16 bytes"))
+        KeyOp::Set(quick::read_key(std::path::Path::new(file), false).unwrap_or_else(|e| die(&e)))
     };
     src.devices(Some(dev));
     let (seal, accept) = match which {
@@ -1039,6 +1037,20 @@ fn key(src: &Source, dev: &str, which: KeyWhich, file: &str) {
     src.conn()
         .set(dev, &[], seal, accept)
         .unwrap_or_else(|e| refused(dev, e));
+}
+
+/// `up CONF`: the device its file describes, or nothing changed.
+fn up(conf: &str) {
+    let (path, name) = quick::locate(conf).unwrap_or_else(|e| die(&e));
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| die(&format!("{}: {e}", path.display())));
+    let c = quick::parse(&name, &path.display().to_string(), &text).unwrap_or_else(|e| die(&e));
+    let set = |params: &[(u16, u32)], key: Option<[u8; 16]>| {
+        let conn = Conn::open().map_err(|e| e.to_string())?;
+        conn.set(&c.name, params, key.map(KeyOp::Set), None)
+            .map_err(|e| format!("{}: {e}", c.name))
+    };
+    quick::up(&c, &set).unwrap_or_else(|e| die(&e));
 }
 
 fn generate(what: Generated) {
@@ -1081,6 +1093,13 @@ fn main() {
     if let Cmd::Generate { what } = cmd {
         return generate(what);
     }
+    if let Cmd::Up { conf } = &cmd {
+        return up(conf);
+    }
+    if let Cmd::Down { conf } = &cmd {
+        let (_, name) = quick::locate(conf).unwrap_or_else(|e| die(&e));
+        return quick::down(&name).unwrap_or_else(|e| die(&e));
+    }
     let src = Source::open(cli.dir);
     match cmd {
         Cmd::Show { dev, json, format } => show(&src, dev.as_deref(), fmt(json, format)),
@@ -1107,7 +1126,7 @@ fn main() {
         Cmd::Get { dev, what } => get(&src, &dev, &what),
         Cmd::Set { dev, pairs } => set(&src, &dev, &pairs),
         Cmd::Key { dev, which, file } => key(&src, &dev, which, &file),
-        Cmd::Generate { .. } => unreachable!(),
+        Cmd::Generate { .. } | Cmd::Up { .. } | Cmd::Down { .. } => unreachable!(),
     }
 }
 
