@@ -47,13 +47,23 @@ setup:
 	@scripts/setup-host.sh
 
 # The kernel build directory: KDIR, or the lab's guest kernel (built if
-# missing); checked to be a built Rust-enabled kernel.
+# missing); checked to be a built Rust-enabled kernel, and to be built by
+# this rustc: the module calls the kernel's Rust by mangled names, which
+# carry the compiler's crate hashes, so another rustc's module does not load.
+kpath = PATH="$(LLVM_BIN):$${RI2N_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ri2n}/tools/bin:$$PATH"
 find_kdir = kdir="$(KDIR)"; \
 	if [ -z "$$kdir" ]; then scripts/setup-host.sh && kdir=$$(scripts/build-kernel.sh guest) || exit 1; fi; \
 	[ -f "$$kdir/Module.symvers" ] && grep -q '^CONFIG_RUST=y' "$$kdir/.config" || \
-		{ echo "error: KDIR=$$kdir is not a built Rust-enabled kernel (no Module.symvers or CONFIG_RUST)." >&2; exit 1; }
-kmake = PATH="$(LLVM_BIN):$${RI2N_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ri2n}/tools/bin:$$PATH" \
-	$(MAKE) -C "$$kdir" M="$(CURDIR)" LLVM=1
+		{ echo "error: KDIR=$$kdir is not a built Rust-enabled kernel (no Module.symvers or CONFIG_RUST)." >&2; exit 1; }; \
+	built=$$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="\(.*\)"$$/\1/p' "$$kdir/.config"); \
+	here=$$($(kpath) $${RUSTC:-rustc} --version 2>/dev/null); \
+	[ "$$here" = "$$built" ] || \
+		{ echo "error: KDIR=$$kdir was built by $$built, but $${RUSTC:-rustc} is $${here:-missing}: build with the kernel's rustc (RUSTC=...)." >&2; exit 1; }; \
+	llvm=; grep -q '^CONFIG_CC_IS_CLANG=y' "$$kdir/.config" && llvm=LLVM=1
+# The kernel's own C compiler: clang and LLVM's tools for a kernel clang
+# built (the lab's); for one gcc built, the gcc its build directory names
+# (a distribution's headers do).
+kmake = $(kpath) $(MAKE) -C "$$kdir" M="$(CURDIR)" $$llvm $${RUSTC:+RUSTC=$$RUSTC}
 
 module:
 	@$(find_kdir); $(kmake) modules
@@ -150,5 +160,6 @@ fuzz:
 
 clean:
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/ri2n/kernel/guest-* 2>/dev/null | head -1); \
-	[ -z "$$kdir" ] || PATH="$(LLVM_BIN):$$PATH" $(MAKE) -C "$$kdir" M="$(CURDIR)" LLVM=1 clean
+	llvm=; [ -z "$$kdir" ] || { grep -q '^CONFIG_CC_IS_CLANG=y' "$$kdir/.config" && llvm=LLVM=1; \
+		$(kpath) $(MAKE) -C "$$kdir" M="$(CURDIR)" $$llvm clean; }
 	rm -rf tools/target

@@ -82,7 +82,7 @@ netdev_features_t rnet_netif_f_hw_gso(void) { return NETIF_F_ALL_TSO | NETIF_F_G
 void *rnet_skb_gro_header(struct sk_buff *skb, unsigned int hlen, unsigned int offset) { return skb_gro_header(skb, hlen, offset); }
 void rnet_skb_gro_postpull_rcsum(struct sk_buff *skb, const void *start, unsigned int len) { skb_gro_postpull_rcsum(skb, start, len); }
 unsigned int rnet_skb_gso_tcp_udp(void) { return SKB_GSO_TCPV4 | SKB_GSO_TCPV6 | SKB_GSO_TCP_ECN | SKB_GSO_TCP_FIXEDID | SKB_GSO_UDP_L4; }
-void *rnet_alloc_percpu_account(size_t size, size_t align) { return __alloc_percpu_gfp(size, align, GFP_KERNEL_ACCOUNT); }
+void __percpu *rnet_alloc_percpu_account(size_t size, size_t align) { return __alloc_percpu_gfp(size, align, GFP_KERNEL_ACCOUNT); }
 unsigned int rnet_nr_cpu_ids(void) { return nr_cpu_ids; }
 bool rnet_cpu_possible(unsigned int cpu) { return cpu_possible(cpu); }
 void *rnet_per_cpu_ptr(void __percpu *p, unsigned int cpu) { return per_cpu_ptr(p, cpu); }

@@ -561,4 +561,11 @@ fn the_module_says_the_tools_version() {
         changelog.contains(&format!("## {}", env!("CARGO_PKG_VERSION"))),
         "CHANGELOG.md has no entry for this version"
     );
+    let dkms = include_str!("../../../dkms.conf");
+    let pkg = format!("PACKAGE_VERSION=\"{}\"", env!("CARGO_PKG_VERSION"));
+    assert!(dkms.contains(&pkg), "dkms.conf lacks {pkg}");
+    assert!(
+        dkms.contains(&format!("ri2n-{}", env!("CARGO_PKG_VERSION"))),
+        "dkms.conf's usage names another version"
+    );
 }
