@@ -405,12 +405,14 @@ impl Handler for Events {
                 );
                 return Verdict::Veto;
             }
-            Event::PreChangeMtu(mtu) if mtu < min_slave_mtu() => {
+            // Judged once set, the only time the kernel tells the new MTU:
+            // the veto sets the old one back.
+            Event::ChangeMtu if dev.mtu() < min_slave_mtu() => {
                 pr_err!(
                     "{}: {}: mtu {} leaves no room for the RI2N header\n",
                     master.name(),
                     dev.name(),
-                    mtu
+                    dev.mtu()
                 );
                 return Verdict::Veto;
             }

@@ -19,7 +19,8 @@ pub enum Event {
     Change,
     /// The device is being unregistered, or leaves the namespace.
     Unregister,
-    /// The MTU changed.
+    /// The MTU changed (the device's `mtu()` is the new one). Vetoing it
+    /// sets the old one back, and tells every handler again.
     ChangeMtu,
     /// The MAC address changed.
     ChangeAddr,
@@ -27,24 +28,16 @@ pub enum Event {
     ChangeName,
     /// The device is about to change its link-layer type (vetoable).
     PreTypeChange,
-    /// The device is about to change its MTU to this (vetoable).
-    PreChangeMtu(u32),
+    // No event before an MTU change: the core sends NETDEV_PRECHANGEMTU
+    // without the new MTU (netif_set_mtu_ext()); ChangeMtu has it.
     /// Anything else.
     Other,
 }
 
 impl Event {
-    /// # Safety
-    ///
-    /// `info` is the notifier's info for event `e`.
-    unsafe fn from_raw(e: usize, info: *mut bindings::netdev_notifier_info) -> Event {
+    fn from_raw(e: usize) -> Event {
         match e as u32 {
             bindings::netdev_cmd_NETDEV_PRE_TYPE_CHANGE => Event::PreTypeChange,
-            // SAFETY: PRECHANGEMTU comes with a `netdev_notifier_info_ext`
-            // holding the new MTU (netif_set_mtu_ext()).
-            bindings::netdev_cmd_NETDEV_PRECHANGEMTU => Event::PreChangeMtu(unsafe {
-                (*info.cast::<bindings::netdev_notifier_info_ext>()).ext.mtu
-            }),
             bindings::netdev_cmd_NETDEV_UP => Event::Up,
             bindings::netdev_cmd_NETDEV_DOWN => Event::Down,
             bindings::netdev_cmd_NETDEV_CHANGE => Event::Change,
@@ -108,7 +101,7 @@ unsafe extern "C" fn call<H: Handler>(
         let info = ptr.cast::<bindings::netdev_notifier_info>();
         let dev = Device::from_raw((*info).dev);
         reg.handler
-            .event(Rtnl::assume_held(), Event::from_raw(event, info), dev)
+            .event(Rtnl::assume_held(), Event::from_raw(event), dev)
     };
     match verdict {
         Verdict::Done => bindings::NOTIFY_DONE as i32,

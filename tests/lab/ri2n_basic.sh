@@ -53,9 +53,17 @@ check "mtu 1400 accepted" on n1 ip link set ri2n0 mtu 1400
 check "full-size ping with DF at mtu 1400" on n1 ping -c 2 -M 'do' -s 1372 -W 2 -q 10.0.0.2
 on n1 ip link set ri2n0 mtu 1492
 check "full-size ping with DF at mtu 1492" on n1 ping -c 2 -M 'do' -s 1464 -W 2 -q 10.0.0.2
-on n2 ip link set eth1 mtu 1400
+check "n2's slave takes mtu 1400" on n2 ip link set eth1 mtu 1400
 check "slave mtu 1400 lowers n2 ri2n0 to 1392" test "$(on n2 cat /sys/class/net/ri2n0/mtu)" = 1392
-on n2 ip link set eth1 mtu 1500
+# The kernel tells a notifier the new MTU only once it is set (PRECHANGEMTU
+# carries none): each change in a row is judged by the MTU it sets.
+for m in 1450 1300 1500; do
+	check "  ... then mtu $m" on n2 ip link set eth1 mtu $m
+done
+# No room for the RI2N header (68 bytes and the longest header): refused, the
+# slave keeps its MTU.
+check "slave mtu 80 refused (the RI2N header does not fit)" not on n2 ip link set eth1 mtu 80
+check "  ... and the slave keeps mtu 1500" test "$(on n2 cat /sys/class/net/eth1/mtu)" = 1500
 
 # MAC: set by the administrator, traffic follows.
 check "n2 changes its ri2n0 MAC while up" on n2 ip link set ri2n0 address 02:00:00:00:00:22
