@@ -17,6 +17,8 @@
 #                 INSTALL_MOD_PATH if set), then depmod
 #   make check-debug  every lab test on the debug kernel (KASAN, lockdep,
 #                 kmemleak, atomic-sleep checks)
+#   make check-stock  every lab test on Debian's own kernel, with ri2n
+#                 built and signed by DKMS
 #   make bench    ri2n vs one link vs bonding balance-rr in the lab: ping-pong,
 #                 bulk TCP, failover timelines, MPI; bench/results/README.md
 #   make bench-apps   LAMMPS on 2 and 4 nodes (uncut and with a link cut),
@@ -39,7 +41,7 @@ KDIR ?=
 LLVM_BIN := /usr/lib/llvm-19/bin
 CARGO := cargo
 
-.PHONY: all tool iplink module install demo check check-debug style unit lab-test bench bench-apps insns hostprof bench-core bench-sim fuzz setup clean
+.PHONY: all tool iplink module install demo check check-debug check-stock stock-test style unit lab-test bench bench-apps insns hostprof bench-core bench-sim fuzz setup clean
 
 all: module
 
@@ -100,10 +102,20 @@ unit:
 lab-test:
 	scripts/lab test
 
-check: setup style unit lab-test
+# Debian's own kernel (scripts/build-stock-env.sh): make module's refusals,
+# then one lab test on it with ri2n from DKMS; before lab-test, whose summary
+# line ends make check.
+stock-test:
+	tests/build/kdir.sh
+	scripts/lab test --stock ri2n_basic
+
+check: setup style unit stock-test lab-test
 
 check-debug: setup
 	scripts/lab test --debug
+
+check-stock: setup
+	scripts/lab test --stock
 
 demo:
 	scripts/setup-host.sh --demo

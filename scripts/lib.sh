@@ -40,6 +40,24 @@ kernel_src() {
 }
 rust_lib_src() { echo "$RI2N_CACHE/src/rust-src-$(rustc_version)/library"; }
 
+# Debian's Rust-enabled kernel (trixie-backports) that the "stock" lab
+# variant boots (scripts/build-stock-env.sh).
+# shellcheck disable=SC2034 # for the scripts that source this
+STOCK_ABI=7.3.4+deb13-amd64
+# Its modules that the lab's guests load (the lab's own kernel has them
+# built in): the NIC, and what the tests' qdiscs, filters and virtual
+# devices need, with their dependencies.
+# shellcheck disable=SC2034
+STOCK_MODULES=(virtio_net 8021q bridge macvlan veth tun ifb dummy bonding sch_netem sch_tbf
+	sch_fq sch_prio sch_htb sch_ingress sch_mqprio sch_multiq act_mirred act_gact
+	cls_matchall cls_u32 cls_flower)
+
+# in_stock_root ROOT SCRIPT: runs SCRIPT (sh) in the trixie root ROOT, with
+# /proc and /dev (objtool and DKMS need them) mounted for it alone.
+in_stock_root() {
+	unshare -m --propagation private sh -c 'mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" && exec chroot "$1" sh -c "$2"' -- "$1" "$2"
+}
+
 # Config fragments of a variant ("guest" or "debug"), in merge order.
 kernel_fragments() {
 	echo "$RI2N_ROOT/scripts/kconfig/guest.config"

@@ -37,7 +37,7 @@ else
 fi
 
 log "style: shellcheck"
-shellcheck -x --severity=warning scripts/*.sh scripts/lab scripts/guest/* tests/lab/*.sh tools/iproute2/*.sh || failed+=(shellcheck)
+shellcheck -x --severity=warning scripts/*.sh scripts/lab scripts/guest/* tests/lab/*.sh tests/build/*.sh tools/iproute2/*.sh || failed+=(shellcheck)
 
 if [ ${#failed[@]} -gt 0 ]; then
 	printf 'style: FAILED: %s\n' "${failed[@]}" >&2

@@ -204,6 +204,7 @@ lab_up() {
 		lab_qemu "$i"
 		lab_wait_ready n$i || fail "n$i did not boot within ${LAB_BOOT_TIMEOUT}s, twice"
 	done
+	[ "${LAB_VARIANT:-guest}" != stock ] || for ((i = 1; i <= nodes; i++)); do lab_stock_check n$i; done
 	if [ -n "${LAB_POOL:-}" ]; then
 		for ((i = 1; i <= nodes; i++)); do
 			on n$i lab-reset snapshot >"$LAB_DIR/n$i.state" || fail "n$i: lab-reset snapshot failed"
@@ -344,6 +345,19 @@ lab_pool_down() {
 	{ read -r k0 && read -r ns && read -r dir; } <"$LAB_POOL/lab.key"
 	LAB_NS=$ns LAB_DIR=$dir LAB_NODES=${k0%%x*}
 	lab_down
+}
+
+# lab_stock_check NODE: NODE runs Debian's kernel, and its ri2n is the one
+# DKMS built and signed for it (scripts/stock-dkms.sh), of this version.
+lab_stock_check() {
+	local rel sig ver magic want
+	want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$RI2N_ROOT/dkms.conf")
+	rel=$(on "$1" uname -r) sig=$(on "$1" modinfo -F signer ri2n) ver=$(on "$1" modinfo -F version ri2n)
+	magic=$(on "$1" modinfo -F vermagic ri2n)
+	[ "$rel" = "$LAB_STOCK_ABI" ] && [ "$sig" = "DKMS module signing key" ] && [ "$ver" = "$want" ] &&
+		[ "${magic%% *}" = "$LAB_STOCK_ABI" ] ||
+		fail "$1: kernel $rel, ri2n $ver for ${magic%% *} signed by '$sig'; not Debian's $LAB_STOCK_ABI with ri2n $want from DKMS"
+	pretty INFO "$1: kernel $rel; ri2n $ver, vermagic $magic, signed by $sig"
 }
 
 # lab_wait_ready NODE: true once NODE booted and answers ssh; false if not
