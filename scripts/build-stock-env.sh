@@ -26,10 +26,7 @@ if [ -f "$root/.ri2n-built" ]; then
 	echo "$root"
 	exit 0
 fi
-command -v mmdebstrap >/dev/null || {
-	log "installing mmdebstrap"
-	apt-get install -y -q mmdebstrap >/dev/null
-}
+command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: run scripts/setup-host.sh."
 rm -rf "$root"
 mkdir -p "$(dirname "$root")"
 log "making a trixie root for the stock kernel in $root (about 3 minutes)"

@@ -22,6 +22,8 @@ APT_PKGS=(
 	openssh-client socat
 	# the style gate (scripts/style.sh)
 	shellcheck
+	# the trixie root for Debian's own kernel (scripts/build-stock-env.sh)
+	mmdebstrap
 )
 QEMU_PKG=qemu-system-x86
 # --bench: what make bench needs besides (plots, the MPI ping-pong);
