@@ -182,7 +182,7 @@ pub const MAX_BLOCK: u32 = 64;
 /// only add each NIC's per-packet cost to the message's latency; a longer
 /// one is spread segment by segment, the paper's way, which keeps a bulk
 /// stream's links evenly loaded and its TCP healthy (cutting long packets
-/// into blocks was measured worse: Documentation/ri2n.rst, striping).
+/// into blocks was measured worse: Documentation/ri2n-design.rst, striping).
 pub fn stripe_block(segs: u32, whole: u32) -> u32 {
     if segs <= whole.min(MAX_BLOCK) {
         segs.max(1)

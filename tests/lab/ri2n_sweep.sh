@@ -3,7 +3,7 @@
 #. It ran 200 times a second whether or not anything was due:
 # under TCG each run is a TIMER softirq, and ri2n's share of a 64-byte
 # round trip's cost (0.34-0.40 TIMER softirqs per round trip against 0.06
-# over one link, Documentation/ri2n.rst, "Where the time goes").
+# over one link, Documentation/ri2n-design.rst, "Where the time goes").
 #
 # Counted here: TIMER softirqs per second on each node with ri2n0 down
 # (the guest's own timers), up and idle, and during 64-byte ping-pong,
