@@ -513,8 +513,7 @@ unsafe extern "C" fn newlink<T: Driver>(
         }
         let d = with::<T>(dev);
         let rtnl = Rtnl::assume_held();
-        d.make_proc_file(rtnl);
-        let mut r = T::registered(d, rtnl);
+        let mut r = d.finish_register(rtnl);
         if r.is_ok() && T::HAS_CHANGELINK && !data.is_null() {
             r = T::changelink(d, rtnl, &Adapter::<T>::attrs(data), &ExtAck(extack));
         }

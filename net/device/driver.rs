@@ -425,6 +425,15 @@ impl<T: Driver> NetDevice<T> {
         }
     }
 
+    /// What follows a successful `register_netdevice` of ours, however the
+    /// device was made (`ip link add`, [`NetDevice::create`]): its procfs
+    /// file, then the driver's [`Driver::registered`]. On error the caller
+    /// unregisters it.
+    pub(in crate::net) fn finish_register(&self, rtnl: &Rtnl) -> Result {
+        self.make_proc_file(rtnl);
+        T::registered(self, rtnl)
+    }
+
     /// The device's private data.
     pub fn data(&self) -> &T {
         // SAFETY: Initialised, by the type invariant.
@@ -557,8 +566,7 @@ impl<T: Driver> NetDevice<T> {
         // SAFETY: Registered, so ndo_init succeeded; it lives while RTNL,
         // which the borrow of `rtnl` holds, keeps it from being deleted.
         let d = unsafe { NetDevice::from_raw(dev) };
-        d.make_proc_file(rtnl);
-        if let Err(e) = T::registered(d, rtnl) {
+        if let Err(e) = d.finish_register(rtnl) {
             d.delete(rtnl);
             return Err(e);
         }
