@@ -33,9 +33,9 @@ check "  ... gone" not on n1 test -e /sys/class/net/ri2n0
 check "  ... its ports free" not on n1 sh -c 'test -e /sys/class/net/eth0/master || test -e /sys/class/net/eth1/master'
 check "down of no ri2n device refused" out_has n1 "eth0: no such ri2n device" sh -c 'ri2n down eth0 2>&1'
 
-# refused WHAT PATTERN TEXT: a file for device bad0 that `ri2n up` refuses
-# with PATTERN in its message, leaving no bad0 and eth0, eth1 masterless
-# (or as the test made them: eth1 a bridge's).
+# refused WHAT PATTERN TEXT [OWNER]: a file for device bad0 that `ri2n up`
+# refuses with PATTERN in its message, leaving no bad0, eth0 masterless and
+# eth1 as the test made it: OWNER's port, or masterless.
 refused() {
 	conf bad0 "$3"
 	local msg
@@ -44,14 +44,14 @@ refused() {
 	grep -Eq -- "$2" <<<"$msg" && grep -q 'exit 2' <<<"$msg" || return 1
 	not on n1 test -e /sys/class/net/bad0 || return 1
 	not on n1 test -e /sys/class/net/eth0/master || return 1
-	[ "$(on n1 sh -c 'basename $(readlink /sys/class/net/eth1/master 2>/dev/null) 2>/dev/null')" = "${owner:-}" ]
+	[ "$(on n1 sh -c 'basename $(readlink /sys/class/net/eth1/master 2>/dev/null) 2>/dev/null')" = "${4:-}" ]
 }
 good="ports = eth0 eth1"
 check "a missing port refused" refused port "port eth7: no such device" "ports = eth0 eth7"
 on n1 modprobe bridge
 on n1 ip link add br9 type bridge
 on n1 ip link set eth1 master br9
-owner=br9 check "a port owned elsewhere refused" refused port "port eth1 is a port of br9 already" "$good"
+check "a port owned elsewhere refused" refused port "port eth1 is a port of br9 already" "$good" br9
 on n1 ip link del br9
 on n1 sh -c "echo $key >/etc/ri2n/open.key && chmod 644 /etc/ri2n/open.key"
 check "a world-readable key file refused" refused key "/etc/ri2n/open.key is readable by others than its owner \\(chmod 600 it\\)" "$good
