@@ -61,10 +61,11 @@ find_kdir = kdir="$(KDIR)"; \
 	here=$$($(kpath) $${RUSTC:-rustc} --version 2>/dev/null); \
 	[ "$$here" = "$$built" ] || \
 		{ echo "error: KDIR=$$kdir was built by $$built, but $${RUSTC:-rustc} is $${here:-missing}: build with the kernel's rustc (RUSTC=...)." >&2; exit 1; }; \
-	llvm=; grep -q '^CONFIG_CC_IS_CLANG=y' "$$kdir/.config" && llvm=LLVM=1
+	$(kcc)
 # The kernel's own C compiler: clang and LLVM's tools for a kernel clang
 # built (the lab's); for one gcc built, the gcc its build directory names
 # (a distribution's headers do).
+kcc = llvm=; if grep -q '^CONFIG_CC_IS_CLANG=y' "$$kdir/.config"; then llvm=LLVM=1; fi
 kmake = $(kpath) $(MAKE) -C "$$kdir" M="$(CURDIR)" $$llvm $${RUSTC:+RUSTC=$$RUSTC}
 
 module:
@@ -172,6 +173,5 @@ fuzz:
 
 clean:
 	@kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$(ls -d $${XDG_CACHE_HOME:-$$HOME/.cache}/ri2n/kernel/guest-* 2>/dev/null | head -1); \
-	llvm=; [ -z "$$kdir" ] || { grep -q '^CONFIG_CC_IS_CLANG=y' "$$kdir/.config" && llvm=LLVM=1; \
-		$(kpath) $(MAKE) -C "$$kdir" M="$(CURDIR)" $$llvm clean; }
+	[ -z "$$kdir" ] || { $(kcc); $(kpath) $(MAKE) -C "$$kdir" M="$(CURDIR)" $$llvm clean; }
 	rm -rf tools/target
