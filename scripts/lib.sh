@@ -52,6 +52,9 @@ STOCK_MODULES=(virtio_net 8021q bridge macvlan veth tun ifb dummy bonding sch_ne
 	sch_fq sch_prio sch_htb sch_ingress sch_mqprio sch_multiq act_mirred act_gact
 	cls_matchall cls_u32 cls_flower)
 
+# ri2n's version, as dkms.conf (and modinfo) give it.
+ri2n_version() { sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$RI2N_ROOT/dkms.conf"; }
+
 # in_stock_root ROOT SCRIPT: runs SCRIPT (sh) in the trixie root ROOT, with
 # /proc and /dev (objtool and DKMS need them) mounted for it alone.
 in_stock_root() {

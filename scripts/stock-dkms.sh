@@ -7,7 +7,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 root=${1:?usage: stock-dkms.sh ROOT}
-ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$RI2N_ROOT/dkms.conf")
+ver=$(ri2n_version)
 src=$root/usr/src/ri2n-$ver
 rm -rf "$src"
 mkdir -p "$src"

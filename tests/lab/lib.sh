@@ -350,8 +350,7 @@ lab_pool_down() {
 # lab_stock_check NODE: NODE runs Debian's kernel, and its ri2n is the one
 # DKMS built and signed for it (scripts/stock-dkms.sh), of this version.
 lab_stock_check() {
-	local rel sig ver magic want
-	want=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$RI2N_ROOT/dkms.conf")
+	local rel sig ver magic want=$LAB_RI2N_VERSION
 	rel=$(on "$1" uname -r) sig=$(on "$1" modinfo -F signer ri2n) ver=$(on "$1" modinfo -F version ri2n)
 	magic=$(on "$1" modinfo -F vermagic ri2n)
 	[ "$rel" = "$LAB_STOCK_ABI" ] && [ "$sig" = "DKMS module signing key" ] && [ "$ver" = "$want" ] &&
