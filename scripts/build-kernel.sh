@@ -40,7 +40,7 @@ bad=$(cat "${frags[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=' | awk -F= '{want[$1]=$2}
 	done)
 [ -z "$bad" ] || { echo "$bad" >&2; die "the $variant kernel config lost options (dependency missing?): see the list above."; }
 
-log "building $variant kernel (about 8 minutes cold)"
+log "building $variant kernel (10 to 20 minutes cold on two cores)"
 if ! kmake O="$out" -j"$(nproc)" bzImage modules >"$out/build.log" 2>&1; then
 	tail -40 "$out/build.log" >&2
 	die "the kernel build failed; full log: $out/build.log"

@@ -29,14 +29,14 @@ fi
 command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: run scripts/setup-host.sh."
 rm -rf "$root"
 mkdir -p "$(dirname "$root")"
-log "making a trixie root for the stock kernel in $root (about 3 minutes)"
+log "making a trixie root for the stock kernel in $root (2 to 3 minutes)"
 # Backports rank below the suite (NotAutomatic): the stock kernel's packages
 # are asked for from there by name, and the rest stays trixie's.
 mmdebstrap --variant=apt --mode=root --include="$(IFS=,; echo "${STOCK_PKGS[*]}")" \
 	trixie "$root" "deb $MIRROR trixie main" "deb $MIRROR trixie-backports main" >&2
 
 # RUST-OUTPUTS (what follows is part of the cache key)
-log "building the stock kernel's Rust outputs (about 5 minutes)"
+log "building the stock kernel's Rust outputs (3 to 5 minutes)"
 # shellcheck disable=SC2016 # expanded in the root
 in_stock_root "$root" '
 	set -e

@@ -110,7 +110,7 @@ esac
 
 # bindgen: the kernel needs >= 0.71.1; Debian 12 has none that new.
 if ! bindgen_ok; then
-	log "cargo install bindgen-cli $BINDGEN_VERSION (about a minute)"
+	log "cargo install bindgen-cli $BINDGEN_VERSION (1 to 3 minutes)"
 	cargo install --locked --quiet bindgen-cli --version "$BINDGEN_VERSION" --root "$TOOLS_DIR"
 fi
 bindgen_ok || die "bindgen $BINDGEN_VERSION did not install into $TOOLS_DIR."
